@@ -1,0 +1,82 @@
+"""``asr-corpus check``: lint the case corpus and compare it with the reference.
+
+Like ``jsonschema_suite check``: the corpus has its own tests.  For each case
+it reports a problem when the metadata does not load, or when the reference
+validator's verdict differs from the case's (for an invalid case, when the
+reference names a rule the case does not list, or none it lists).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import CORPUS_DIR
+from .checks import validate_path
+from .corpus import Case, CorpusError, iter_cases, orphan_streams
+
+
+def disagreement(case: Case) -> str | None:
+    """Why the reference disagrees with the case, or None when it agrees."""
+    outcome = validate_path(case.stream)
+    errors = outcome.rules()
+    if case.verdict == "valid":
+        if errors:
+            return f"expected valid, the reference rejects it: {_explain(outcome)}"
+        return None
+    if case.verdict == "invalid":
+        if not errors:
+            return "expected invalid, the reference accepts it"
+        extra = errors - set(case.rules)
+        if extra:
+            return (f"not minimal: the reference also reports {', '.join(sorted(extra))} "
+                    f"(case lists {', '.join(case.rules)}): {_explain(outcome)}")
+        return None
+    accepted = not errors
+    if case.reference == "accept" and not accepted:
+        return f"the metadata says the reference accepts it, but it rejects it: {_explain(outcome)}"
+    if case.reference == "reject" and accepted:
+        return "the metadata says the reference rejects it, but it accepts it"
+    return None
+
+
+def _explain(outcome) -> str:
+    return "; ".join(f"line {d.line}: {d.rule}: {d.message}" for d in outcome.errors[:3])
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="asr-corpus", description=__doc__.splitlines()[0])
+    parser.add_argument("command", choices=["check", "list"])
+    parser.add_argument("--corpus", type=Path, default=CORPUS_DIR, help="corpus folder (default: %(default)s)")
+    options = parser.parse_args(argv)
+    problems = 0
+    try:
+        cases = list(iter_cases(options.corpus))
+    except CorpusError as error:
+        print(f"asr-corpus: {error}", file=sys.stderr)
+        return 2
+    if options.command == "list":
+        for case in cases:
+            print(f"{case.id}\t{case.verdict}\t{','.join(case.rules)}")
+        return 0
+    for orphan in orphan_streams(options.corpus):
+        print(f"{orphan}: stream without metadata ({orphan.with_suffix('.toml').name} is missing)")
+        problems += 1
+    for case in cases:
+        prefix = case.id.rsplit("/", 1)[-1].split("-", 1)[0]
+        expected_prefix = {"valid": "valid", "invalid": "invalid", "implementation-defined": "impl"}[case.verdict]
+        if prefix != expected_prefix:
+            print(f"{case.id}: file name should start with '{expected_prefix}-' for verdict {case.verdict}")
+            problems += 1
+        why = disagreement(case)
+        if why:
+            print(f"{case.id}: {why}")
+            problems += 1
+    print(f"{len(cases)} case(s), {problems} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
