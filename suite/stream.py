@@ -78,6 +78,13 @@ def _parse_int(text: str) -> int:
     return _UnsafeInteger(value)
 
 
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _StrictDecodeError(f"the number {text} is too large for any IEEE 754 double")
+    return value
+
+
 class _PairsCollector:
     """object_pairs_hook that remembers the first duplicated key of a line."""
 
@@ -262,7 +269,10 @@ class StreamReader:
             return
         pairs = _PairsCollector()
         decoder = json.JSONDecoder(
-            object_pairs_hook=pairs, parse_constant=_reject_constant, parse_int=_parse_int
+            object_pairs_hook=pairs,
+            parse_constant=_reject_constant,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
         )
         try:
             value, end = decoder.raw_decode(text, _skip_whitespace(text, 0))

@@ -1,0 +1,110 @@
+"""The rule catalog covers both pages, and every stream rule has a check."""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.checks import validate_path
+from asr_conformance.corpus import iter_cases
+from asr_conformance.rules import load_catalog
+
+import os
+
+#: The pages under test live beside the checkout (../shared/spec); ASR_SPEC_DIR overrides.
+SPEC_DIR = Path(os.environ.get("ASR_SPEC_DIR", Path(__file__).resolve().parents[3] / "shared" / "spec"))
+PAGES = {
+    "session-records": "004_8f1e04c6cfcd9862.txt",
+    "tool-records": "000_b16afab286b60fe6.txt",
+}
+#: A rule is defined where its ID starts a sentence: "ASR-164 A declaration's ...";
+#: references sit inside one: "(ASR-103, ASR-104)", "follow ASR-035 instead".
+DEFINITION = re.compile(r"(?:^|(?<=[.:]\s))(ASR-\d{3}) (?=[A-Za-z])", re.MULTILINE)
+MENTION = re.compile(r"ASR-\d{3}")
+
+CATALOG = load_catalog()
+
+
+def spec_text(page: str) -> str:
+    path = SPEC_DIR / PAGES[page]
+    if not path.is_file():
+        pytest.skip(f"the spec pages are not beside this checkout ({path} is missing)")
+    return path.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_every_rule_defined_on_a_page_is_in_the_catalog(page: str) -> None:
+    defined = set(DEFINITION.findall(spec_text(page)))
+    assert len(defined) >= 40, "the definition pattern stopped matching the page"
+    missing = sorted(defined - set(CATALOG))
+    assert not missing, f"rules of {page} missing from cases/rules.toml: {missing}"
+    misfiled = sorted(r for r in defined if CATALOG[r].page != page)
+    assert not misfiled, f"rules filed under the wrong page: {misfiled}"
+
+
+@pytest.mark.parametrize("page", sorted(PAGES))
+def test_every_rule_the_pages_mention_is_in_the_catalog(page: str) -> None:
+    mentioned = set(MENTION.findall(spec_text(page)))
+    assert not sorted(mentioned - set(CATALOG))
+
+
+def test_the_catalog_has_the_numbered_ranges_of_both_pages() -> None:
+    expected = {f"ASR-{n}" for n in [*range(150, 193), *range(250, 292)]}
+    assert not sorted(expected - set(CATALOG))
+
+
+def test_catalog_only_names_rules_that_exist() -> None:
+    numbered = {r for r in CATALOG if r.startswith("ASR-")}
+    text = spec_text("session-records") + spec_text("tool-records")
+    mentioned = set(MENTION.findall(text))
+    assert not sorted(numbered - mentioned), "catalog entries that no page defines or mentions"
+
+
+def _reference_findings() -> dict[str, set[str]]:
+    """rule -> the case IDs on which the reference reports it (any level)."""
+    found: dict[str, set[str]] = defaultdict(set)
+    for case in iter_cases(CORPUS_DIR):
+        for diagnostic in validate_path(case.stream).diagnostics:
+            found[diagnostic.rule].add(case.id)
+    return found
+
+
+FINDINGS = _reference_findings()
+STREAM_RULES = sorted(r.id for r in CATALOG.values() if r.tested == "stream")
+
+
+@pytest.mark.parametrize("rule_id", STREAM_RULES)
+def test_every_stream_rule_has_a_check(rule_id: str) -> None:
+    """The reference reports the rule on some case (or a rule that carries it)."""
+    rule = CATALOG[rule_id]
+    carriers = {rule_id, *rule.checked_by}
+    assert any(FINDINGS.get(r) for r in carriers), f"no case makes the reference report {rule_id}"
+
+
+@pytest.mark.parametrize("rule_id", STREAM_RULES)
+def test_every_stream_rule_has_cases_on_both_sides(rule_id: str) -> None:
+    cases = [c for c in iter_cases(CORPUS_DIR) if rule_id in c.rules]
+    accepting = [c for c in cases if c.verdict == "valid" or c.reference == "accept"]
+    rejecting = [c for c in cases if c.verdict == "invalid" or c.reference == "reject"]
+    assert accepting, f"{rule_id} has no case that must be (or is) accepted"
+    if rule_id in ("X-UNKNOWN-TYPE",):
+        return  # a warning-only rule: there is nothing to reject
+    assert rejecting, f"{rule_id} has no case that must be (or is) rejected"
+
+
+def test_every_rule_a_case_names_is_in_the_catalog() -> None:
+    unknown = {(c.id, r) for c in iter_cases(CORPUS_DIR) for r in c.rules if r not in CATALOG}
+    assert not sorted(unknown)
+
+
+def test_rules_the_reference_reports_are_in_the_catalog() -> None:
+    assert not sorted(set(FINDINGS) - set(CATALOG))
+
+
+def test_rules_not_tested_on_streams_say_why() -> None:
+    silent = [r.id for r in CATALOG.values() if r.tested != "stream" and not r.reason]
+    assert not silent

@@ -1,0 +1,47 @@
+"""Every case of the corpus loads, and the reference validator agrees with it."""
+
+from __future__ import annotations
+
+import pytest
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.corpus import CorpusError, iter_cases, load_case, orphan_streams
+from asr_conformance.corpus_check import disagreement
+
+CASES = list(iter_cases(CORPUS_DIR))
+
+
+def test_the_corpus_is_not_empty() -> None:
+    assert len(CASES) > 100
+
+
+def test_every_stream_has_metadata() -> None:
+    assert orphan_streams(CORPUS_DIR) == []
+
+
+def test_case_ids_are_unique_and_path_derived() -> None:
+    ids = [c.id for c in CASES]
+    assert len(ids) == len(set(ids))
+    for case in CASES:
+        assert case.stream.relative_to(CORPUS_DIR).with_suffix("").as_posix() == case.id
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.id for c in CASES])
+def test_reference_agrees_with_case(case) -> None:
+    prefix = {"valid": "valid-", "invalid": "invalid-", "implementation-defined": "impl-"}[case.verdict]
+    assert case.id.rsplit("/", 1)[-1].startswith(prefix)
+    assert disagreement(case) is None, disagreement(case)
+
+
+def test_bad_metadata_is_reported_with_its_file(tmp_path) -> None:
+    (tmp_path / "schema").mkdir()
+    (tmp_path / "schema" / "case.schema.json").write_bytes((CORPUS_DIR / "schema" / "case.schema.json").read_bytes())
+    folder = tmp_path / "validator" / "ASR-999"
+    folder.mkdir(parents=True)
+    (folder / "valid-x.jsonl").write_text("{}\n")
+    (folder / "valid-x.toml").write_text('description = "too short"\nverdict = "maybe"\nrules = []\nspec = "x"\n')
+    with pytest.raises(CorpusError, match=r"valid-x\.toml"):
+        load_case(folder / "valid-x.toml", tmp_path)
+    (folder / "valid-x.toml").write_text("description = [unclosed\n")
+    with pytest.raises(CorpusError, match=r"valid-x\.toml: cannot read"):
+        load_case(folder / "valid-x.toml", tmp_path)
