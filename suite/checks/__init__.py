@@ -82,6 +82,7 @@ class Validation:
             level = Level.WARNING if warning else Level.ERROR
             sink.append(Diagnostic(rule, message, pending.line, pending.seq, level, pending.pointer))
 
+        session_records.finish(self.index, report)
         tool_records.finish(self.index, report)
         sink.sort(key=lambda d: d.line)
         return self.outcome

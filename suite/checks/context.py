@@ -4,6 +4,7 @@ entities seen so far (the only memory that grows with a stream)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from ..diagnostics import Diagnostic, Level
 
@@ -70,4 +71,12 @@ class StreamIndex:
     # references resolved at the end of the stream
     terminal_references: list[Pending] = field(default_factory=list)
     derived_results: list[Pending] = field(default_factory=list)
+    linked_results: list[Pending] = field(default_factory=list)
     answer_references: list[Pending] = field(default_factory=list)
+    head_references: list[Pending] = field(default_factory=list)
+
+
+class Reporter(Protocol):
+    """Where end-of-stream checks send what they find."""
+
+    def __call__(self, pending: Pending, rule: str, message: str, warning: bool = False) -> None: ...

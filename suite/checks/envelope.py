@@ -28,7 +28,7 @@ MENTIONED_TYPES = frozenset(
 
 #: ASR-018's pattern is not in the pages; the suite only rules out empty IDs and
 #: IDs with whitespace or control characters (A-ID in ASSUMPTIONS.md).
-RECORD_ID = re.compile(r"^[^\s\x00-\x1f\x7f]+$")
+RECORD_ID = re.compile(r"[^\s\x00-\x1f\x7f]+")
 
 ENVELOPE: FieldTable = {
     "turnId": STRING,
@@ -39,7 +39,7 @@ ENVELOPE: FieldTable = {
 
 
 def is_record_id(value: object) -> bool:
-    return type(value) is str and RECORD_ID.match(value) is not None
+    return type(value) is str and RECORD_ID.fullmatch(value) is not None
 
 
 def check_envelope(ctx: RecordContext, index: StreamIndex) -> None:

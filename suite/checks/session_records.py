@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import re
 
-from .context import CONTENT_LEVELS, RecordContext, StreamIndex
+from .context import CONTENT_LEVELS, Pending, RecordContext, Reporter, StreamIndex
 from .envelope import check_path_ref, check_session_ref, is_record_id
 from .shapes import (
     ACTOR,
@@ -33,10 +33,12 @@ from .shapes import (
 #: Profiles the pages use in examples or name; Extensibility, which lists them
 #: all, is not in the pages (A-PROFILES in ASSUMPTIONS.md).
 KNOWN_PROFILES = frozenset({"core", "coding", "lineage", "usage", "messaging"})
-FORMAT_VERSION = re.compile(r"^[0-9]+\.[0-9]+$")
-TURN_REF = re.compile(r"^turnId=.+$", re.DOTALL)
+FORMAT_VERSION = re.compile(r"[0-9]+\.[0-9]+")
+TURN_REF = re.compile(r"turnId=.+", re.DOTALL)
 #: Absolute path with / separators: POSIX, or a drive letter (A-PATHS).
 ABSOLUTE_PATH = re.compile(r"^(/|[A-Za-z]:/)")
+#: Record types the pages call audit-only: not in the context view, so never a head (ASR-161).
+AUDIT_ONLY_TYPES = frozenset({"instructions", "input_request"})
 
 HEADER: FieldTable = {
     "formatVersion": (STRING, "ASR-151"),
@@ -188,7 +190,7 @@ def check_session(ctx: RecordContext, index: StreamIndex) -> None:
 def _check_format_version(ctx: RecordContext, version: object) -> None:
     if type(version) is not str:
         return
-    if not FORMAT_VERSION.match(version):
+    if not FORMAT_VERSION.fullmatch(version):
         ctx.error("ASR-151", f"formatVersion {version!r} is not MAJOR.MINOR (for example \"0.1\")",
                   "/formatVersion")
     elif version != "0.1":
@@ -350,6 +352,8 @@ def check_session_info(ctx: RecordContext, index: StreamIndex) -> None:
             if head is not None and type(head) is not str:
                 ctx.error("ASR-161", f"each head must be a reference or null, not {describe(head)}",
                           f"/heads/{position}")
+            elif type(head) is str:
+                index.head_references.append(Pending(ctx.line, ctx.seq, head, f"/heads/{position}"))
     project = info.get("project")
     if type(project) is dict:
         if "id" not in project:
@@ -435,7 +439,7 @@ def _check_turn_links(ctx: RecordContext, state: dict) -> None:
             ctx.error("ASR-182", f"attempt.n must be an integer of at least 1, not {describe(n)}", "/attempt/n")
         check_members(ctx, attempt, {"reason": STRING}, "/attempt")
     link = state.get("continuationOf")
-    if type(link) is str and not TURN_REF.match(link):
+    if type(link) is str and not TURN_REF.fullmatch(link):
         ctx.error("ASR-182", f"continuationOf must be a turn ref of the form turnId=<id> (ASR-075), not {link!r}",
                   "/continuationOf")
     for name in ("parentTurn", "rootTurn"):
@@ -460,6 +464,11 @@ def check_turn_placement(ctx: RecordContext, index: StreamIndex) -> None:
     if kind == "session":
         return
     turn = record.get("turnId")
+    if kind == "compaction":
+        # compaction.trigger is the compaction's own member (what caused it),
+        # defined by Structure; a compaction never carries a turn's trigger
+        # and never counts as a turn's first record.
+        return
     has_trigger = "trigger" in record
     if has_trigger:
         if type(record["trigger"]) is dict:
@@ -469,11 +478,6 @@ def check_turn_placement(ctx: RecordContext, index: StreamIndex) -> None:
     if type(turn) is not str:
         if has_trigger:
             ctx.error("ASR-184", "a trigger may appear only on a record that has turnId", "/trigger")
-        return
-    if kind == "compaction":
-        if has_trigger:
-            ctx.error("ASR-184", "a turn's trigger never goes on a compaction record (compaction.trigger is "
-                      "a different member, defined by Structure)", "/trigger")
         return
     if turn in index.started_turns:
         if has_trigger:
@@ -551,3 +555,12 @@ def check_memory_change(ctx: RecordContext, index: StreamIndex) -> None:
         if "path" in target:
             check_path_ref(ctx, index, target["path"], "/target/path", "target.path")
         check_members(ctx, target, {"key": STRING}, "/target")
+
+
+def finish(index: StreamIndex, report: Reporter) -> None:
+    """ASR-161: a head that names a record of this stream names a context-participating one (A-REFS)."""
+    for pending in index.head_references:
+        target = index.record_types.get(pending.key)
+        if target in AUDIT_ONLY_TYPES:
+            report(pending, "ASR-161", f"head {pending.key!r} names a {target} record, which is audit-only and "
+                   "not part of the context view; a head must be a context-participating record")

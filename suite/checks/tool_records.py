@@ -4,9 +4,7 @@ terminal and hook."""
 
 from __future__ import annotations
 
-from typing import Protocol
-
-from .context import CallEntry, Pending, RecordContext, StreamIndex
+from .context import CallEntry, Pending, RecordContext, Reporter, StreamIndex
 from .envelope import check_path_ref
 from .shapes import (
     ACTOR,
@@ -130,7 +128,7 @@ TERMINAL: FieldTable = {
     "status": STRING,
     "awaited": BOOLEAN,
     "exitCode": (INTEGER, "ASR-260"),
-    "signal": STRING,
+    "signal": (STRING, "ASR-288"),
     "output": OBJECT,
     "startedAt": (TIMESTAMP, "X-TS"),
     "completedAt": (TIMESTAMP, "X-TS"),
@@ -219,8 +217,10 @@ def check_tool_result(ctx: RecordContext, index: StreamIndex) -> None:
     elif linkage == "ambiguous" and "callId" in result:
         ctx.warn("ASR-262", "linkage is \"ambiguous\" but callId is present; an ambiguous result normally "
                  "leaves callId absent and keeps the native ID in nativeCallId", "/callId")
-    if linkage == "derived" and type(call_id) is str:
-        index.derived_results.append(Pending(ctx.line, ctx.seq, call_id, "/linkage"))
+    if linkage in ("exact", "derived") and type(call_id) is str:
+        index.linked_results.append(Pending(ctx.line, ctx.seq, call_id, "/linkage"))
+        if linkage == "derived":
+            index.derived_results.append(Pending(ctx.line, ctx.seq, call_id, "/linkage"))
     _check_content_capture(ctx, result)
     if type(result.get("exec")) is dict:
         _check_exec(ctx, index, result["exec"])
@@ -419,7 +419,7 @@ def check_hook(ctx: RecordContext, index: StreamIndex) -> None:
 # --- end of stream ---------------------------------------------------------------
 
 
-def finish(index: StreamIndex, report: "Reporter") -> None:
+def finish(index: StreamIndex, report: Reporter) -> None:
     """References that the whole stream had a chance to satisfy."""
     for pending in index.terminal_references:
         if pending.key not in index.terminals:
@@ -429,6 +429,11 @@ def finish(index: StreamIndex, report: "Reporter") -> None:
         if entry is not None and "derived" not in entry.sources:
             report(pending, "ASR-257", f"linkage is \"derived\" but the tool_call with callId {pending.key!r} "
                    "has callIdSource \"native\"; a derived link pairs with a derived call ID")
+    for pending in index.linked_results:
+        entry = index.calls.get(pending.key)
+        if entry is not None and entry.entities > 1:
+            report(pending, "ASR-262", f"{entry.entities} tool_calls share callId {pending.key!r}, so it cannot "
+                   "show which one this result answers; the result must be linkage \"ambiguous\" without callId")
     for pending in index.answer_references:
         target = index.record_types.get(pending.key)
         if target is None:
@@ -436,9 +441,3 @@ def finish(index: StreamIndex, report: "Reporter") -> None:
         elif target != "message":
             report(pending, "ASR-284", f"answerRef {pending.key!r} names a {target} record; it must resolve "
                    "to a message record")
-
-
-class Reporter(Protocol):
-    """Where ``finish`` sends what it finds."""
-
-    def __call__(self, pending: Pending, rule: str, message: str, warning: bool = False) -> None: ...

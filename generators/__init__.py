@@ -1,0 +1,2 @@
+"""Generators of ASR streams: Hypothesis strategies, mutators, and a
+deterministic generator of large realistic streams for benchmarks."""
