@@ -1,0 +1,56 @@
+"""What an implementation answered for one case, whatever adapter asked it."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import Enum
+
+
+class Outcome(str, Enum):
+    ACCEPT = "accept"
+    REJECT = "reject"
+    #: Not a verdict: a signal, an unexpected exit status, a flood, a garbage reply.
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    #: The implementation said it could not judge the case (protocol "errored").
+    ERRORED = "errored"
+    #: The implementation declined the case (protocol "skipped").
+    SKIPPED = "skipped"
+
+    @property
+    def is_verdict(self) -> bool:
+        return self in (Outcome.ACCEPT, Outcome.REJECT)
+
+
+@dataclass(slots=True)
+class Verdict:
+    """One answer, with everything a person needs to see why a case failed."""
+
+    outcome: Outcome
+    #: Rule IDs the implementation named (empty when it names none).
+    rules: frozenset[str] = frozenset()
+    #: The diagnostics as the implementation wrote them (parsed JSON objects).
+    diagnostics: list[dict] = field(default_factory=list)
+    #: What was sent: a command line, or a protocol request.
+    sent: str = ""
+    #: What came back on stdout (truncated), and the tail of stderr.
+    received: str = ""
+    stderr_tail: str = ""
+    #: Why the answer is not a verdict, or the implementation's own message.
+    message: str = ""
+    seconds: float = 0.0
+
+    def explain(self) -> str:
+        """A block of text for a failure report."""
+        parts = [f"outcome: {self.outcome.value}" + (f" ({self.message})" if self.message else "")]
+        if self.sent:
+            parts.append(f"sent: {self.sent}")
+        if self.received:
+            parts.append("received:\n" + _indent(self.received))
+        if self.stderr_tail:
+            parts.append("stderr (tail):\n" + _indent(self.stderr_tail))
+        return "\n".join(parts)
+
+
+def _indent(text: str) -> str:
+    return "\n".join("    " + line for line in text.rstrip("\n").splitlines())

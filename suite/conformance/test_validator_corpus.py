@@ -1,0 +1,13 @@
+"""Validator role: one test per case of the corpus, the case ID as the test ID."""
+
+from __future__ import annotations
+
+import pytest
+
+from asr_conformance.plugin import run_validator_case
+
+pytestmark = pytest.mark.conformance
+
+
+def test_validator_case(validator_case, asr_validator, record_property) -> None:
+    run_validator_case(validator_case, asr_validator, record_property)

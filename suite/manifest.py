@@ -1,0 +1,100 @@
+"""Implementation manifests (HARNESS.md §4.2): any command line, described in TOML.
+
+    name = "acme-validator"
+    version = "2.3.0"
+    roles = ["validator"]
+    command = ["bin/acme", "check", "{stream}"]   # or one string, split like a shell
+    protocol = "oneshot"                           # or "persistent"
+    timeout = 20                                   # seconds per case
+    inputs = ["samples/*.log"]                     # producer inputs (globs)
+    expectations = "acme-expectations.toml"
+
+    [exit-codes]
+    accept = [0]
+    reject = [1]
+
+Relative paths (the command's program, inputs, expectations) are relative to the
+manifest's folder, and commands run there.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import tomllib
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import jsonschema
+
+
+class ManifestError(Exception):
+    """A manifest the harness cannot use; the message names the file and key."""
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    path: Path
+    name: str
+    version: str | None
+    roles: tuple[str, ...]
+    command: tuple[str, ...]
+    protocol: str
+    timeout: float | None
+    accept_codes: frozenset[int]
+    reject_codes: frozenset[int]
+    inputs: tuple[str, ...]
+    expectations: Path | None
+
+    @property
+    def folder(self) -> Path:
+        return self.path.parent
+
+    @property
+    def placeholder(self) -> str | None:
+        """The placeholder the command uses for the file it is given, if any."""
+        for candidate in ("{stream}", "{input}"):
+            if any(candidate in part for part in self.command):
+                return candidate
+        return None
+
+
+def _schema() -> dict:
+    return json.loads(resources.files("asr_conformance").joinpath("schemas", "manifest.schema.json").read_text())
+
+
+def load_manifest(path: Path) -> Manifest:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ManifestError(f"{path}: cannot read the manifest: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ManifestError(f"{path}: not valid TOML: {error}") from None
+    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(data), key=lambda e: list(e.path))
+    if errors:
+        where = ".".join(str(p) for p in errors[0].path) or "(top level)"
+        raise ManifestError(f"{path}: {where}: {errors[0].message}")
+    folder = path.resolve().parent
+    command = data["command"]
+    parts = shlex.split(command) if isinstance(command, str) else list(command)
+    if not parts:
+        raise ManifestError(f"{path}: command: is empty")
+    program = Path(parts[0])
+    if not program.is_absolute() and ("/" in parts[0]) and (folder / program).exists():
+        parts[0] = str(folder / program)
+    codes = data.get("exit-codes", {})
+    expectations = data.get("expectations")
+    return Manifest(
+        path=path.resolve(),
+        name=data["name"],
+        version=data.get("version"),
+        roles=tuple(data.get("roles", ["validator"])),
+        command=tuple(parts),
+        protocol=data.get("protocol", "oneshot"),
+        timeout=data.get("timeout"),
+        accept_codes=frozenset(codes.get("accept", [0])),
+        reject_codes=frozenset(codes.get("reject", [1])),
+        inputs=tuple(str(folder / pattern) for pattern in data.get("inputs", [])),
+        expectations=(folder / expectations) if expectations else None,
+    )

@@ -1,0 +1,3 @@
+"""Fixtures for the project's own tests."""
+
+pytest_plugins = ["pytester"]
