@@ -7,8 +7,9 @@ This reader therefore parses each line with orjson (fast) and proves, for the
 lines that pass, that nothing was lost:
 
 * duplicate keys: the number of ``"<ws>:`` sequences in the raw line is at
-  least the number of object members written there; if it equals the number
-  of keys in the parsed value, no key was written twice.  Otherwise the line is
+  least the number of object members written there (every member's key ends
+  with one); if it equals the number of keys in the parsed value, no key was
+  written twice.  Otherwise the line is
   re-parsed with the strict decoder, which sees every member.
 * integers: every parsed int is range-checked; a parsed float of magnitude
   2^53 or more may have been an integer literal, so the line is re-parsed

@@ -1,0 +1,36 @@
+"""Cases per second through one-shot processes and through the persistent
+protocol, against the bundled reference, in one run (HARNESS.md §7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.adapters.oneshot import OneShotValidator
+from asr_conformance.adapters.persistent import PersistentValidator
+from asr_conformance.corpus import iter_cases
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+STREAMS = [case.stream for case in iter_cases(CORPUS_DIR, role="validator")]
+
+
+def _run_all(adapter) -> int:
+    answered = 0
+    for stream in STREAMS:
+        answered += adapter.validate(stream).outcome.is_verdict
+    return answered
+
+
+def test_corpus_through_one_shot_processes(benchmark) -> None:
+    adapter = OneShotValidator([str(EXAMPLES / "reference-validator")])
+    benchmark.extra_info["cases"] = len(STREAMS)
+    assert benchmark.pedantic(_run_all, args=(adapter,), rounds=1, iterations=1) == len(STREAMS)
+
+
+def test_corpus_through_the_persistent_protocol(benchmark) -> None:
+    adapter = PersistentValidator([str(EXAMPLES / "reference-validator-persistent")])
+    benchmark.extra_info["cases"] = len(STREAMS)
+    try:
+        assert benchmark.pedantic(_run_all, args=(adapter,), rounds=3, iterations=1) == len(STREAMS)
+    finally:
+        adapter.close()
