@@ -52,8 +52,9 @@ class Case:
 
 
 @cache
-def case_schema(corpus: Path = CORPUS_DIR) -> dict:
-    return json.loads((corpus / "schema" / "case.schema.json").read_text(encoding="utf-8"))
+def case_schema() -> dict:
+    """The metadata schema is the suite's, whichever folder of cases is read."""
+    return json.loads((CORPUS_DIR / "schema" / "case.schema.json").read_text(encoding="utf-8"))
 
 
 def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
@@ -63,7 +64,7 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
         metadata = tomllib.loads(metadata_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise CorpusError(f"{metadata_path}: cannot read case metadata: {error}") from None
-    validator = jsonschema.Draft202012Validator(case_schema(corpus))
+    validator = jsonschema.Draft202012Validator(case_schema())
     problems = sorted(validator.iter_errors(metadata), key=lambda e: list(e.path))
     if problems:
         first = problems[0]
@@ -88,7 +89,7 @@ def iter_cases(corpus: Path = CORPUS_DIR, role: str | None = None) -> Iterator[C
     """Every case under the corpus (or one role's folder), in a stable order."""
     base = corpus / role if role else corpus
     for metadata_path in sorted(base.rglob("*.toml")):
-        if metadata_path.parent == corpus:
+        if metadata_path.parent == corpus or "schema" in metadata_path.relative_to(corpus).parts[:1]:
             continue  # rules.toml and other corpus-level files
         yield load_case(metadata_path, corpus)
 

@@ -25,6 +25,7 @@ from . import CORPUS_DIR
 from .adapters.oneshot import DEFAULT_TIMEOUT, OneShotValidator
 from .adapters.persistent import PersistentValidator
 from .corpus import Case, CorpusError, iter_cases
+from .fuzzing import COUNTEREXAMPLES, DEFAULT_PROFILE, FuzzSession, register_profiles
 from .judging import judge
 from .manifest import ManifestError, load_manifest
 from .rules import CatalogError, load_catalog
@@ -37,6 +38,9 @@ MARKERS = {
     "conformance": "a test of the implementation under test (not of the harness)",
 }
 ROLES = ("validator", "producer", "reader")
+
+# Registered on import, so that Hypothesis' own --hypothesis-profile can name them.
+register_profiles()
 
 
 @dataclass
@@ -99,17 +103,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--check-protocol", action="store_true",
                     help="check every persistent-protocol message against its published JSON Schema")
     group.addoption("--cases", default=None, metavar="DIR", help=f"case corpus folder (default {CORPUS_DIR})")
+    group.addoption("--counterexamples", default=str(COUNTEREXAMPLES), metavar="DIR",
+                    help="where shrunk fuzz failures are written as case files (default %(default)s)")
 
 
 def pytest_configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     try:
-        for rule in load_catalog(_corpus(config)).values():
+        for rule in load_catalog().values():
             config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
     except CatalogError as error:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
     config.pluginmanager.register(CertificationSummary(config), "asr-conformance-summary")
+    _configure_hypothesis(config)
     implementations = config.getoption("implementation")
     if not implementations:
         return
@@ -122,6 +129,50 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[TARGET_KEY] = _target_from_option(config, implementations[0])
     # Run the conformance suite and nothing else (not the current folder's tests).
     config.args[:] = [str(CONFORMANCE_DIR)]
+
+
+SEED_KEY = pytest.StashKey[object]()
+
+
+def _configure_hypothesis(config: pytest.Config) -> None:
+    """Load the asr-fast profile unless one was chosen (CI=true would otherwise load Hypothesis' ci profile);
+    under asr-certify, choose a seed once (on the controller) and record it."""
+    from hypothesis import settings
+
+    chosen = config.getoption("hypothesis_profile", None)
+    if chosen is None:
+        settings.load_profile(DEFAULT_PROFILE)
+    seed = config.getoption("hypothesis_seed", None)
+    if hasattr(config, "workerinput"):
+        seed = config.workerinput.get("asr_seed", seed)
+    elif seed is None and settings.default.derandomize is False:
+        import random
+
+        seed = random.getrandbits(32)
+    config.stash[SEED_KEY] = seed
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_SeedToWorkers(seed), "asr-conformance-seed")
+
+
+class _SeedToWorkers:
+    """Gives every xdist worker the controller's seed."""
+
+    def __init__(self, seed: object) -> None:
+        self.seed = seed
+
+    def pytest_configure_node(self, node) -> None:
+        node.workerinput["asr_seed"] = self.seed
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    from hypothesis import settings
+
+    seed = config.stash.get(SEED_KEY, None)
+    profile = settings._current_profile  # type: ignore[attr-defined]
+    line = f"asr-conformance: Hypothesis profile {profile}"
+    if seed is not None:
+        line += f", seed {seed} (replay with --hypothesis-seed={seed})"
+    return [line]
 
 
 def _corpus(config: pytest.Config) -> Path:
@@ -203,6 +254,34 @@ def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterato
     adapter.close()
 
 
+@pytest.fixture(scope="session")
+def asr_also_named() -> dict[str, set[str]]:
+    from .generators import mutators_session, mutators_tools
+
+    also: dict[str, set[str]] = {}
+    for module in (mutators_session, mutators_tools):
+        for rule, companions in getattr(module, "ALSO_NAMED", {}).items():
+            also.setdefault(rule, set()).update(companions)
+    return also
+
+
+@pytest.fixture
+def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, asr_also_named,
+             tmp_path: Path, record_property) -> Iterator[FuzzSession]:
+    """Runs a property against the implementation under test, with the chosen profile."""
+    from hypothesis import settings
+
+    given = request.config.getoption("implementation")
+    implementation = given[0] if given else "the bundled reference"
+    seed = request.config.stash.get(SEED_KEY, None)
+    session = FuzzSession(asr_validator, tmp_path, Path(request.config.getoption("counterexamples")),
+                          implementation, settings(), seed if isinstance(seed, int) else None, asr_also_named)
+    yield session
+    record_property("asr_fuzz_examples", session.examples)
+    if seed is not None:
+        record_property("asr_hypothesis_seed", seed)
+
+
 def run_validator_case(case: Case, adapter, record_property) -> None:
     """The body of a corpus test: ask, judge, and fail/skip/pass with a readable message."""
     verdict = adapter.validate(case.stream)
@@ -234,6 +313,7 @@ class CertificationSummary:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.tally = Tally()
+        self.fuzz = Tally()
 
     @property
     def active(self) -> bool:
@@ -244,23 +324,29 @@ class CertificationSummary:
         )
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if "corpus" not in report.keywords:
+        if "conformance" not in report.keywords:
             return
         properties = dict(report.user_properties)
         if "asr_implementation" in properties:
             self.tally.implementation = str(properties["asr_implementation"])
-        if report.when == "call" or (report.when == "setup" and not report.passed):
-            if report.passed:
-                self.tally.passed += 1
-            elif report.failed:
-                self.tally.failed += 1
-                self.tally.failing_rules.update(k for k in report.keywords if k.startswith(("ASR-", "X-")))
-            elif properties.get("asr_status") == "reported":
-                self.tally.reported += 1
+        if not (report.when == "call" or (report.when == "setup" and not report.passed)):
+            return
+        tally = self.tally if "corpus" in report.keywords else self.fuzz
+        if report.passed:
+            tally.passed += 1
+        elif report.failed:
+            tally.failed += 1
+            tally.failing_rules.update(k for k in report.keywords if k.startswith(("ASR-", "X-")))
+        elif properties.get("asr_status") == "reported":
+            tally.reported += 1
+
+    @property
+    def executed(self) -> int:
+        return self.tally.passed + self.tally.failed + self.fuzz.passed + self.fuzz.failed
 
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         """Zero executed cases is never a pass."""
-        if self.active and self.tally.passed + self.tally.failed == 0 and exitstatus == pytest.ExitCode.OK:
+        if self.active and self.executed == 0 and exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
@@ -275,12 +361,16 @@ class CertificationSummary:
             f"validator cases: {tally.passed} passed, {tally.failed} failed, "
             f"{tally.reported} implementation-defined (reported, not scored)"
         )
-        if tally.failing_rules:
-            terminalreporter.write_line("rules with failing cases: " + ", ".join(sorted(tally.failing_rules)))
-        if tally.passed + tally.failed == 0:
+        fuzz = self.fuzz
+        if fuzz.passed + fuzz.failed:
+            terminalreporter.write_line(f"fuzz properties: {fuzz.passed} passed, {fuzz.failed} failed")
+        failing = tally.failing_rules | fuzz.failing_rules
+        if failing:
+            terminalreporter.write_line("rules with failing cases: " + ", ".join(sorted(failing)))
+        if self.executed == 0:
             verdict = "NO VERDICT: no case was executed"
         else:
-            verdict = "DOES NOT CONFORM" if tally.failed else "CONFORMS"
+            verdict = "DOES NOT CONFORM" if tally.failed or fuzz.failed else "CONFORMS"
         terminalreporter.write_line(f"verdict: {verdict}", bold=True, red=verdict != "CONFORMS",
                                     green=verdict == "CONFORMS")
 

@@ -34,8 +34,6 @@ def test_reference_agrees_with_case(case) -> None:
 
 
 def test_bad_metadata_is_reported_with_its_file(tmp_path) -> None:
-    (tmp_path / "schema").mkdir()
-    (tmp_path / "schema" / "case.schema.json").write_bytes((CORPUS_DIR / "schema" / "case.schema.json").read_bytes())
     folder = tmp_path / "validator" / "ASR-999"
     folder.mkdir(parents=True)
     (folder / "valid-x.jsonl").write_text("{}\n")

@@ -1,0 +1,88 @@
+"""One mutator per ``stream`` rule: take a valid stream, break exactly that rule.
+
+A mutator is a function ``(draw, records) -> bytes``: ``draw`` is Hypothesis'
+draw function (so the breakage itself varies and shrinks), ``records`` is a
+valid stream as a list of record dicts (header first, seq increasing), and
+the result is the bytes of a stream that breaks the mutator's rule and no
+other.  Most mutators append or edit a record and serialize with
+``serialize``; byte-level ones damage the serialized bytes.
+
+``MUTATORS`` maps rule ID -> mutator; ``NO_MUTATOR`` maps rule ID -> the
+written reason a stream rule has none.  A test fails when a stream rule of
+the catalog is in neither.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Callable
+
+from hypothesis import strategies as st
+
+Records = list[dict]
+Mutator = Callable[[st.DrawFn, Records], bytes]
+
+MUTATORS: dict[str, Mutator] = {}
+NO_MUTATOR: dict[str, str] = {}
+
+
+def mutator(rule: str) -> Callable[[Mutator], Mutator]:
+    """Register a mutator for ``rule`` (decorator)."""
+
+    def register(function: Mutator) -> Mutator:
+        if rule in MUTATORS:
+            raise ValueError(f"two mutators for {rule}")
+        MUTATORS[rule] = function
+        return function
+
+    return register
+
+
+def serialize(records: Records) -> bytes:
+    """Compact JSON Lines, one record per line, UTF-8, final newline."""
+    return "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records).encode()
+
+
+def copied(records: Records) -> Records:
+    return copy.deepcopy(records)
+
+
+def next_seq(records: Records) -> int:
+    return max((r["seq"] for r in records if isinstance(r.get("seq"), int)), default=-1) + 1
+
+
+def fresh_id(records: Records, prefix: str = "m") -> str:
+    """A record ID no record of the stream uses."""
+    used = {r.get("id") for r in records}
+    number = len(records)
+    while f"{prefix}{number}" in used:
+        number += 1
+    return f"{prefix}{number}"
+
+
+def append(records: Records, record_type: str, **members: object) -> dict:
+    """Append a record with the next seq and a fresh id; return it."""
+    record = {"type": record_type, "seq": next_seq(records), "id": fresh_id(records), **members}
+    records.append(record)
+    return record
+
+
+def header(records: Records) -> dict:
+    return records[0]
+
+
+def of_type(records: Records, record_type: str) -> list[dict]:
+    return [r for r in records if r.get("type") == record_type]
+
+
+def registry() -> dict[str, Mutator]:
+    """Every registered mutator (importing the modules that register them, by spec page)."""
+    from . import mutators_session, mutators_tools  # noqa: F401  (import registers)
+
+    return MUTATORS
+
+
+def reasons() -> dict[str, str]:
+    registry()
+    return NO_MUTATOR

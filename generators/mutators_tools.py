@@ -1,0 +1,596 @@
+"""Mutators for the Tools page: tool_call, tool_result and exec, permission and
+the compact permission, input_request, terminal and hook.
+
+Each breaks its rule the way the corpus' ``invalid-`` cases do, on a record of
+the stream or on one it adds at a drawn position, and keeps the other rules:
+new call, request and terminal IDs are fresh, new results carry content, a
+compact permission never sits beside a permission record for the same call,
+and no cwd, trigger or turn is added.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from .mutators import Records, copied, fresh_id, mutator, of_type, serialize
+
+#: Companion rules the reference may name with a mutated rule: none are needed.
+ALSO_NAMED: dict[str, set[str]] = {}
+
+TEXT = st.text(st.characters(codec="utf-8"), max_size=12)
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers(-1000, 1000) | TEXT,
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(TEXT, inner, max_size=3),
+    max_leaves=6,
+)
+TOOL_NAMES = st.sampled_from(["Bash", "Read", "Edit", "shell", "mcp__github__get_pull_request"])
+COMMANDS = st.sampled_from(["cargo test -p parser", "npm run dev", "git status", "ls -la"])
+STATUSES = st.sampled_from(["completed", "failed", "denied", "cancelled", "interrupted", "unknown"])
+DECISIONS = st.sampled_from(["allow_once", "allow_always", "reject_once", "reject_always"])
+DECIDERS = st.sampled_from(["user", "policy", "hook", "auto_mode", "agent", "classifier"])
+HOOK_EVENTS = st.sampled_from(["pre_tool_use", "post_tool_use", "stop", "session_start", "workspace_setup"])
+#: Numbers with a fraction part: never integers, whatever the parser.
+FRACTIONS = st.builds(lambda whole, part: whole + part, st.integers(-70000, 70000), st.sampled_from([0.5, 0.25, 0.75]))
+
+
+# --- finding and adding records ---------------------------------------------------
+
+
+def _collect_strings(value: object, found: set[str]) -> None:
+    if type(value) is str:
+        found.add(value)
+    elif type(value) is dict:
+        for key, member in value.items():
+            found.add(key)
+            _collect_strings(member, found)
+    elif type(value) is list:
+        for item in value:
+            _collect_strings(item, found)
+
+
+def fresh_name(records: Records, prefix: str) -> str:
+    """A string no record of the stream contains anywhere (for call, request and terminal IDs)."""
+    used: set[str] = set()
+    _collect_strings(records, used)
+    number = 1
+    while f"{prefix}{number}" in used:
+        number += 1
+    return f"{prefix}{number}"
+
+
+def choose(draw: st.DrawFn, candidates: list[dict]) -> dict | None:
+    """One of ``candidates``, or None (meaning: add a new record instead)."""
+    if candidates and draw(st.booleans()):
+        return candidates[draw(st.integers(0, len(candidates) - 1))]
+    return None
+
+
+def position_of(records: Records, record: dict) -> int:
+    return next(number for number, r in enumerate(records) if r is record)
+
+
+def place(draw: st.DrawFn, records: Records, record_type: str, after: int = 1, **members: object) -> dict:
+    """Insert a record at a drawn position at or after ``after`` (never before the header).
+
+    It takes the seq after its predecessor's; later records move up by one
+    when there is no gap, so seq keeps increasing."""
+    position = draw(st.integers(max(after, 1), len(records)))
+    seq = records[position - 1]["seq"] + 1
+    if position < len(records) and records[position]["seq"] <= seq:
+        for later in records[position:]:
+            later["seq"] += 1
+    record = {"type": record_type, "seq": seq, "id": fresh_id(records), **members}
+    records.insert(position, record)
+    return record
+
+
+def new_call(draw: st.DrawFn, records: Records, call_id: str | None = None, source: str = "native") -> dict:
+    """A valid tool_call with a fresh callId (unless one is given)."""
+    return place(draw, records, "tool_call", callId=call_id or fresh_name(records, "call_m"), callIdSource=source,
+                 name=draw(TOOL_NAMES), requestedBy="model", input={"command": draw(COMMANDS)})
+
+
+def new_result(draw: st.DrawFn, records: Records, call: dict | None = None, linkage: str = "exact",
+               **members: object) -> dict:
+    """A valid tool_result with content, after ``call`` (a new one when None) and linked to it."""
+    if call is None:
+        call = new_call(draw, records)
+    fields: dict[str, object] = {"callId": call["callId"], "linkage": linkage, "status": draw(STATUSES),
+                                 "content": [{"type": "text", "text": draw(TEXT)}]}
+    return place(draw, records, "tool_result", after=position_of(records, call) + 1, **{**fields, **members})
+
+
+def new_terminal(draw: st.DrawFn, records: Records, **members: object) -> dict:
+    fields = {"terminalId": fresh_name(records, "term_m"), "kind": "shell", "command": draw(COMMANDS),
+              "status": "running", "awaited": False}
+    return place(draw, records, "terminal", **{**fields, **members})
+
+
+def new_hook(draw: st.DrawFn, records: Records) -> dict:
+    return place(draw, records, "hook", event=draw(HOOK_EVENTS), handlerKind="command", command=draw(COMMANDS),
+                 status="completed")
+
+
+def new_permission(draw: st.DrawFn, records: Records) -> dict:
+    subject = {"callId": fresh_name(records, "call_m")} if draw(st.booleans()) else {"command": draw(COMMANDS)}
+    return place(draw, records, "permission", requestId=fresh_name(records, "perm_m"), subject=subject,
+                 status="resolved", decision=draw(DECISIONS), decidedBy=draw(DECIDERS))
+
+
+def new_input_request(draw: st.DrawFn, records: Records) -> dict:
+    question = {"id": "0", "text": "Which fix?", "options": [{"label": "Parser only"}, {"label": "Everything"}]}
+    answered = draw(st.booleans())
+    return place(draw, records, "input_request", requestId=fresh_name(records, "req_m"), mode="questions",
+                 questions=[question], status="answered" if answered else "pending",
+                 answers=[{"questionId": "0", "selected": ["Parser only"]}] if answered else [])
+
+
+def native_calls(records: Records) -> list[dict]:
+    return [c for c in of_type(records, "tool_call") if c.get("callIdSource") == "native"]
+
+
+def results_with_exec(records: Records) -> list[dict]:
+    return [r for r in of_type(records, "tool_result") if type(r.get("exec")) is dict]
+
+
+def exec_of(draw: st.DrawFn, records: Records) -> dict:
+    """The exec object of a result of the stream, or of a new result."""
+    result = choose(draw, results_with_exec(records)) or new_result(draw, records, exec={"command": draw(COMMANDS)})
+    return result["exec"]
+
+
+def call_entities(records: Records, call_id: str) -> list[dict]:
+    """The tool_call entities with ``call_id`` (revisions are not new entities)."""
+    return [c for c in of_type(records, "tool_call") if c.get("callId") == call_id and "supersedes" not in c]
+
+
+def permission_subjects(records: Records) -> set[str]:
+    """callIds that a permission record covers."""
+    return {p["subject"]["callId"] for p in of_type(records, "permission")
+            if type(p.get("subject")) is dict and type(p["subject"].get("callId")) is str}
+
+
+def question_of(draw: st.DrawFn, request: dict) -> dict:
+    """A question of the request, or a new one with an ID unique in it."""
+    questions = request.get("questions")
+    present = [q for q in questions if type(q) is dict and type(q.get("id")) is str] if type(questions) is list else []
+    found = choose(draw, present)
+    if found is not None:
+        return found
+    used = {q["id"] for q in present}
+    question_id = next(f"q{n}" for n in range(len(used) + 1) if f"q{n}" not in used)
+    question = {"id": question_id, "text": "Which token should I use?"}
+    request.setdefault("questions", []).append(question)
+    return question
+
+
+# --- tool_call ----------------------------------------------------------------------
+
+
+@mutator("ASR-250")
+def call_without_identity_or_name(draw: st.DrawFn, records: Records) -> bytes:
+    """A tool_call lacks callId or callIdSource, has a callIdSource other than native or derived,
+    or lacks name without capture.name."""
+    records = copied(records)
+    breakage = draw(st.sampled_from(["no callId", "no callIdSource", "unlisted callIdSource", "no name"]))
+    # Only native calls lose their ID: a derived one may be what makes a derived result valid.
+    candidates = of_type(records, "tool_call") if breakage == "no name" else native_calls(records)
+    call = choose(draw, candidates) or new_call(draw, records)
+    if breakage == "no callId":
+        del call["callId"]
+    elif breakage == "no callIdSource":
+        del call["callIdSource"]
+    elif breakage == "unlisted callIdSource":
+        call["callIdSource"] = draw(st.sampled_from(["model", "exact", "Native", "synthetic", "parsed", ""]))
+    else:
+        call.pop("name", None)
+        capture = call.get("capture")
+        if type(capture) is dict:
+            capture.pop("name", None)
+        if draw(st.booleans()):
+            call.setdefault("capture", {})["inputText"] = {"state": "absent"}
+    return serialize(records)
+
+
+@mutator("ASR-251")
+def call_with_outcome(draw: st.DrawFn, records: Records) -> bytes:
+    """A tool_call carries an approval decision, an outcome that belongs on a permission record or the result."""
+    records = copied(records)
+    call = choose(draw, of_type(records, "tool_call")) or new_call(draw, records)
+    permission: dict[str, object] = {"decision": draw(DECISIONS)}
+    if draw(st.booleans()):
+        permission["decidedBy"] = draw(DECIDERS)
+    call["permission"] = permission
+    return serialize(records)
+
+
+@mutator("ASR-254")
+def call_with_input_and_input_text(draw: st.DrawFn, records: Records) -> bytes:
+    """A tool_call holds its arguments twice, as input and as inputText."""
+    records = copied(records)
+    call = choose(draw, of_type(records, "tool_call")) or new_call(draw, records)
+    if "input" not in call:
+        call["input"] = draw(JSON_VALUES)
+    if "inputText" not in call:
+        call["inputText"] = draw(TEXT)
+    return serialize(records)
+
+
+@mutator("ASR-255")
+def provider_without_kind_or_identity(draw: st.DrawFn, records: Records) -> bytes:
+    """A provider (on a call or a result) lacks kind or identity, or its identity is not exact, parsed or unknown."""
+    records = copied(records)
+    holders = of_type(records, "tool_call") + of_type(records, "tool_result")
+    holder = choose(draw, holders) or (new_call(draw, records) if draw(st.booleans()) else new_result(draw, records))
+    provider: dict[str, object] = {
+        "kind": draw(st.sampled_from(["mcp", "plugin", "connector", "builtin"])),
+        "server": "github",
+        "identity": draw(st.sampled_from(["exact", "parsed", "unknown"])),
+    }
+    breakage = draw(st.sampled_from(["no kind", "no identity", "unlisted identity"]))
+    if breakage == "no kind":
+        del provider["kind"]
+    elif breakage == "no identity":
+        del provider["identity"]
+    else:
+        provider["identity"] = draw(st.sampled_from(["guessed", "split", "Exact", "inferred", "heuristic", ""]))
+    holder["provider"] = provider
+    return serialize(records)
+
+
+# --- tool_result ----------------------------------------------------------------------
+
+
+@mutator("ASR-257")
+def result_without_linkage_status_or_call(draw: st.DrawFn, records: Records) -> bytes:
+    """A tool_result lacks linkage or status, has a linkage other than exact, derived, ambiguous or none,
+    lacks callId with exact or derived linkage, or claims derived linkage to a native call."""
+    records = copied(records)
+    breakage = draw(st.sampled_from(["no linkage", "no status", "unlisted linkage", "no callId", "derived to native"]))
+    if breakage == "derived to native":
+        # An existing call qualifies when it is the only entity with its callId and none is derived.
+        unique_native = [c for c in native_calls(records) if type(c.get("callId")) is str
+                         and len(call_entities(records, c["callId"])) == 1
+                         and all(o.get("callIdSource") == "native" for o in of_type(records, "tool_call")
+                                 if o.get("callId") == c["callId"])]
+        call = choose(draw, unique_native) or new_call(draw, records)
+        new_result(draw, records, call, linkage="derived")
+        return serialize(records)
+    result = choose(draw, of_type(records, "tool_result")) or new_result(draw, records)
+    if breakage == "no linkage":
+        result.pop("linkage", None)
+    elif breakage == "no status":
+        result.pop("status", None)
+    elif breakage == "unlisted linkage":
+        result["linkage"] = draw(st.sampled_from(["positional", "latest", "Exact", "inferred", "guessed", ""]))
+    else:
+        result["linkage"] = draw(st.sampled_from(["exact", "derived"]))
+        result.pop("callId", None)
+    return serialize(records)
+
+
+@mutator("ASR-259")
+def result_without_content_or_its_capture_state(draw: st.DrawFn, records: Records) -> bytes:
+    """A tool_result has no content and no capture.content saying why."""
+    records = copied(records)
+    result = choose(draw, of_type(records, "tool_result")) or new_result(draw, records)
+    result.pop("content", None)
+    capture = result.get("capture")
+    if type(capture) is dict:
+        capture.pop("content", None)
+    if draw(st.booleans()):
+        result.setdefault("capture", {})[draw(st.sampled_from(["raw", "displayContent", "exec.stdout"]))] = {
+            "state": "absent"}
+    return serialize(records)
+
+
+@mutator("ASR-260")
+def exit_code_outside_range(draw: st.DrawFn, records: Records) -> bytes:
+    """exitCode on exec, a terminal or a hook is not an integer between -2^31 and 2^32-1."""
+    records = copied(records)
+    code = draw(st.one_of(st.integers(2**32, 2**64), st.integers(-(2**63), -(2**31) - 1), FRACTIONS))
+    holder = draw(st.sampled_from(["exec", "terminal", "hook"]))
+    if holder == "exec":
+        exec_of(draw, records)["exitCode"] = code
+    elif holder == "terminal":
+        terminal = choose(draw, of_type(records, "terminal")) or new_terminal(draw, records, status="exited")
+        terminal["exitCode"] = code
+    else:
+        hook = choose(draw, of_type(records, "hook")) or new_hook(draw, records)
+        hook["exitCode"] = code
+    return serialize(records)
+
+
+@mutator("ASR-262")
+def exact_result_for_shared_call_id(draw: st.DrawFn, records: Records) -> bytes:
+    """An exact or derived tool_result names a callId that several tool_calls share, so it cannot show
+    which call it answers."""
+    records = copied(records)
+    linked = [r for r in of_type(records, "tool_result")
+              if r.get("linkage") in ("exact", "derived") and type(r.get("callId")) is str]
+    known = sorted({c["callId"] for c in of_type(records, "tool_call") if type(c.get("callId")) is str}
+                   | {r["callId"] for r in linked})
+    if known and draw(st.booleans()):
+        call_id = known[draw(st.integers(0, len(known) - 1))]
+    else:
+        call_id = fresh_name(records, "call_dup")
+    results = [r for r in linked if r["callId"] == call_id]
+    linkage = draw(st.sampled_from(["exact", "derived"])) if not results or draw(st.booleans()) else None
+    # A derived result needs a derived call among the entities (ASR-257): the new calls are derived then.
+    needs_derived = linkage == "derived" or any(r["linkage"] == "derived" for r in results)
+    for _ in range(max(1, 2 - len(call_entities(records, call_id)))):
+        source = "derived" if needs_derived else draw(st.sampled_from(["native", "derived"]))
+        new_call(draw, records, call_id=call_id, source=source)
+    if linkage is not None:
+        first_call = call_entities(records, call_id)[0]
+        new_result(draw, records, first_call, linkage=linkage)
+    return serialize(records)
+
+
+# --- exec --------------------------------------------------------------------------------
+
+
+@mutator("ASR-288")
+def numeric_signal(draw: st.DrawFn, records: Records) -> bytes:
+    """signal (on exec or a terminal) is a number, not the native signal name."""
+    records = copied(records)
+    signal = draw(st.integers(1, 64))
+    if draw(st.booleans()):
+        exec_of(draw, records)["signal"] = signal
+    else:
+        terminal = choose(draw, of_type(records, "terminal")) or new_terminal(draw, records, status="killed")
+        terminal["signal"] = signal
+    return serialize(records)
+
+
+@mutator("ASR-289")
+def process_id_neither_string_nor_safe_integer(draw: st.DrawFn, records: Records) -> bytes:
+    """exec.processId is neither a string nor an integer within ±(2^53-1)."""
+    records = copied(records)
+    exec_of(draw, records)["processId"] = draw(st.one_of(
+        st.integers(2**53, 2**70), st.integers(-(2**70), -(2**53)), FRACTIONS, st.booleans()))
+    return serialize(records)
+
+
+@mutator("ASR-290")
+def terminal_id_naming_no_terminal(draw: st.DrawFn, records: Records) -> bytes:
+    """exec.terminalId names no terminal record of the stream."""
+    records = copied(records)
+    terminal_id = fresh_name(records, draw(st.sampled_from(["term_", "bash_", "shell-"])))
+    result = choose(draw, of_type(records, "tool_result")) or new_result(draw, records)
+    exec_ = result.get("exec")
+    if type(exec_) is not dict:
+        exec_ = result["exec"] = {}
+    exec_["terminalId"] = terminal_id
+    return serialize(records)
+
+
+# --- permission and the compact permission ------------------------------------------------
+
+
+@mutator("ASR-268")
+def permission_without_request_id_or_single_subject(draw: st.DrawFn, records: Records) -> bytes:
+    """A permission lacks requestId, or its subject holds both callId and command, or neither."""
+    records = copied(records)
+    permission = choose(draw, of_type(records, "permission")) or new_permission(draw, records)
+    breakage = draw(st.sampled_from(["no requestId", "both", "neither"]))
+    if breakage == "no requestId":
+        permission.pop("requestId", None)
+    elif breakage == "both":
+        subject = permission.get("subject")
+        if type(subject) is not dict:
+            subject = permission["subject"] = {}
+        subject.setdefault("command", draw(COMMANDS))
+        subject.setdefault("callId", fresh_name(records, "call_m"))
+    else:
+        permission["subject"] = {}
+    return serialize(records)
+
+
+@mutator("ASR-281")
+def permission_status_contradicts_decision(draw: st.DrawFn, records: Records) -> bytes:
+    """A resolved permission has no decision, a pending or held one has a decision, or a review lacks by."""
+    records = copied(records)
+    permission = choose(draw, of_type(records, "permission")) or new_permission(draw, records)
+    breakage = draw(st.sampled_from(["resolved without decision", "open with decision", "review without by"]))
+    if breakage == "resolved without decision":
+        permission["status"] = "resolved"
+        permission.pop("decision", None)
+    elif breakage == "open with decision":
+        permission["status"] = draw(st.sampled_from(["pending", "held"]))
+        permission.setdefault("decision", draw(DECISIONS))
+    else:
+        review: dict[str, object] = {"verdict": draw(st.sampled_from(["approved", "denied", "escalate"]))}
+        if draw(st.booleans()):
+            review["rationale"] = draw(TEXT)
+        permission.setdefault("reviews", []).append(review)
+    return serialize(records)
+
+
+@mutator("ASR-277")
+def compact_permission_without_decision(draw: st.DrawFn, records: Records) -> bytes:
+    """A tool_result.permission lacks decision."""
+    records = copied(records)
+    covered = permission_subjects(records)
+    # A result may gain a compact permission only when no permission record covers its call (ASR-278).
+    candidates = [r for r in of_type(records, "tool_result")
+                  if type(r.get("permission")) is dict or r.get("callId") not in covered]
+    result = choose(draw, candidates) or new_result(draw, records)
+    permission = result.get("permission")
+    if type(permission) is not dict:
+        permission = result["permission"] = {}
+    permission.pop("decision", None)
+    if draw(st.booleans()):
+        permission["decidedBy"] = draw(DECIDERS)
+    if draw(st.booleans()):
+        permission["rule"] = "Bash(cargo test:*)"
+    return serialize(records)
+
+
+@mutator("ASR-278")
+def compact_permission_beside_permission_record(draw: st.DrawFn, records: Records) -> bytes:
+    """A tool_result carries a compact permission although a permission record has subject.callId equal
+    to the result's callId (in either order)."""
+    records = copied(records)
+    compact = {"decision": draw(DECISIONS), "decidedBy": draw(DECIDERS)}
+    covered = permission_subjects(records)
+    with_compact = [r for r in of_type(records, "tool_result")
+                    if type(r.get("permission")) is dict and type(r.get("callId")) is str]
+    covered_results = [r for r in of_type(records, "tool_result") if r.get("callId") in covered]
+    way = draw(st.sampled_from(["record beside compact", "compact beside record", "both new"]))
+    if way == "record beside compact" and with_compact:
+        call_id = with_compact[draw(st.integers(0, len(with_compact) - 1))]["callId"]
+    elif way == "compact beside record" and covered_results:
+        covered_results[draw(st.integers(0, len(covered_results) - 1))]["permission"] = compact
+        return serialize(records)
+    else:
+        call_id = new_result(draw, records, permission=compact)["callId"]
+    place(draw, records, "permission", requestId=fresh_name(records, "perm_m"), subject={"callId": call_id},
+          status="resolved", decision=compact["decision"], decidedBy=compact["decidedBy"])
+    return serialize(records)
+
+
+# --- input_request --------------------------------------------------------------------------
+
+
+@mutator("ASR-282")
+def input_request_missing_required_member(draw: st.DrawFn, records: Records) -> bytes:
+    """An input_request lacks requestId or mode, or questions in questions mode; or a question lacks id or
+    text, an option lacks label, or an answer lacks questionId."""
+    records = copied(records)
+    request = choose(draw, of_type(records, "input_request")) or new_input_request(draw, records)
+    breakage = draw(st.sampled_from(["no requestId", "no mode", "no questions", "question without id",
+                                     "question without text", "option without label", "answer without questionId"]))
+    if breakage == "no requestId":
+        request.pop("requestId", None)
+    elif breakage == "no mode":
+        request.pop("mode", None)
+    elif breakage == "no questions":
+        request["mode"] = "questions"
+        request.pop("questions", None)
+        request.pop("answers", None)  # answers would name questions the record no longer asks (ASR-284)
+        capture = request.get("capture")
+        if type(capture) is dict:
+            capture.pop("questions", None)
+    elif breakage == "question without id":
+        question = question_of(draw, request)
+        question_id = question.pop("id")
+        if type(request.get("answers")) is list:
+            request["answers"] = [a for a in request["answers"] if not (type(a) is dict
+                                                                        and a.get("questionId") == question_id)]
+    elif breakage == "question without text":
+        question_of(draw, request).pop("text", None)
+    elif breakage == "option without label":
+        question = question_of(draw, request)
+        options = question.get("options")
+        labelled = [o for o in options if type(o) is dict and "label" in o] if type(options) is list else []
+        option = choose(draw, labelled)
+        if option is not None:
+            del option["label"]
+        else:
+            question.setdefault("options", []).append({"value": "other", "description": draw(TEXT)})
+    else:
+        answer: dict[str, object] = {}
+        if request.get("secret") is not True and draw(st.booleans()):
+            answer["text"] = draw(TEXT)
+        request.setdefault("answers", []).append(answer)
+    return serialize(records)
+
+
+@mutator("ASR-283")
+def secret_value_recorded(draw: st.DrawFn, records: Records) -> bytes:
+    """The value given for a secret is recorded: the answer to a secret question, or the response or an
+    answer of a request marked secret."""
+    records = copied(records)
+    request = choose(draw, of_type(records, "input_request")) or new_input_request(draw, records)
+    value = draw(st.sampled_from(["ghp_R8x2kQ7vN1mZ4tY9wL3pB6cD0fH5jA2sE8uK", "hunter2", "npm_4f8Kq2Lx9Vb7"]))
+    breakage = draw(st.sampled_from(["secret question answered", "secret request response",
+                                     "secret request answered"]))
+    if breakage == "secret request response":
+        request["secret"] = True
+        request["response"] = value if draw(st.booleans()) else {"token": value}
+        return serialize(records)
+    question = question_of(draw, request)
+    if breakage == "secret question answered":
+        question["secret"] = True
+    else:
+        request["secret"] = True
+    answer: dict[str, object] = {"questionId": question["id"]}
+    if draw(st.booleans()):
+        answer["text"] = value
+    else:
+        answer["selected"] = [value]
+    request.setdefault("answers", []).append(answer)
+    return serialize(records)
+
+
+@mutator("ASR-284")
+def question_ids_not_unique_or_unknown(draw: st.DrawFn, records: Records) -> bytes:
+    """Two questions of an input_request share an ID, or an answer names a question the record does not ask."""
+    records = copied(records)
+    request = choose(draw, of_type(records, "input_request")) or new_input_request(draw, records)
+    if draw(st.booleans()):
+        question = question_of(draw, request)
+        request["questions"].append({"id": question["id"], "text": "Add a regression test?"})
+    else:
+        questions = request.get("questions")
+        asked = {q.get("id") for q in questions if type(q) is dict} if type(questions) is list else set()
+        unknown = next(f"unasked{n}" for n in range(len(asked) + 1) if f"unasked{n}" not in asked)
+        answer: dict[str, object] = {"questionId": unknown}
+        if request.get("secret") is not True and draw(st.booleans()):
+            answer["text"] = draw(TEXT)
+        request.setdefault("answers", []).append(answer)
+    return serialize(records)
+
+
+# --- terminal and hook ---------------------------------------------------------------------
+
+
+@mutator("ASR-271")
+def terminal_without_id_or_supersession(draw: st.DrawFn, records: Records) -> bytes:
+    """A terminal lacks terminalId, or records a terminal again without superseding its latest snapshot."""
+    records = copied(records)
+    terminals = of_type(records, "terminal")
+    latest: dict[str, dict] = {}
+    for terminal in terminals:
+        if type(terminal.get("terminalId")) is str:
+            latest[terminal["terminalId"]] = terminal
+    referenced = {r["exec"]["terminalId"] for r in results_with_exec(records) if "terminalId" in r["exec"]}
+    carried = [t["terminalId"] for t in terminals if type(t.get("terminalId")) is str]
+    breakage = draw(st.sampled_from(["no terminalId", "revision without supersedes", "revision of a stale snapshot",
+                                     "revision loses supersedes"]))
+    if breakage == "no terminalId":
+        # An existing snapshot may lose it only when its terminal stays resolvable (ASR-290).
+        removable = [t for t in terminals if type(t.get("terminalId")) is str
+                     and (t["terminalId"] not in referenced or carried.count(t["terminalId"]) > 1)]
+        terminal = choose(draw, removable) or new_terminal(draw, records)
+        del terminal["terminalId"]
+        return serialize(records)
+    revisions = [t for t in terminals if type(t.get("supersedes")) is str and type(t.get("terminalId")) is str
+                 and any(e["terminalId"] == t["terminalId"] for e in terminals[:terminals.index(t)]
+                         if type(e.get("terminalId")) is str)]
+    if breakage == "revision loses supersedes" and revisions:
+        del revisions[draw(st.integers(0, len(revisions) - 1))]["supersedes"]
+        return serialize(records)
+    previous = choose(draw, list(latest.values())) or new_terminal(draw, records)
+    position = draw(st.integers(position_of(records, previous) + 1, len(records)))
+    stale = [t["id"] for t in of_type(records[:position], "terminal") if t is not previous]
+    snapshot = {k: v for k, v in previous.items() if k not in ("type", "seq", "id", "supersedes", "trigger")}
+    snapshot["status"] = draw(st.sampled_from(["exited", "killed", "stopped", "unknown", "running"]))
+    if breakage == "revision of a stale snapshot" and stale:
+        snapshot["supersedes"] = stale[draw(st.integers(0, len(stale) - 1))]
+    seq = records[position - 1]["seq"] + 1
+    if position < len(records) and records[position]["seq"] <= seq:
+        for later in records[position:]:
+            later["seq"] += 1
+    records.insert(position, {"type": "terminal", "seq": seq, "id": fresh_id(records), **snapshot})
+    return serialize(records)
+
+
+@mutator("ASR-273")
+def hook_without_event(draw: st.DrawFn, records: Records) -> bytes:
+    """A hook lacks event."""
+    records = copied(records)
+    hook = choose(draw, of_type(records, "hook")) or new_hook(draw, records)
+    hook.pop("event", None)
+    return serialize(records)

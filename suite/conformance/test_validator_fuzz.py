@@ -1,0 +1,66 @@
+"""Validator role, fuzzed: generated streams through the implementation's adapter.
+
+Valid and adversarial-valid streams must be accepted; a stream broken by one
+rule's mutator must be rejected (naming that rule, when the implementation
+names rules); damaged bytes must get a verdict, never a crash or a hang.  A
+failure is shrunk by Hypothesis and written as a ready case file."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from asr_conformance.generators.damage import DAMAGES
+from asr_conformance.generators.mutators import registry, serialize
+from asr_conformance.generators.streams import adversarial_streams, valid_streams
+
+pytestmark = [pytest.mark.conformance, pytest.mark.fuzz]
+
+
+def test_accepts_valid_streams(asr_fuzz) -> None:
+    @asr_fuzz.settings
+    @given(valid_streams())
+    def accepts(records: list[dict]) -> None:
+        asr_fuzz.expect("valid", serialize(records), "accepts-valid", ["X-SHAPE"], "a valid stream built by construction")
+
+    asr_fuzz.run(accepts)
+
+
+def test_accepts_adversarial_valid_streams(asr_fuzz) -> None:
+    @asr_fuzz.settings
+    @given(adversarial_streams())
+    def accepts(records: list[dict]) -> None:
+        asr_fuzz.expect("valid", serialize(records), "accepts-adversarial", ["ASR-262"],
+                        "a valid stream with duplicate native call IDs, records after ended, orphans, dangling "
+                        "calls, pending permissions, vendor profiles and Unicode strings")
+
+    asr_fuzz.run(accepts)
+
+
+@pytest.mark.parametrize(
+    "rule", [pytest.param(rule, marks=getattr(pytest.mark, rule)) for rule in sorted(registry())]
+)
+def test_rejects_mutated_streams(asr_fuzz, rule: str) -> None:
+    mutate = registry()[rule]
+
+    @asr_fuzz.settings
+    @given(valid_streams(max_steps=12), st.data())
+    def rejects(records: list[dict], data: st.DataObject) -> None:
+        asr_fuzz.expect("invalid", mutate(data.draw, records), f"mutated-{rule}", [rule],
+                        f"a valid stream broken by the {rule} mutator")
+
+    asr_fuzz.run(rejects)
+
+
+@pytest.mark.parametrize("kind", sorted(DAMAGES))
+def test_survives_damaged_bytes(asr_fuzz, kind: str) -> None:
+    damage = DAMAGES[kind]
+
+    @asr_fuzz.settings
+    @given(valid_streams(max_steps=6), st.data())
+    def survives(records: list[dict], data: st.DataObject) -> None:
+        asr_fuzz.expect_damaged(damage(data.draw, serialize(records)), f"damaged-{kind}",
+                                f"a valid stream with {kind} damage")
+
+    asr_fuzz.run(survives)

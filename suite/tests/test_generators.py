@@ -1,0 +1,117 @@
+"""The generators hold their promises against the reference validator:
+valid streams are accepted, each mutator breaks exactly its rule, damage
+never makes the reference raise, and the record schemas agree with it."""
+
+from __future__ import annotations
+
+import hypothesis
+import hypothesis_jsonschema
+import pytest
+from hypothesis import find, given, settings
+from hypothesis import strategies as st
+
+from asr_conformance.checks import validate_bytes
+from asr_conformance.checks.envelope import DEFINED_TYPES
+from asr_conformance.generators import mutators_session, mutators_tools
+from asr_conformance.generators.damage import DAMAGES, DEFINITE_RULES
+from asr_conformance.generators.mutators import reasons, registry, serialize
+from asr_conformance.generators.streams import adversarial_streams, valid_streams
+from asr_conformance.rules import load_catalog
+
+pytestmark = pytest.mark.fuzz
+
+ALSO_NAMED = {**mutators_session.ALSO_NAMED, **mutators_tools.ALSO_NAMED}
+STREAM_RULES = sorted(r.id for r in load_catalog().values() if r.tested == "stream")
+
+
+def more(factor: int) -> settings:
+    """The loaded profile, with ``factor`` times its examples (the reference is cheap to ask)."""
+    return settings(max_examples=settings.default.max_examples * factor)
+
+
+def errors_of(data: bytes) -> list[tuple[str, str]]:
+    return [(d.rule, d.message) for d in validate_bytes(data).errors]
+
+
+@more(12)
+@given(valid_streams())
+def test_valid_streams_are_accepted_by_the_reference(records: list[dict]) -> None:
+    assert errors_of(serialize(records)) == []
+
+
+@more(8)
+@given(adversarial_streams())
+def test_adversarial_streams_are_accepted_by_the_reference(records: list[dict]) -> None:
+    assert errors_of(serialize(records)) == []
+
+
+@pytest.mark.parametrize("record_type", sorted(DEFINED_TYPES | {"message", "compaction"}))
+def test_valid_streams_cover_every_record_type(record_type: str) -> None:
+    found = find(valid_streams(), lambda records: any(r["type"] == record_type for r in records),
+                 settings=settings(max_examples=2000, database=None))
+    assert any(r["type"] == record_type for r in found)
+
+
+@pytest.mark.parametrize(
+    ("what", "condition"),
+    [
+        ("duplicate native call IDs", lambda rs: any(r.get("linkage") == "ambiguous" for r in rs)),
+        ("a derived linkage", lambda rs: any(r.get("linkage") == "derived" for r in rs)),
+        ("an orphan result", lambda rs: any(r.get("linkage") == "none" for r in rs)),
+        ("a compact permission", lambda rs: any("permission" in r for r in rs if r["type"] == "tool_result")),
+        ("a permission revision", lambda rs: any("supersedes" in r for r in rs if r["type"] == "permission")),
+        ("a terminal revision", lambda rs: any("supersedes" in r for r in rs if r["type"] == "terminal")),
+        ("exec.terminalId", lambda rs: any("terminalId" in r.get("exec", {}) for r in rs)),
+        ("a turn trigger", lambda rs: any("trigger" in r for r in rs[1:] if r["type"] != "compaction")),
+        ("a tightened contentLevel", lambda rs: any("contentLevel" in r for r in rs[1:])),
+        ("a declared root in use", lambda rs: any(r.get("type") == "declaration" and "roots" in r for r in rs)),
+    ],
+)
+def test_valid_streams_reach_cross_record_structure(what: str, condition) -> None:
+    assert condition(find(valid_streams(), condition, settings=settings(max_examples=3000, database=None)))
+
+
+def test_every_stream_rule_has_a_mutator_or_a_reason() -> None:
+    missing = [rule for rule in STREAM_RULES if rule not in registry() and rule not in reasons()]
+    assert not missing, f"stream rules with neither a mutator nor a written reason: {missing}"
+    assert not set(registry()) & set(reasons())
+
+
+@pytest.mark.parametrize("rule", sorted(registry()))
+def test_each_mutator_breaks_exactly_its_rule(rule: str) -> None:
+    mutate = registry()[rule]
+    allowed = {rule} | ALSO_NAMED.get(rule, set())
+
+    @more(4)
+    @given(valid_streams(max_steps=12), st.data())
+    def breaks(records: list[dict], data: st.DataObject) -> None:
+        outcome = validate_bytes(mutate(data.draw, records))
+        assert not outcome.valid
+        assert outcome.rules() <= allowed, [(d.rule, d.message) for d in outcome.errors]
+
+    breaks()
+
+
+@pytest.mark.parametrize("kind", sorted(DAMAGES))
+def test_damage_never_makes_the_reference_raise(kind: str) -> None:
+    damage = DAMAGES[kind]
+
+    @more(2)
+    @given(valid_streams(max_steps=6), st.data())
+    def survives(records: list[dict], data: st.DataObject) -> None:
+        damaged = damage(data.draw, serialize(records))
+        outcome = validate_bytes(damaged)
+        if kind in ("invalid-utf8", "nul-byte", "nan-or-infinity"):
+            assert outcome.rules() and outcome.rules() <= DEFINITE_RULES | {"ASR-003"}
+
+    survives()
+
+
+def test_hypothesis_jsonschema_works_with_the_pinned_hypothesis() -> None:
+    """hypothesis-jsonschema 0.23.1 breaks on hypothesis 6.170.10 and later: keep the pin honest."""
+    major, minor, patch = hypothesis.__version_info__
+    assert (major, minor, patch) < (6, 170, 10), "pyproject pins hypothesis below 6.170.10; see HARNESS.md §1"
+    strategy = hypothesis_jsonschema.from_schema(
+        {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
+    )
+    assert isinstance(find(strategy, lambda value: True)["a"], int)
