@@ -1,0 +1,78 @@
+"""The fuzz harness finds seeded bugs on its own (corpus switched off with
+-m fuzz), writes shrunk counterexamples that replay, and honours the profiles."""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MISBEHAVING = ROOT / "examples" / "misbehaving"
+
+
+def fuzz(pytester: pytest.Pytester, implementation: Path | str, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        f"--implementation={implementation}", "-p", "no:cacheprovider", "-m", "fuzz", *args
+    )
+
+
+@pytest.mark.parametrize(
+    ("validator", "selection", "expected"),
+    [
+        ("lenient-exit-code", "ASR-260", "accepted a valid stream broken by the ASR-260 mutator"),
+        ("lenient-content-level", "ASR-164", "accepted a valid stream broken by the ASR-164 mutator"),
+        ("rejects-duplicate-call-ids", "adversarial", "rejected a valid stream with duplicate native call IDs"),
+        ("crashes-on-bad-bytes", "damaged and utf8", "no verdict on a valid stream with invalid-utf8 damage"),
+    ],
+)
+def test_fuzzing_alone_catches_seeded_bugs(pytester: pytest.Pytester, validator: str, selection: str,
+                                           expected: str) -> None:
+    result = fuzz(pytester, MISBEHAVING / validator, "-k", selection)
+    assert result.ret == 1
+    assert expected in result.stdout.str()
+    result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])
+
+
+def test_the_reference_passes_the_fuzz_properties(pytester: pytest.Pytester) -> None:
+    result = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "valid_streams or ASR-16 or damaged")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    assert "fuzz properties:" in result.stdout.str()
+
+
+def test_a_counterexample_is_written_shrunk_and_replays(pytester: pytest.Pytester) -> None:
+    result = fuzz(pytester, MISBEHAVING / "accept-all", "-k", "ASR-289")
+    match = re.search(r"counterexample \(shrunk\): (\S+)\nreplay: (.+)", result.stdout.str())
+    assert match, result.stdout.str()[-3000:]
+    stream = pytester.path / match.group(1)
+    assert stream.is_file() and stream.with_suffix(".toml").is_file()
+    assert 'verdict = "invalid"' in stream.with_suffix(".toml").read_text()
+    assert len(stream.read_bytes().splitlines()) <= 3, "shrinking should leave a small stream"
+    replay = pytester.runpytest_subprocess(*shlex.split(match.group(2))[1:], "-p", "no:cacheprovider")
+    replay.assert_outcomes(failed=1)
+    assert "accepted an invalid stream; it breaks ASR-289" in replay.stdout.str()
+
+
+def test_the_certification_profile_prints_and_uses_its_seed(pytester: pytest.Pytester) -> None:
+    result = fuzz(pytester, ROOT / "examples" / "reference.toml", "--hypothesis-profile=asr-certify",
+                  "-k", "ASR-162", "-n", "2")
+    header = re.search(r"Hypothesis profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)",
+                       result.stdout.str())
+    assert header and result.ret == 0
+
+
+def test_the_default_profile_is_derandomized_even_under_ci(pytester: pytest.Pytester, monkeypatch) -> None:
+    monkeypatch.setenv("CI", "true")
+    result = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162")
+    assert "Hypothesis profile asr-fast" in result.stdout.str()
+    assert "seed" not in result.stdout.str().split("collected")[0]
+
+
+def test_the_deep_profile_keeps_an_example_database(pytester: pytest.Pytester, monkeypatch) -> None:
+    database = pytester.path / "shared-db"
+    monkeypatch.setenv("ASR_HYPOTHESIS_DB", str(database))
+    result = fuzz(pytester, MISBEHAVING / "accept-all", "--hypothesis-profile=asr-deep", "-k", "ASR-289")
+    assert result.ret == 1
+    assert database.is_dir() and any(database.rglob("*"))
