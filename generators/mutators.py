@@ -26,6 +26,15 @@ Mutator = Callable[[st.DrawFn, Records], bytes]
 MUTATORS: dict[str, Mutator] = {}
 NO_MUTATOR: dict[str, str] = {}
 
+#: Rules whose mutations break an assumption, not a rule the pages state
+#: (cases/ASSUMPTIONS.md): an implementation's verdict on them is reported, not
+#: scored, as for implementation-defined cases.  The reference rejects them all.
+#: ASR-262's only mutation (an exact link to a shared call ID) rests on A-LINKAGE.
+UNSCORED = frozenset({
+    "ASR-018", "ASR-032", "ASR-076", "ASR-262",
+    "X-BOM", "X-BLANK", "X-DUPKEY", "X-SURROGATE", "X-DEPTH", "X-TYPE", "X-SEQ", "X-ID", "X-TS", "X-SUPERSEDES",
+})
+
 
 def mutator(rule: str) -> Callable[[Mutator], Mutator]:
     """Register a mutator for ``rule`` (decorator)."""

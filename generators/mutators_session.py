@@ -128,6 +128,11 @@ def line_of(record: dict) -> bytes:
     return serialize([record])
 
 
+def compact_json(value: object) -> str:
+    """JSON text written as ``serialize`` writes it."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
 def fill(line: bytes, raw: bytes, quoted: bool = False) -> bytes:
     """Replace the placeholder (with its quotes when ``quoted``) by raw bytes."""
     hole = json.dumps(HOLE).encode() if quoted else HOLE.encode()
@@ -145,25 +150,24 @@ def append_carrier(draw: st.DrawFn, records: Records, text: str) -> dict:
     return append(records, "config_change", mode=text)
 
 
+SIMPLE_RECORDS = (
+    ("state", {"state": "running"}),
+    ("session_info", {"title": "Fix failing parser test"}),
+    ("config_change", {"effort": "high"}),
+    ("memory_change", {"store": "auto_memory", "op": "add", "cause": {"actor": "agent"}}),
+)
+
+
 def simple_record(draw: st.DrawFn) -> tuple[str, dict]:
-    """A record type and members that are valid on their own, anywhere in a stream."""
-    return draw(
-        st.sampled_from(
-            [
-                ("state", {"state": "running"}),
-                ("session_info", {"title": "Fix failing parser test"}),
-                ("config_change", {"effort": "high"}),
-                ("memory_change", {"store": "auto_memory", "op": "add", "cause": {"actor": "agent"}}),
-            ]
-        )
-    )
+    """A record type and members (a fresh copy) that are valid on their own, anywhere in a stream."""
+    kind, members = draw(st.sampled_from(SIMPLE_RECORDS))
+    return kind, copy.deepcopy(members)
 
 
-def with_meta(record: dict, key_text: str, value: object) -> None:
+def with_meta(record: dict, value: object) -> None:
     """Add one member to the record's _meta (creating it)."""
     meta = record.setdefault("_meta", {})
-    key = fresh_name(set(meta), f"asr.fuzz{key_text}")
-    meta[key] = value
+    meta[fresh_name(set(meta), "asr.fuzz")] = value
 
 
 # --- Format and Records (referenced rules) ---------------------------------------------
@@ -221,8 +225,12 @@ def integer_outside_safe_range(draw: st.DrawFn, records: Records) -> bytes:
     else:
         kind, members = simple_record(draw)
         target = append(stream, kind, **members)
-    with_meta(target, "", wrapped)
+    with_meta(target, wrapped)
     return serialize(stream)
+
+
+def _not_a_turn_ref(text: str) -> bool:
+    return not text.startswith("turnId=") or text == "turnId="
 
 
 @mutator("ASR-075")
@@ -234,7 +242,7 @@ def continuation_not_a_turn_ref(draw: st.DrawFn, records: Records) -> bytes:
         st.one_of(
             st.sampled_from([earlier, "", "turnId=", "turnid=" + earlier, "turn=" + earlier, " turnId=" + earlier,
                              "turnId:" + earlier, "#turnId=" + earlier]),
-            st.text(alphabet=LETTERS + "=:#/ ", max_size=12).filter(lambda s: not s.startswith("turnId=") or s == "turnId="),
+            st.text(alphabet=LETTERS + "=:#/ ", max_size=12).filter(_not_a_turn_ref),
         )
     )
     turn = fresh_name(turn_ids(stream), "turn-fuzz-")
@@ -380,14 +388,14 @@ def non_native_producer_lacks_source(draw: st.DrawFn, records: Records) -> bytes
 
 @mutator("ASR-158")
 def root_path_not_absolute(draw: st.DrawFn, records: Records) -> bytes:
-    """A root's path is neither null nor absolute with / separators, a root lacks id or path, or the header repeats a root ID."""
+    """A root lacks id or path, has a path neither null nor absolute with /, or repeats a header root ID."""
     stream = copied(records)
     root_id = fresh_name(declared_ids(stream, "roots"), "root")
     bad_path = draw(
         st.one_of(
             st.sampled_from(["relative/dir", "./app", "~/work", "C:\\work\\app", "/work\\app", "", "work", "C:work",
                              "\\\\server\\share", "../up", 0, ["/work"], {"path": "/work"}]),
-            st.builds(lambda s: s, st.text(alphabet=LETTERS + "._-", min_size=1, max_size=10)),
+            st.text(alphabet=LETTERS + "._-", min_size=1, max_size=10),
         )
     )
     how = draw(st.sampled_from(["header-path", "declaration-path", "no-path", "no-id", "header-duplicate"]))
@@ -424,7 +432,8 @@ def head_not_a_context_reference(draw: st.DrawFn, records: Records) -> bytes:
     else:
         audit_only = [r["id"] for r in stream if r.get("type") in ("instructions", "input_request")]
         if not audit_only or draw(st.booleans()):
-            audit_only = [append(stream, "instructions", kind="tool_definitions", removed=["mcp__github__create_issue"])["id"]]
+            added = append(stream, "instructions", kind="tool_definitions", removed=["mcp__github__create_issue"])
+            audit_only = [added["id"]]
         heads = [draw(st.sampled_from(audit_only))]
     if isinstance(heads, list) and draw(st.booleans()):
         heads.insert(0, None)
@@ -509,7 +518,7 @@ def state_without_state(draw: st.DrawFn, records: Records) -> bytes:
 
 @mutator("ASR-182")
 def turn_link_malformed(draw: st.DrawFn, records: Records) -> bytes:
-    """A turn link sits on a state without turnId, attempt.n is not an integer of at least 1, or a link lacks turnId/session."""
+    """A turn link sits on a state without turnId, attempt.n is not an integer >= 1, or a link lacks turnId/session."""
     stream = copied(records)
     members: dict = {"state": draw(st.sampled_from(["running", "queued", "idle"]))}
     how = draw(st.sampled_from(["no-turnId", "attempt-n", "attempt-shape", "turn-missing", "turn-session",
@@ -533,7 +542,9 @@ def turn_link_malformed(draw: st.DrawFn, records: Records) -> bytes:
         link = draw(st.sampled_from(["parentTurn", "rootTurn"]))
         members[link] = {"turnId": "t0", "session": draw(st.sampled_from(["codex:019a3c2e#r5", "#t0", 5, None, {}]))}
     else:
-        members["executedBy"] = draw(st.sampled_from([{}, {"turnId": "t9"}, {"session": 5}, {"session": None}, "codex:x"]))
+        members["executedBy"] = draw(
+            st.sampled_from([{}, {"turnId": "t9"}, {"session": 5}, {"session": None}, "codex:x"])
+        )
     append(stream, "state", **members)
     return serialize(stream)
 
@@ -698,24 +709,28 @@ def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) ->
     return serialize(stream)
 
 
+def _people_entry(member: str, ident: str) -> dict:
+    """A minimal valid participant or conversation."""
+    return {"id": ident, "channel": "slack"} if member == "conversations" else {"id": ident}
+
+
 @mutator("ASR-176")
 def participant_or_conversation_redeclared(draw: st.DrawFn, records: Records) -> bytes:
-    """A participant or conversation ID is declared twice, or a conversation's parent names none declared at or before it."""
+    """A participant or conversation ID is declared twice, or a conversation's parent is not declared."""
     stream = copied(records)
     how = draw(st.sampled_from(["participant-again", "conversation-again", "parent-undeclared", "parent-not-string"]))
     if how in ("participant-again", "conversation-again"):
         member = how.split("-")[0] + "s"
         known = sorted(declared_ids(stream, member))
-        entry = lambda ident: {"id": ident, "channel": "slack"} if member == "conversations" else {"id": ident}  # noqa: E731
         if known and draw(st.booleans()):
-            append(stream, "declaration", **{member: [entry(draw(st.sampled_from(known)))]})
+            append(stream, "declaration", **{member: [_people_entry(member, draw(st.sampled_from(known)))]})
         else:
-            twice = fresh_name(set(known), "p" if member == "participants" else "c")
+            twice = _people_entry(member, fresh_name(set(known), member[0]))
             if draw(st.booleans()):
-                append(stream, "declaration", **{member: [entry(twice), entry(twice)]})
+                append(stream, "declaration", **{member: [twice, dict(twice)]})
             else:
-                append(stream, "declaration", **{member: [entry(twice)]})
-                append(stream, "declaration", **{member: [entry(twice)]})
+                append(stream, "declaration", **{member: [twice]})
+                append(stream, "declaration", **{member: [dict(twice)]})
         return serialize(stream)
     known = declared_ids(stream, "conversations")
     conversation_id = fresh_name(known, "c")
@@ -824,9 +839,8 @@ def duplicate_key(draw: st.DrawFn, records: Records) -> bytes:
         member = draw(st.sampled_from(sorted(nested)))
         owner = record[member]
     key = draw(st.sampled_from(sorted(owner)))
-    text = json.dumps(owner, ensure_ascii=False, separators=(",", ":"))
-    again = "," + json.dumps(key, ensure_ascii=False) + ":" + json.dumps(owner[key], ensure_ascii=False, separators=(",", ":"))
-    duplicated = (text[:-1] + again + "}").encode()
+    text = compact_json(owner)
+    duplicated = (text[:-1] + "," + compact_json(key) + ":" + compact_json(owner[key]) + "}").encode()
     if member is None:
         line = duplicated + b"\n"
     else:
@@ -846,7 +860,7 @@ def lone_surrogate_escape(draw: st.DrawFn, records: Records) -> bytes:
     escape = (f"\\u{code:04x}" if draw(st.booleans()) else f"\\u{code:04X}").encode()
     text = draw(short_words) + HOLE + draw(short_words)
     if draw(st.booleans()):
-        with_meta(stream[position], "", text)
+        with_meta(stream[position], text)
     else:
         stream[position].setdefault("_meta", {})[text] = "x"
     lines = [line_of(r) for r in stream]
@@ -861,7 +875,7 @@ def nesting_too_deep(draw: st.DrawFn, records: Records) -> bytes:
     position = draw(st.integers(0, len(stream) - 1))
     levels = draw(st.one_of(st.just(300), st.integers(255, 700)))
     leaf = draw(st.sampled_from([b"", b"0", b'"x"', b"{}"]))
-    with_meta(stream[position], "", HOLE)
+    with_meta(stream[position], HOLE)
     lines = [line_of(r) for r in stream]
     lines[position] = fill(lines[position], b"[" * levels + leaf + b"]" * levels, quoted=True)
     return b"".join(lines)

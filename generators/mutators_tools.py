@@ -69,12 +69,10 @@ def position_of(records: Records, record: dict) -> int:
     return next(number for number, r in enumerate(records) if r is record)
 
 
-def place(draw: st.DrawFn, records: Records, record_type: str, after: int = 1, **members: object) -> dict:
-    """Insert a record at a drawn position at or after ``after`` (never before the header).
+def insert(records: Records, position: int, record_type: str, **members: object) -> dict:
+    """Insert a record at ``position`` (never 0, the header) with the seq after its predecessor's.
 
-    It takes the seq after its predecessor's; later records move up by one
-    when there is no gap, so seq keeps increasing."""
-    position = draw(st.integers(max(after, 1), len(records)))
+    Later records move up by one when there is no gap, so seq keeps increasing."""
     seq = records[position - 1]["seq"] + 1
     if position < len(records) and records[position]["seq"] <= seq:
         for later in records[position:]:
@@ -82,6 +80,11 @@ def place(draw: st.DrawFn, records: Records, record_type: str, after: int = 1, *
     record = {"type": record_type, "seq": seq, "id": fresh_id(records), **members}
     records.insert(position, record)
     return record
+
+
+def place(draw: st.DrawFn, records: Records, record_type: str, after: int = 1, **members: object) -> dict:
+    """Insert a record at a drawn position at or after ``after``."""
+    return insert(records, draw(st.integers(max(after, 1), len(records))), record_type, **members)
 
 
 def new_call(draw: st.DrawFn, records: Records, call_id: str | None = None, source: str = "native") -> dict:
@@ -551,24 +554,26 @@ def terminal_without_id_or_supersession(draw: st.DrawFn, records: Records) -> by
     """A terminal lacks terminalId, or records a terminal again without superseding its latest snapshot."""
     records = copied(records)
     terminals = of_type(records, "terminal")
-    latest: dict[str, dict] = {}
+    latest: dict[str, dict] = {}  # terminalId -> its latest snapshot
+    snapshots: dict[str, int] = {}  # terminalId -> how many records carry it
+    revisions: list[dict] = []  # later snapshots that supersede an earlier one
     for terminal in terminals:
-        if type(terminal.get("terminalId")) is str:
-            latest[terminal["terminalId"]] = terminal
+        terminal_id = terminal.get("terminalId")
+        if type(terminal_id) is str:
+            if terminal_id in latest and "supersedes" in terminal:
+                revisions.append(terminal)
+            latest[terminal_id] = terminal
+            snapshots[terminal_id] = snapshots.get(terminal_id, 0) + 1
     referenced = {r["exec"]["terminalId"] for r in results_with_exec(records) if "terminalId" in r["exec"]}
-    carried = [t["terminalId"] for t in terminals if type(t.get("terminalId")) is str]
     breakage = draw(st.sampled_from(["no terminalId", "revision without supersedes", "revision of a stale snapshot",
                                      "revision loses supersedes"]))
     if breakage == "no terminalId":
         # An existing snapshot may lose it only when its terminal stays resolvable (ASR-290).
         removable = [t for t in terminals if type(t.get("terminalId")) is str
-                     and (t["terminalId"] not in referenced or carried.count(t["terminalId"]) > 1)]
+                     and (t["terminalId"] not in referenced or snapshots[t["terminalId"]] > 1)]
         terminal = choose(draw, removable) or new_terminal(draw, records)
         del terminal["terminalId"]
         return serialize(records)
-    revisions = [t for t in terminals if type(t.get("supersedes")) is str and type(t.get("terminalId")) is str
-                 and any(e["terminalId"] == t["terminalId"] for e in terminals[:terminals.index(t)]
-                         if type(e.get("terminalId")) is str)]
     if breakage == "revision loses supersedes" and revisions:
         del revisions[draw(st.integers(0, len(revisions) - 1))]["supersedes"]
         return serialize(records)
@@ -579,11 +584,7 @@ def terminal_without_id_or_supersession(draw: st.DrawFn, records: Records) -> by
     snapshot["status"] = draw(st.sampled_from(["exited", "killed", "stopped", "unknown", "running"]))
     if breakage == "revision of a stale snapshot" and stale:
         snapshot["supersedes"] = stale[draw(st.integers(0, len(stale) - 1))]
-    seq = records[position - 1]["seq"] + 1
-    if position < len(records) and records[position]["seq"] <= seq:
-        for later in records[position:]:
-            later["seq"] += 1
-    records.insert(position, {"type": "terminal", "seq": seq, "id": fresh_id(records), **snapshot})
+    insert(records, position, "terminal", **snapshot)
     return serialize(records)
 
 

@@ -10,13 +10,27 @@ from __future__ import annotations
 import sys
 from typing import TextIO
 
+from typing import Callable
+
 from . import __version__, protocol
 from .checks import validate_path
 
 ROLES = ("validator",)
+#: A validator as a function: path -> (conforms, [{"rule", "seq"?, "message"?}, ...]).
+Judge = Callable[[str], "tuple[bool, list[dict]]"]
 
 
-def serve(stdin: TextIO, stdout: TextIO) -> int:
+def reference_judge(path: str) -> tuple[bool, list[dict]]:
+    outcome = validate_path(path)
+    violations = [
+        {"rule": d.rule, **({"seq": d.seq} if d.seq is not None else {}), "message": d.message}
+        for d in outcome.errors
+    ]
+    return outcome.valid, violations
+
+
+def serve(stdin: TextIO, stdout: TextIO, judge: Judge = reference_judge,
+          name: str = "asr-conformance-reference") -> int:
     def answer(message: protocol.Reply) -> None:
         stdout.write(protocol.encode(message) + "\n")
         stdout.flush()
@@ -37,22 +51,18 @@ def serve(stdin: TextIO, stdout: TextIO) -> int:
                 answer(protocol.Errored(seq, f"only protocol version {protocol.VERSION} is spoken"))
                 continue
             started = True
-            answer(protocol.Started(protocol.VERSION, "asr-conformance-reference", __version__, ROLES))
+            answer(protocol.Started(protocol.VERSION, name, __version__, ROLES))
         elif command == "stop":
             return 0
         elif not started:
             answer(protocol.Errored(seq, "the first request must be start"))
         elif command == "validate" and isinstance(request.get("path"), str):
             try:
-                outcome = validate_path(request["path"])
+                conforms, violations = judge(request["path"])
             except OSError as error:
                 answer(protocol.Errored(seq, f"cannot read {request['path']}: {error.strerror or error}"))
                 continue
-            violations = tuple(
-                {"rule": d.rule, **({"seq": d.seq} if d.seq is not None else {}), "message": d.message}
-                for d in outcome.errors
-            )
-            answer(protocol.Validated(seq, "valid" if outcome.valid else "invalid", violations))
+            answer(protocol.Validated(seq, "valid" if conforms else "invalid", tuple(violations)))
         elif command in ("convert", "read"):
             answer(protocol.Skipped(seq, f"the reference does not take the {command} role yet"))
         else:
@@ -62,6 +72,19 @@ def serve(stdin: TextIO, stdout: TextIO) -> int:
 
 def main() -> int:
     return serve(sys.stdin, sys.stdout)
+
+
+def run_either_way(judge: Judge, name: str) -> int:
+    """For small example validators: ``NAME STREAM`` is one-shot (exit 0/1, diagnostics
+    on stdout); ``NAME`` with no argument speaks the persistent protocol."""
+    import json
+
+    if len(sys.argv) < 2:
+        return serve(sys.stdin, sys.stdout, judge, name)
+    conforms, violations = judge(sys.argv[-1])
+    for violation in violations:
+        print(json.dumps(violation))
+    return 0 if conforms else 1
 
 
 if __name__ == "__main__":  # pragma: no cover

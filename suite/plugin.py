@@ -140,12 +140,13 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     from hypothesis import settings
 
     chosen = config.getoption("hypothesis_profile", None)
-    if chosen is None:
-        settings.load_profile(DEFAULT_PROFILE)
+    # Loaded here too (Hypothesis' plugin may configure after this one), so the seed decision sees it.
+    settings.load_profile(chosen or DEFAULT_PROFILE)
     seed = config.getoption("hypothesis_seed", None)
     if hasattr(config, "workerinput"):
         seed = config.workerinput.get("asr_seed", seed)
-    elif seed is None and settings.default.derandomize is False:
+    elif seed is None and settings.default.derandomize is False and settings.default.database is None:
+        # A forced seed switches the example database off, so only profiles without one get it.
         import random
 
         seed = random.getrandbits(32)

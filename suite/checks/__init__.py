@@ -71,7 +71,8 @@ class Validation:
             ranged = kind in ("tool_result", "terminal", "hook")
             check_unsafe_integers(ctx, [p for p in item.unsafe_integers if not (ranged and p in RANGED_MEMBERS)])
         session_records.check_turn_placement(ctx, self.index)
-        check = CHECKS_BY_TYPE.get(value.get("type"))  # type: ignore[arg-type]
+        kind = value.get("type")
+        check = CHECKS_BY_TYPE.get(kind) if type(kind) is str else None
         if check is not None:
             check(ctx, self.index)
 

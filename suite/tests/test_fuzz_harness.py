@@ -13,10 +13,26 @@ ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = ROOT / "examples" / "misbehaving"
 
 
+QUICK_CATCH = """
+from hypothesis import Phase, settings
+from asr_conformance.fuzzing import register_profiles
+
+register_profiles()
+# Whether the fuzz harness catches a bug, not how small the counterexample gets: no shrinking.
+settings.register_profile("quick-catch", settings.get_profile("asr-fast"),
+                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
+"""
+
+
 def fuzz(pytester: pytest.Pytester, implementation: Path | str, *args: str) -> pytest.RunResult:
     return pytester.runpytest_subprocess(
         f"--implementation={implementation}", "-p", "no:cacheprovider", "-m", "fuzz", *args
     )
+
+
+def fuzz_quickly(pytester: pytest.Pytester, implementation: Path | str, *args: str) -> pytest.RunResult:
+    pytester.makeconftest(QUICK_CATCH)
+    return fuzz(pytester, implementation, "--hypothesis-profile=quick-catch", *args)
 
 
 @pytest.mark.parametrize(
@@ -30,7 +46,7 @@ def fuzz(pytester: pytest.Pytester, implementation: Path | str, *args: str) -> p
 )
 def test_fuzzing_alone_catches_seeded_bugs(pytester: pytest.Pytester, validator: str, selection: str,
                                            expected: str) -> None:
-    result = fuzz(pytester, MISBEHAVING / validator, "-k", selection)
+    result = fuzz_quickly(pytester, MISBEHAVING / validator, "--persistent", "-k", selection)
     assert result.ret == 1
     assert expected in result.stdout.str()
     result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])

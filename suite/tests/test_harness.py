@@ -24,8 +24,12 @@ VALID, INVALID, DEFINED = COUNT["valid"], COUNT["invalid"], COUNT["implementatio
 
 
 def certify(pytester: pytest.Pytester, implementation: Path | str, *args: str) -> pytest.RunResult:
-    """Run the conformance suite in a fresh pytest process, from an unrelated folder."""
-    return pytester.runpytest_subprocess(f"--implementation={implementation}", "-p", "no:cacheprovider", *args)
+    """Run the corpus part of the conformance suite in a fresh pytest process, from an
+    unrelated folder (the fuzz part has its own tests in test_fuzz_harness.py)."""
+    selection = () if "-m" in args else ("-m", "corpus")
+    return pytester.runpytest_subprocess(
+        f"--implementation={implementation}", "-p", "no:cacheprovider", *selection, *args
+    )
 
 
 def failed_case_ids(result: pytest.RunResult) -> set[str]:

@@ -30,7 +30,7 @@ values = st.recursive(
     max_leaves=12,
 )
 records = st.fixed_dictionaries(
-    {"type": st.sampled_from(sorted(DEFINED_TYPES | MENTIONED_TYPES) + ["x_other"])},
+    {"type": st.sampled_from(sorted(DEFINED_TYPES | MENTIONED_TYPES) + ["x_other"]) | values},
     optional={"seq": st.integers(-1, 5), "id": st.sampled_from(["h", "r1", "r2", "", 5])},
 ).flatmap(lambda base: st.dictionaries(st.sampled_from(MEMBER_NAMES), values, max_size=8).map(lambda extra: {**extra, **base}))
 
