@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 
 Damage = Callable[[st.DrawFn, bytes], bytes]
 
-#: When the reference rejects a damaged stream only under these rules, a
+#: When the reference rejects a damaged stream under one of these rules, a
 #: conforming implementation must reject it too; otherwise either verdict is allowed.
 DEFINITE_RULES = frozenset({"X-UTF8", "X-JSON", "X-RECORD", "ASR-003"})
 

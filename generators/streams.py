@@ -61,6 +61,13 @@ def choice(*items: object) -> st.SearchStrategy:
     return st.sampled_from(items)
 
 
+def maybe(draw: st.DrawFn, members: dict, optional: dict[str, st.SearchStrategy]) -> None:
+    """Add each optional member with even odds (so every one is reached, and each shrinks away)."""
+    for name, strategy in optional.items():
+        if draw(st.booleans()):
+            members[name] = draw(strategy)
+
+
 content_parts = st.lists(st.builds(lambda t: {"type": "text", "text": t}, words), min_size=1, max_size=2)
 actors = st.sampled_from([{"address": "exec-auto-review"}, {"device": "dev_8f2c41"}, {"participant": "p1"}])
 LOSSY = st.lists(st.sampled_from(["reasoning.signature", "tool_result.raw"]), unique=True)
@@ -71,6 +78,33 @@ TAGS = st.none() | st.lists(words, max_size=2)
 COMMANDS = st.sampled_from(["cargo test", ["bash", "-lc", "ls"]])
 PROCESS_IDS = st.integers(-SAFE, SAFE) | ids
 TITLE_SOURCES = st.none() | open_enum("model", "user", "harness")
+RESULT_OPTIONAL = {
+    "displayContent": content_parts,
+    "raw": json_values,
+    "error": st.builds(lambda m, c: {"message": m, "code": c}, words, st.integers(0, 255) | words),
+    "startedAt": timestamps,
+    "completedAt": timestamps,
+    "provider": st.builds(lambda k: {"kind": k, "server": "github", "tool": "get_pull_request",
+                                     "identity": "exact"}, st.sampled_from(["mcp", "plugin"])),
+}
+EXEC_OPTIONAL = {"timedOut": st.booleans(), "stdout": words, "stderr": words, "output": words}
+PERMISSION_OPTIONAL = {
+    "title": words, "description": words, "selectedOptionId": st.just("allow"), "decider": actors,
+    "rule": words, "reason": words, "rationale": words, "feedback": words, "decidedAt": timestamps,
+}
+TERMINAL_OPTIONAL = {
+    "description": words, "signal": st.sampled_from(["SIGKILL", "SIGTERM"]),
+    "output": st.builds(lambda t: {"text": t}, words), "startedAt": timestamps, "completedAt": timestamps,
+}
+HOOK_OPTIONAL = {
+    "hookId": ids, "name": words, "timedOut": st.booleans(), "stdout": words, "stderr": words,
+    "output": content_parts, "durationMs": st.integers(0, 10**6) | st.floats(0, 1e6),
+    "decision": st.sampled_from(["allow", "deny", "ask", "vendor_value"]),
+}
+INSTRUCTIONS_OPTIONAL = {
+    "name": words, "uri": st.just("https://example.invalid/rules"), "truncated": st.booleans(),
+    "digest": st.just("sha256:9b1f3c0e"), "scope": st.sampled_from(["session", "turn", "vendor_value"]),
+}
 DECLARATION_CHOICES = st.lists(
     st.sampled_from(["profiles", "lossy", "contentLevel", "roots", "participants", "conversations", "environment",
                      "agentVersion"]),
@@ -271,6 +305,8 @@ def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
         members["flags"] = [draw(open_enum("pinned", "archived", "deleted"))]
     if draw(st.integers(0, 3)) == 0:
         members["continuedIn"] = "claude-code:" + draw(ids)
+    if draw(st.integers(0, 3)) == 0:
+        members["project"] = draw(st.none() | st.just({"id": "proj-1", "name": "acme"}))
     state.add(draw, "session_info", turn_record=False, **members)
 
 
@@ -327,6 +363,7 @@ def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
         members["capture"] = {"content": {"state": "absent"}}
     if draw(st.booleans()):
         members["source"] = path_ref(draw, state)
+    maybe(draw, members, INSTRUCTIONS_OPTIONAL)
     state.add(draw, "instructions", **members)
 
 
@@ -404,6 +441,9 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
         members["exec"] = exec_
     if draw(st.booleans()):
         members["durationMs"] = draw(st.integers(0, 10**7))
+    maybe(draw, members, RESULT_OPTIONAL)
+    if "exec" in members:
+        maybe(draw, members["exec"], EXEC_OPTIONAL)
     if pairable and call_id not in state.permission_calls and draw(st.integers(0, 2)) == 0:
         members["permission"] = {"decision": draw(open_enum("allow_once", "allow_always", "reject_once")),
                                  "decidedBy": draw(open_enum("user", "policy", "hook"))}
@@ -447,6 +487,7 @@ def add_permission(draw: st.DrawFn, state: StreamState, call_id: str | None = No
         members["options"] = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]
     if draw(st.integers(0, 3)) == 0:
         members["reviews"] = [{"by": draw(actors), "verdict": "denied"}]
+    maybe(draw, members, PERMISSION_OPTIONAL)
     record = state.add(draw, "permission", **members)
     if status == "pending":
         state.pending_permissions[record["requestId"]] = record
@@ -477,6 +518,14 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
         members["status"] = "answered"
     elif mode == "url":
         members["url"] = "https://example.invalid/authorize"
+    elif mode == "form":
+        members["requestedSchema"] = {"type": "object", "properties": {"name": {"type": "string"}}}
+        if draw(st.booleans()):
+            members["response"] = {"name": draw(state.text)}
+    if draw(st.booleans()):
+        members["message"] = draw(state.text)
+    if draw(st.booleans()):
+        members["blocking"] = draw(st.booleans())
     if state.messages and draw(st.booleans()):
         members["answerRef"] = pick(draw, state.messages)
     if draw(st.booleans()):
@@ -497,6 +546,7 @@ def add_terminal(draw: st.DrawFn, state: StreamState) -> None:
                    "command": "npm run dev", "awaited": draw(st.booleans())}
         if draw(st.booleans()):
             members["cwd"] = path_ref(draw, state)
+    maybe(draw, members, TERMINAL_OPTIONAL)
     record = state.add(draw, "terminal", **members)
     state.terminals[terminal_id] = record["id"]
 
@@ -511,6 +561,7 @@ def add_hook(draw: st.DrawFn, state: StreamState) -> None:
         members["exitCode"] = draw(choice(0, 2, 2**32 - 1))
     if state.calls and draw(st.booleans()):
         members["callId"] = pick(draw, sorted(state.calls))
+    maybe(draw, members, HOOK_OPTIONAL)
     state.add(draw, "hook", **members)
 
 

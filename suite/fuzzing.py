@@ -170,7 +170,7 @@ class FuzzSession:
 
         reference = validate_bytes(data)
         errors = reference.rules()
-        definite = bool(errors) and errors <= DEFINITE_RULES
+        definite = bool(errors & DEFINITE_RULES)
         verdict = self._ask(data, name)
         expected = "invalid" if definite else "implementation-defined"
         failure = dict(test_name=name, data=data, verdict=expected, rules=sorted(errors) or ["X-JSON"],
