@@ -227,27 +227,21 @@ class StreamReader:
                 "the stream is empty: its first line must be the session header",
             )
 
-    def _read_line(self, number: int, raw: bytes) -> Iterator[Record | LineProblem]:
+    def _read_line(self, number: int, raw: bytes) -> list[Record | LineProblem]:
+        """A list, not a generator: this runs once per line and generators cost more."""
         body = raw[:-1] if raw.endswith(b"\n") else raw
         if not body.strip(b" \t\r"):
-            yield LineProblem(
-                number,
-                "X-BLANK",
-                "blank line: every line of a stream must hold one JSON record",
-            )
-            return
+            return [LineProblem(number, "X-BLANK", "blank line: every line of a stream must hold one JSON record")]
         try:
             value = orjson.loads(body)
         except orjson.JSONDecodeError:
-            yield from self._read_strictly(number, body)
-            return
+            return self._read_strictly(number, body)
         keys, depth, suspicious = _shape(value)
         if suspicious or len(_KEY_END.findall(body)) != keys:
-            yield from self._read_strictly(number, body)
-            return
+            return self._read_strictly(number, body)
         if depth > self.max_depth:
-            yield self._too_deep(number, depth)
-        yield Record(number, value)
+            return [self._too_deep(number, depth), Record(number, value)]
+        return [Record(number, value)]
 
     def _too_deep(self, number: int, depth: int | None) -> LineProblem:
         measured = f"{depth} levels" if depth else "too deep to measure"
@@ -258,16 +252,11 @@ class StreamReader:
             fatal=depth is None,
         )
 
-    def _read_strictly(self, number: int, body: bytes) -> Iterator[Record | LineProblem]:
+    def _read_strictly(self, number: int, body: bytes) -> list[Record | LineProblem]:
         try:
             text = body.decode("utf-8")
         except UnicodeDecodeError as error:
-            yield LineProblem(
-                number,
-                "X-UTF8",
-                f"invalid UTF-8 at byte {error.start + 1} of the line ({error.reason})",
-            )
-            return
+            return [LineProblem(number, "X-UTF8", f"invalid UTF-8 at byte {error.start + 1} of the line ({error.reason})")]
         pairs = _PairsCollector()
         decoder = json.JSONDecoder(
             object_pairs_hook=pairs,
@@ -277,41 +266,36 @@ class StreamReader:
         )
         try:
             value, end = decoder.raw_decode(text, _skip_whitespace(text, 0))
-            if text[end:].strip(" \t\r\n"):
-                yield LineProblem(
-                    number,
-                    "X-JSON",
-                    f"extra text after the JSON value at column {end + 1}; a line holds exactly one record",
-                )
-                return
         except _StrictDecodeError as error:
-            yield LineProblem(number, "X-JSON", f"not JSON: {error}")
-            return
+            return [LineProblem(number, "X-JSON", f"not JSON: {error}")]
         except json.JSONDecodeError as error:
-            yield LineProblem(number, "X-JSON", f"not JSON: {error.msg} at {_column_of(error)}")
-            return
+            return [LineProblem(number, "X-JSON", f"not JSON: {error.msg} at {_column_of(error)}")]
         except RecursionError:
-            yield self._too_deep(number, None)
-            return
+            return [self._too_deep(number, None)]
+        if text[end:].strip(" \t\r\n"):
+            message = f"extra text after the JSON value at column {end + 1}; a line holds exactly one record"
+            return [LineProblem(number, "X-JSON", message)]
+        found: list[Record | LineProblem] = []
         if pairs.duplicate is not None:
-            yield LineProblem(
+            found.append(LineProblem(
                 number,
                 "X-DUPKEY",
                 f"the key {pairs.duplicate!r} appears twice in one object; which value counts is undefined",
                 fatal=False,
-            )
+            ))
         if _has_lone_surrogate(value):
-            yield LineProblem(
+            found.append(LineProblem(
                 number,
                 "X-SURROGATE",
                 "a string holds an unpaired UTF-16 surrogate escape (such as \\ud800), "
                 "which is not a Unicode character",
                 fatal=False,
-            )
+            ))
         _, depth, _ = _shape(value)
         if depth > self.max_depth:
-            yield self._too_deep(number, depth)
-        yield Record(number, value, _unsafe_integer_paths(value))
+            found.append(self._too_deep(number, depth))
+        found.append(Record(number, value, _unsafe_integer_paths(value)))
+        return found
 
 
 def _skip_whitespace(text: str, index: int) -> int:

@@ -8,6 +8,7 @@ satisfy.  It never raises on a stream's content.
 
 from __future__ import annotations
 
+import gc
 from pathlib import Path
 from typing import Callable, Iterable
 
@@ -44,7 +45,6 @@ class Validation:
     def __init__(self) -> None:
         self.index = StreamIndex()
         self.outcome = Outcome()
-        self._header_seen = False
 
     def add(self, item: Record | LineProblem) -> None:
         sink = self.outcome.diagnostics
@@ -52,7 +52,6 @@ class Validation:
             sink.append(Diagnostic(item.rule, item.message, item.line))
             if item.fatal and item.line == 1 and item.rule != "ASR-003":
                 sink.append(Diagnostic("ASR-003", "line 1 is not a readable session header", 1))
-                self._header_seen = True
             return
         self.outcome.records += 1
         value = item.value
@@ -90,10 +89,18 @@ class Validation:
 
 
 def validate_items(items: Iterable[Record | LineProblem]) -> Outcome:
-    validation = Validation()
-    for item in items:
-        validation.add(item)
-    return validation.finish()
+    """Validate one stream.  Records and the index form no reference cycles, so the
+    cyclic garbage collector is paused meanwhile: it would only rescan the index."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        validation = Validation()
+        for item in items:
+            validation.add(item)
+        return validation.finish()
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def validate_path(path: str | Path, reader: StreamReader | None = None) -> Outcome:

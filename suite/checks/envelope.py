@@ -43,13 +43,28 @@ def is_record_id(value: object) -> bool:
 
 
 def check_envelope(ctx: RecordContext, index: StreamIndex) -> None:
+    """Runs on every record, so the common case (a known type, the next seq, a new
+    plain ID, a well-formed ts) is decided inline and only problems take a call."""
     record = ctx.record
-    _check_type(ctx)
-    _check_seq(ctx, index)
-    _check_id(ctx, index)
-    check_members(ctx, record, ENVELOPE)
-    _check_capture(ctx)
-    _check_supersedes(ctx, index)
+    kind = record.get("type")
+    if type(kind) is not str or (kind not in DEFINED_TYPES and kind not in MENTIONED_TYPES):
+        _check_type(ctx)
+    seq = record.get("seq")
+    if type(seq) is int and seq >= 0 and (index.last_seq is None or seq > index.last_seq):
+        index.last_seq = seq
+    else:
+        _check_seq(ctx, index)
+    record_id = record.get("id")
+    if type(record_id) is str and record_id not in index.record_types and RECORD_ID.fullmatch(record_id):
+        index.record_types[record_id] = kind if type(kind) is str else ""
+    else:
+        _check_id(ctx, index)
+    if "ts" in record or "turnId" in record or "capture" in record or "_meta" in record:
+        check_members(ctx, record, ENVELOPE)
+        if "capture" in record:
+            _check_capture(ctx)
+    if "supersedes" in record:
+        _check_supersedes(ctx, index)
 
 
 def _check_type(ctx: RecordContext) -> None:
