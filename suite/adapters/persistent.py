@@ -10,7 +10,6 @@ adapter stops trying, so a broken implementation fails fast).
 from __future__ import annotations
 
 import queue
-import shlex
 import subprocess
 import threading
 import time
@@ -207,6 +206,3 @@ def _read_lines(stream, lines: "queue.Queue[object]") -> None:
         pass
     lines.put(_EOF)
 
-
-def describe_command(command: Sequence[str]) -> str:
-    return shlex.join(command)

@@ -15,7 +15,6 @@ import sys
 from pathlib import Path
 
 import orjson
-import pytest
 
 from asr_conformance.checks import validate_path
 from asr_conformance.stream import StreamReader, _PairsCollector, _parse_float, _parse_int, _reject_constant

@@ -4,7 +4,6 @@ stops the run or leaves a process behind."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 from collections import Counter
