@@ -15,9 +15,8 @@ from functools import cache
 from pathlib import Path
 from typing import Iterator
 
-import jsonschema
-
 from . import CORPUS_DIR
+from .schema_errors import first_problem
 
 VERDICTS = ("valid", "invalid", "implementation-defined")
 
@@ -64,12 +63,9 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
         metadata = tomllib.loads(metadata_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise CorpusError(f"{metadata_path}: cannot read case metadata: {error}") from None
-    validator = jsonschema.Draft202012Validator(case_schema())
-    problems = sorted(validator.iter_errors(metadata), key=lambda e: list(e.path))
-    if problems:
-        first = problems[0]
-        where = "/".join(str(p) for p in first.path) or "(top level)"
-        raise CorpusError(f"{metadata_path}: {where}: {first.message}")
+    problem = first_problem(case_schema(), metadata)
+    if problem:
+        raise CorpusError(f"{metadata_path}: {problem}")
     if not stream.is_file():
         raise CorpusError(f"{metadata_path}: the stream file {stream.name} is missing")
     case_id = metadata_path.relative_to(corpus).with_suffix("").as_posix()

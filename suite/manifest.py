@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
-import jsonschema
+from .schema_errors import first_problem
 
 
 class ManifestError(Exception):
@@ -71,10 +71,9 @@ def load_manifest(path: Path) -> Manifest:
         raise ManifestError(f"{path}: cannot read the manifest: {error.strerror or error}") from None
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
         raise ManifestError(f"{path}: not valid TOML: {error}") from None
-    errors = sorted(jsonschema.Draft202012Validator(_schema()).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        where = ".".join(str(p) for p in errors[0].path) or "(top level)"
-        raise ManifestError(f"{path}: {where}: {errors[0].message}")
+    problem = first_problem(_schema(), data, separator=".")
+    if problem:
+        raise ManifestError(f"{path}: {problem}")
     folder = path.resolve().parent
     command = data["command"]
     parts = shlex.split(command) if isinstance(command, str) else list(command)

@@ -14,7 +14,7 @@ from functools import cache
 from importlib import resources
 from typing import Any, ClassVar
 
-import jsonschema
+from .schema_errors import first_problem
 
 VERSION = 1
 
@@ -187,10 +187,9 @@ def schema(name: str) -> dict[str, Any]:
 
 def check(name: str, data: Any) -> None:
     """Raise ProtocolError when ``data`` does not match the named message schema."""
-    errors = sorted(jsonschema.Draft202012Validator(schema(name)).iter_errors(data), key=lambda e: list(e.path))
-    if errors:
-        where = "/".join(str(p) for p in errors[0].path) or "(top level)"
-        raise ProtocolError(f"not a valid {name} message: {where}: {errors[0].message}")
+    problem = first_problem(schema(name), data)
+    if problem:
+        raise ProtocolError(f"not a valid {name} message: {problem}")
 
 
 def encode(message: Request | Reply) -> str:

@@ -8,9 +8,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-import jsonschema
-
 from . import CORPUS_DIR
+from .schema_errors import first_problem
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,11 +43,9 @@ def load_catalog(corpus: Path = CORPUS_DIR) -> dict[str, Rule]:
     except (OSError, tomllib.TOMLDecodeError) as error:
         raise CatalogError(f"{path}: {error}") from None
     schema = json.loads((corpus / "schema" / "rules.schema.json").read_text(encoding="utf-8"))
-    problems = list(jsonschema.Draft202012Validator(schema).iter_errors(data))
-    if problems:
-        first = problems[0]
-        where = "/".join(str(p) for p in first.path)
-        raise CatalogError(f"{path}: {where}: {first.message}")
+    problem = first_problem(schema, data)
+    if problem:
+        raise CatalogError(f"{path}: {problem}")
     rules: dict[str, Rule] = {}
     for entry in data["rule"]:
         if entry["id"] in rules:
