@@ -237,4 +237,10 @@ def decode_reply(line: str, request: Validate | Convert | Read, strict: bool = F
             raise ProtocolError(f"verdict must be \"valid\" or \"invalid\", not {reply.verdict!r}")
         if not all(isinstance(v, dict) and isinstance(v.get("rule"), str) for v in reply.violations):
             raise ProtocolError("each violation must be an object with a rule")
+    if isinstance(reply, Converted):
+        given = [v for v in (reply.stream_path, reply.refused) if v is not None]
+        if len(given) != 1 or not isinstance(given[0], str):
+            raise ProtocolError("a convert reply carries exactly one of stream_path or refused, as a string")
+    if isinstance(reply, Viewed) and not isinstance(reply.view, dict):
+        raise ProtocolError("a read reply's view must be a JSON object")
     return reply

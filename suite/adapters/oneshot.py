@@ -1,4 +1,8 @@
-"""One process per case (HARNESS.md §4.1): ``COMMAND... STREAM_FILE``."""
+"""One process per case (HARNESS.md §4.1): ``COMMAND... FILE``.
+
+A validator answers with its exit status, a reader with a view on stdout, a
+producer with a stream on stdout (or a refusal: non-zero exit, message on
+stderr).  Whatever the role, a signal, a timeout or a flood is never an answer."""
 
 from __future__ import annotations
 
@@ -7,10 +11,10 @@ import shlex
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
-from .processes import run_bounded
-from .verdicts import Outcome, Verdict
+from .processes import Finished, run_bounded
+from .verdicts import Conversion, Outcome, ReadAnswer, Verdict
 
 DEFAULT_TIMEOUT = 30.0
 
@@ -28,9 +32,7 @@ class OneShotValidator:
     cwd: str | None = None
 
     def argv(self, stream: Path) -> list[str]:
-        if self.placeholder:
-            return [part.replace(self.placeholder, str(stream)) for part in self.command]
-        return [*self.command, str(stream)]
+        return _argv(self.command, self.placeholder, stream)
 
     def validate(self, stream: Path) -> Verdict:
         argv = self.argv(stream)
@@ -56,6 +58,100 @@ class OneShotValidator:
 
     def close(self) -> None:
         """Nothing stays running between cases."""
+
+
+#: Largest stream a one-shot producer may write (streams are bigger than verdicts).
+PRODUCER_STDOUT_LIMIT = 256 * 1024 * 1024
+
+
+#: A Python interpreter's dying words: a crash, even though the exit status is 1.
+_UNCAUGHT = "Traceback (most recent call last):"
+
+
+def _argv(command: Sequence[str], placeholder: str | None, path: Path) -> list[str]:
+    if placeholder:
+        return [part.replace(placeholder, str(path)) for part in command]
+    return [*command, str(path)]
+
+
+def _no_answer(finished: Finished, timeout: float) -> tuple[Outcome, str] | None:
+    """Why a finished process gave no answer at all (timeout, flood, signal)."""
+    if finished.timed_out:
+        return Outcome.TIMEOUT, f"no exit within {timeout:g} s; process group killed"
+    if finished.flooded:
+        return Outcome.CRASH, "stdout flooded past the read limit; process group killed"
+    code = finished.returncode
+    if code is not None and code < 0:
+        return Outcome.CRASH, f"killed by signal {-code}"
+    return None
+
+
+@dataclass(slots=True)
+class OneShotReader:
+    """A reader run once per stream: exit 0 with the view JSON on stdout."""
+
+    command: Sequence[str]
+    timeout: float = DEFAULT_TIMEOUT
+    placeholder: str | None = None
+    cwd: str | None = None
+
+    def read(self, stream: Path) -> ReadAnswer:
+        argv = _argv(self.command, self.placeholder, stream)
+        started = time.monotonic()
+        finished = run_bounded(argv, self.timeout, self.cwd)
+        received = finished.stdout.decode("utf-8", "replace")
+        common = dict(sent=shlex.join(argv), received=_clip(received), stderr_tail=finished.stderr,
+                      seconds=time.monotonic() - started)
+        failure = _no_answer(finished, self.timeout)
+        if failure:
+            return ReadAnswer(failure[0], message=failure[1], **common)
+        if finished.returncode != 0:
+            return ReadAnswer(Outcome.CRASH, message=f"exit status {finished.returncode} (a reader exits 0 with a view)",
+                              **common)
+        try:
+            view = json.loads(received)
+        except ValueError as error:
+            return ReadAnswer(Outcome.CRASH, message=f"stdout is not one JSON document: {error}", **common)
+        if not isinstance(view, dict):
+            return ReadAnswer(Outcome.CRASH, message="the view must be a JSON object", **common)
+        return ReadAnswer(Outcome.VIEWED, view=view, **common)
+
+    def close(self) -> None:
+        """Nothing stays running between cases."""
+
+
+@dataclass(slots=True)
+class OneShotProducer:
+    """A producer run once per input: exit 0 with the stream on stdout; non-zero with a message is a refusal."""
+
+    command: Sequence[str]
+    timeout: float = DEFAULT_TIMEOUT
+    placeholder: str | None = None
+    cwd: str | None = None
+    #: Environment overrides (a metamorphic variant: another clock, timezone, HOME...).
+    env: Mapping[str, str] | None = None
+
+    def convert(self, source: Path) -> Conversion:
+        argv = _argv(self.command, self.placeholder, source)
+        started = time.monotonic()
+        finished = run_bounded(argv, self.timeout, self.cwd, self.env, PRODUCER_STDOUT_LIMIT)
+        common = dict(sent=shlex.join(argv), received=_clip(finished.stdout.decode("utf-8", "replace")),
+                      stderr_tail=finished.stderr, seconds=time.monotonic() - started)
+        failure = _no_answer(finished, self.timeout)
+        if failure:
+            return Conversion(failure[0], message=failure[1], **common)
+        if finished.returncode != 0:
+            message = finished.stderr.strip()
+            if _UNCAUGHT in finished.stderr:
+                return Conversion(Outcome.CRASH, message="an uncaught exception (a traceback is not a refusal)",
+                                  **common)
+            return Conversion(Outcome.REFUSED, refusal=message,
+                              message=f"exit status {finished.returncode}" + ("" if message else ", nothing on stderr"),
+                              **common)
+        return Conversion(Outcome.CONVERTED, stream=finished.stdout, **common)
+
+    def close(self) -> None:
+        """Nothing stays running between inputs."""
 
 
 def parse_diagnostics(stdout: str) -> list[dict]:

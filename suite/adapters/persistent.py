@@ -15,15 +15,17 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Sequence
+from typing import Mapping, Sequence
 
 from .. import protocol
 from .oneshot import DEFAULT_TIMEOUT
 from .processes import TailBuffer, drain_into, kill_group, spawn
-from .verdicts import Outcome, Verdict
+from .verdicts import Conversion, Outcome, ReadAnswer, Verdict
 
 #: Longest reply line the harness reads; longer is a flood.
 LINE_LIMIT = 8 * 1024 * 1024
+#: Largest stream a producer may name in a convert reply.
+STREAM_LIMIT = 256 * 1024 * 1024
 #: Failed starts in a row after which the adapter stops restarting.
 MAX_FAILED_STARTS = 3
 _EOF = object()
@@ -43,13 +45,18 @@ class _Session:
 
 @dataclass
 class PersistentValidator:
-    """A validator that speaks the persistent protocol."""
+    """An implementation that speaks the persistent protocol, in any of its roles
+    (validate, read, convert); one process serves every request of a worker."""
 
     command: Sequence[str]
     timeout: float = DEFAULT_TIMEOUT
     cwd: str | None = None
     #: Check every message both ways against its published schema.
     check_schemas: bool = False
+    #: The role the process must announce in its handshake.
+    role: str = "validator"
+    #: Environment overrides for the process (a producer's metamorphic variant).
+    env: Mapping[str, str] | None = None
     #: Every message sent and received, when ``record_traffic`` is set (for tests and reports).
     record_traffic: bool = False
     traffic: list[tuple[str, str]] = field(default_factory=list)
@@ -67,7 +74,7 @@ class PersistentValidator:
     def _start(self) -> _Session:
         if self._failed_starts >= MAX_FAILED_STARTS:
             raise _Dead(f"gave up after {MAX_FAILED_STARTS} failed starts in a row")
-        process = spawn(self.command, self.cwd, subprocess.PIPE)
+        process = spawn(self.command, self.cwd, subprocess.PIPE, self.env)
         lines: queue.Queue[object] = queue.Queue()
         stderr = TailBuffer()
         drain_into(process.stderr, stderr)  # type: ignore[arg-type]
@@ -82,10 +89,10 @@ class PersistentValidator:
             self._failed_starts += 1
             self._discard()
             raise _Dead(f"handshake failed: {error}") from None
-        if "validator" not in started.roles:
+        if self.role not in started.roles:
             self._failed_starts = MAX_FAILED_STARTS
             self._discard()
-            raise _Dead(f"the implementation's roles are {list(started.roles)}; it does not validate")
+            raise _Dead(f"the implementation's roles are {list(started.roles)}; it does not play the {self.role} role")
         session.started = started
         self._failed_starts = 0
         return session
@@ -156,16 +163,12 @@ class PersistentValidator:
                 return "the process closed its stdout but is still running"
         return f"the process exited ({'signal ' + str(-code) if code < 0 else 'status ' + str(code)})"
 
-    def validate(self, stream: Path) -> Verdict:
+    def _exchange(self, request: protocol.Validate | protocol.Convert | protocol.Read):
+        """Send one request; return (reply, line, seconds) or a failure (outcome, message, line, stderr, seconds)."""
         started_at = time.monotonic()
-        self._seq += 1
-        request = protocol.Validate(self._seq, str(stream))
-        sent = protocol.encode(request)
         line = ""
         try:
             session = self._session or self._start()
-            if self._session is not session:  # pragma: no cover - defensive
-                raise _Dead("the process was replaced")
             self._send(request)
             line = self._receive(session)
             reply = protocol.decode_reply(line, request, strict=self.check_schemas)
@@ -176,19 +179,82 @@ class PersistentValidator:
             if had_session:
                 self.restarts += 1
             outcome = Outcome.TIMEOUT if "no reply within" in str(error) else Outcome.CRASH
-            return Verdict(outcome, sent=sent, received=line[:4000], stderr_tail=stderr,
-                           message=f"{error}; process group killed, restarting for the next case",
-                           seconds=time.monotonic() - started_at)
-        seconds = time.monotonic() - started_at
-        if isinstance(reply, protocol.Errored):
-            return Verdict(Outcome.ERRORED, sent=sent, received=line, message=reply.message, seconds=seconds)
-        if isinstance(reply, protocol.Skipped):
-            return Verdict(Outcome.SKIPPED, sent=sent, received=line, message=reply.message, seconds=seconds)
+            return _Failure(outcome, f"{error}; process group killed, restarting for the next case",
+                            line[:4000], stderr, time.monotonic() - started_at)
+        return reply, line, time.monotonic() - started_at
+
+    def _request(self, kind: type, path: Path):
+        self._seq += 1
+        request = kind(self._seq, str(path))
+        return protocol.encode(request), self._exchange(request)
+
+    def validate(self, stream: Path) -> Verdict:
+        sent, answer = self._request(protocol.Validate, stream)
+        if isinstance(answer, _Failure):
+            return Verdict(answer.outcome, sent=sent, received=answer.line, stderr_tail=answer.stderr,
+                           message=answer.message, seconds=answer.seconds)
+        reply, line, seconds = answer
+        declined = _declined(reply)
+        if declined:
+            return Verdict(declined, sent=sent, received=line, message=reply.message, seconds=seconds)
         assert isinstance(reply, protocol.Validated)
         violations = list(reply.violations)
         outcome = Outcome.ACCEPT if reply.verdict == "valid" else Outcome.REJECT
         rules = frozenset(v["rule"] for v in violations)
         return Verdict(outcome, rules, violations, sent=sent, received=line[:4000], seconds=seconds)
+
+    def read(self, stream: Path) -> ReadAnswer:
+        sent, answer = self._request(protocol.Read, stream)
+        if isinstance(answer, _Failure):
+            return ReadAnswer(answer.outcome, answer.message, sent, answer.line, answer.stderr, answer.seconds)
+        reply, line, seconds = answer
+        declined = _declined(reply)
+        if declined:
+            return ReadAnswer(declined, reply.message, sent, line[:4000], seconds=seconds)
+        assert isinstance(reply, protocol.Viewed)
+        return ReadAnswer(Outcome.VIEWED, sent=sent, received=line[:4000], seconds=seconds, view=reply.view)
+
+    def convert(self, source: Path) -> Conversion:
+        """Ask for a conversion; the stream the implementation wrote is read back (bounded) at once."""
+        sent, answer = self._request(protocol.Convert, source)
+        if isinstance(answer, _Failure):
+            return Conversion(answer.outcome, answer.message, sent, answer.line, answer.stderr, answer.seconds)
+        reply, line, seconds = answer
+        declined = _declined(reply)
+        if declined:
+            return Conversion(declined, reply.message, sent, line[:4000], seconds=seconds)
+        assert isinstance(reply, protocol.Converted)
+        if reply.refused is not None:
+            return Conversion(Outcome.REFUSED, sent=sent, received=line[:4000], seconds=seconds, refusal=reply.refused)
+        try:
+            with open(str(reply.stream_path), "rb") as written:
+                stream = written.read(STREAM_LIMIT + 1)
+        except OSError as error:
+            return Conversion(Outcome.CRASH, f"cannot read the stream_path it named: {error}", sent, line[:4000],
+                              seconds=seconds)
+        if len(stream) > STREAM_LIMIT:
+            return Conversion(Outcome.CRASH, f"the stream is larger than {STREAM_LIMIT} bytes (flood)", sent,
+                              line[:4000], seconds=seconds)
+        return Conversion(Outcome.CONVERTED, sent=sent, received=line[:4000], seconds=seconds, stream=stream)
+
+
+@dataclass(slots=True)
+class _Failure:
+    """No usable reply: the case fails, the process is gone."""
+
+    outcome: Outcome
+    message: str
+    line: str
+    stderr: str
+    seconds: float
+
+
+def _declined(reply: object) -> Outcome | None:
+    if isinstance(reply, protocol.Errored):
+        return Outcome.ERRORED
+    if isinstance(reply, protocol.Skipped):
+        return Outcome.SKIPPED
+    return None
 
 
 def _read_lines(stream, lines: "queue.Queue[object]") -> None:

@@ -17,7 +17,7 @@ import threading
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO, Sequence
+from typing import IO, Mapping, Sequence
 
 #: Largest stdout a one-shot answer may have; past it the case is a flood.
 STDOUT_LIMIT = 4 * 1024 * 1024
@@ -26,26 +26,29 @@ STDERR_TAIL = 4096
 _CHUNK = 65536
 
 
-def child_environment() -> dict[str, str]:
+def child_environment(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
     """The caller's environment, with this Python's scripts folder first on PATH.
 
     Examples and adapters written in Python (``#!/usr/bin/env python3``) then
-    run with the interpreter the suite is installed in, activated or not."""
+    run with the interpreter the suite is installed in, activated or not.
+    ``overrides`` (a producer's conversion environment, say) are applied last."""
     env = dict(os.environ)
     scripts = str(Path(sys.executable).parent)
     env["PATH"] = scripts + os.pathsep + env.get("PATH", "")
     env.setdefault("PYTHONUNBUFFERED", "1")
+    env.update(overrides or {})
     return env
 
 
-def spawn(command: Sequence[str], cwd: str | None, stdin: int | IO[bytes] | None) -> subprocess.Popen[bytes]:
+def spawn(command: Sequence[str], cwd: str | None, stdin: int | IO[bytes] | None,
+          env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         list(command),
         stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=cwd,
-        env=child_environment(),
+        env=child_environment(env),
         start_new_session=True,
     )
 
@@ -111,9 +114,10 @@ class Finished:
     flooded: bool = False
 
 
-def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None) -> Finished:
+def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
+                env: Mapping[str, str] | None = None, stdout_limit: int = STDOUT_LIMIT) -> Finished:
     """Run one process to completion within ``timeout`` seconds, bounded output."""
-    process = spawn(command, cwd, subprocess.DEVNULL)
+    process = spawn(command, cwd, subprocess.DEVNULL, env)
     stderr = TailBuffer()
     stderr_thread = drain_into(process.stderr, stderr)  # type: ignore[arg-type]
     collected = bytearray()
@@ -124,8 +128,8 @@ def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None) 
         assert stream is not None
         try:
             while chunk := stream.read1(_CHUNK):
-                if len(collected) + len(chunk) > STDOUT_LIMIT:
-                    collected.extend(chunk[: STDOUT_LIMIT - len(collected)])
+                if len(collected) + len(chunk) > stdout_limit:
+                    collected.extend(chunk[: stdout_limit - len(collected)])
                     flooded.set()
                     kill_group(process)
                     return

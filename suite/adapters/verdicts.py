@@ -16,6 +16,11 @@ class Outcome(str, Enum):
     ERRORED = "errored"
     #: The implementation declined the case (protocol "skipped").
     SKIPPED = "skipped"
+    #: A reader gave a view (read role).
+    VIEWED = "viewed"
+    #: A producer wrote a stream, or refused its input with a message (producer role).
+    CONVERTED = "converted"
+    REFUSED = "refused"
 
     @property
     def is_verdict(self) -> bool:
@@ -50,6 +55,43 @@ class Verdict:
         if self.stderr_tail:
             parts.append("stderr (tail):\n" + _indent(self.stderr_tail))
         return "\n".join(parts)
+
+
+@dataclass(slots=True)
+class _Exchange:
+    """What every answer carries so that a failure can be shown in full."""
+
+    outcome: Outcome
+    message: str = ""
+    sent: str = ""
+    received: str = ""
+    stderr_tail: str = ""
+    seconds: float = 0.0
+
+    def explain(self) -> str:
+        parts = [f"outcome: {self.outcome.value}" + (f" ({self.message})" if self.message else "")]
+        if self.sent:
+            parts.append(f"sent: {self.sent}")
+        if self.received:
+            parts.append("received:\n" + _indent(self.received))
+        if self.stderr_tail:
+            parts.append("stderr (tail):\n" + _indent(self.stderr_tail))
+        return "\n".join(parts)
+
+
+@dataclass(slots=True)
+class ReadAnswer(_Exchange):
+    """A reader's answer: a view (outcome VIEWED) or why there is none."""
+
+    view: object | None = None
+
+
+@dataclass(slots=True)
+class Conversion(_Exchange):
+    """A producer's answer: a stream (CONVERTED), a refusal with its message (REFUSED), or a failure."""
+
+    stream: bytes | None = None
+    refusal: str = ""
 
 
 def _indent(text: str) -> str:

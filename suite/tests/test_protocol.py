@@ -113,7 +113,7 @@ def test_an_implementation_without_the_validator_role_is_refused(tmp_path: Path)
     stream.write_text("{}\n")
     try:
         first = adapter.validate(stream)
-        assert first.outcome is Outcome.CRASH and "does not validate" in first.message
+        assert first.outcome is Outcome.CRASH and "does not play the validator role" in first.message
         assert "gave up" in adapter.validate(stream).message  # no restart loop
     finally:
         adapter.close()
