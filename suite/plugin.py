@@ -1,83 +1,55 @@
 """pytest plugin of asr-conformance (entry point ``asr_conformance.plugin``).
 
-    pytest --implementation=./my-validator      # one-shot executable (§4.1)
-    pytest --implementation=acme.toml           # manifest (§4.2)
-    pytest                                      # in the checkout: the bundled reference
+    pytest --implementation=./my-validator                     # one-shot executable (§4.1)
+    pytest --implementation=./my-converter --inputs=samples/   # a producer
+    pytest --implementation=acme.toml                          # manifest (§4.2), any roles
+    pytest --implementation=a.toml --implementation=b.toml     # side by side, one report column each
+    pytest                                                     # in the checkout: the bundled reference
 
 With ``--implementation`` the run collects the conformance suite and nothing
 else, whatever the current folder holds.  Options, markers (``corpus``,
-``fuzz`` and one per rule ID, so ``-m ASR-164`` and ``-k ASR-164`` work), the
-``asr_validator`` fixture and the end-of-run verdict live here; workers and
-controller under xdist compute the same collection from the same corpus.
+``fuzz``, ``validator``/``producer``/``reader`` and one per rule ID, so
+``-m ASR-164`` and ``-k ASR-164`` work), the fixtures and the hooks that
+stamp each test with its result ID live here; the end of the run (gate,
+verdicts, reports) is ``certification.py``.  Workers and controller under
+xdist compute the same collection from the same corpus.
 """
 
 from __future__ import annotations
 
-import os
-import sys
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterator
+from typing import Any, Iterator
 
 import pytest
 
 from . import CORPUS_DIR
-from .adapters.oneshot import DEFAULT_TIMEOUT, OneShotValidator
-from .adapters.persistent import PersistentValidator
+from .adapters.oneshot import DEFAULT_TIMEOUT
+from .baseline import BaselineError, load_baseline
+from .certification import CertificationSession, GateSettings, excuse
 from .corpus import Case, CorpusError, iter_cases
+from .expectations import ExpectationsError, load_expectations
 from .fuzzing import COUNTEREXAMPLES, DEFAULT_PROFILE, FuzzSession, register_profiles
 from .judging import judge
-from .manifest import ManifestError, load_manifest
 from .rules import CatalogError, load_catalog
+from .targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
 
 CONFORMANCE_DIR = Path(__file__).resolve().parent / "conformance"
 MARKERS = {
-    "corpus": "a test that runs one case of the case corpus",
+    "corpus": "a test that runs one validator case of the case corpus",
     "fuzz": "a property-based test driven by Hypothesis strategies",
     "slow": "a long-running test, excluded from the default run",
     "conformance": "a test of the implementation under test (not of the harness)",
+    "validator": "a test of the validator role",
+    "producer": "a test of the producer role",
+    "reader": "a test of the reader role",
 }
-ROLES = ("validator", "producer", "reader")
+DEFAULT_REPORT_DIR = Path("reports") / "out"
 
 # Registered on import, so that Hypothesis' own --hypothesis-profile can name them.
 register_profiles()
 
-
-@dataclass
-class Target:
-    """The implementation under test, as the options describe it."""
-
-    name: str
-    version: str | None
-    command: tuple[str, ...]
-    protocol: str
-    timeout: float
-    cwd: str | None = None
-    accept_codes: frozenset[int] = frozenset({0})
-    reject_codes: frozenset[int] = frozenset({1})
-    placeholder: str | None = None
-    given: bool = True
-
-    def validator(self, check_protocol: bool):
-        if self.protocol == "persistent":
-            return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol)
-        return OneShotValidator(
-            self.command, self.timeout, self.accept_codes, self.reject_codes, self.placeholder, self.cwd
-        )
-
-
-@dataclass
-class Tally:
-    """Counted on whichever process sees the reports (the controller under xdist)."""
-
-    passed: int = 0
-    failed: int = 0
-    reported: int = 0
-    implementation: str | None = None
-    failing_rules: set[str] = field(default_factory=set)
-
-
-TARGET_KEY = pytest.StashKey[Target]()
+TARGETS_KEY = pytest.StashKey[list[Target]]()
+GATE_KEY = pytest.StashKey[GateSettings]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -85,12 +57,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--implementation", action="append", default=[], metavar="PATH",
         help="the implementation under test: an executable (one-shot, HARNESS §4.1) or a TOML manifest (§4.2); "
-        "runs the conformance suite only",
+        "give it several times for a side-by-side run; runs the conformance suite only",
     )
     group.addoption("--role", choices=ROLES, default=None,
-                    help="role to certify (default: producer with --inputs, else validator)")
+                    help="role to certify (default: a manifest's roles; else producer with --inputs, else validator)")
     group.addoption("--inputs", action="append", default=[], metavar="PATH",
-                    help="producer inputs: files, folders or globs")
+                    help="producer inputs: files, folders or globs (repeatable)")
     group.addoption("--asr-timeout", type=float, default=None, metavar="SECONDS", dest="asr_timeout",
                     help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g})")
     try:  # --timeout as the brief names it, unless another plugin (pytest-timeout) owns it
@@ -105,6 +77,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--cases", default=None, metavar="DIR", help=f"case corpus folder (default {CORPUS_DIR})")
     group.addoption("--counterexamples", default=str(COUNTEREXAMPLES), metavar="DIR",
                     help="where shrunk fuzz failures are written as case files (default %(default)s)")
+    group.addoption("--report-dir", default=str(DEFAULT_REPORT_DIR), metavar="DIR",
+                    help="where report.json, summary.md, report.html and the badges go (default %(default)s; "
+                    "'none' writes no files)")
+    group.addoption("--expectations", default=None, metavar="FILE",
+                    help="known failures (TOML); overrides a manifest's expectations file")
+    group.addoption("--write-expectations", default=None, metavar="FILE",
+                    help="write this run's failures as an expectations file to edit")
+    group.addoption("--baseline", default=None, metavar="REPORT",
+                    help="an earlier report.json: fail on results that passed there and fail now, list fixes")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -115,20 +96,35 @@ def pytest_configure(config: pytest.Config) -> None:
             config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
     except CatalogError as error:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
-    config.pluginmanager.register(CertificationSummary(config), "asr-conformance-summary")
     _configure_hypothesis(config)
     implementations = config.getoption("implementation")
-    if not implementations:
-        return
-    if len(implementations) > 1:
-        raise pytest.UsageError("asr-conformance: give --implementation once (side-by-side runs are not supported yet)")
-    role = config.getoption("role") or ("producer" if config.getoption("inputs") else "validator")
-    if role != "validator":
-        raise pytest.UsageError(f"asr-conformance: the {role} role is not available in this version; "
-                                "only --role=validator is")
-    config.stash[TARGET_KEY] = _target_from_option(config, implementations[0])
-    # Run the conformance suite and nothing else (not the current folder's tests).
-    config.args[:] = [str(CONFORMANCE_DIR)]
+    try:
+        targets = resolve_targets(
+            implementations, config.getoption("role"), config.getoption("inputs"),
+            config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
+        )
+        settings = _gate_settings(config, targets)
+    except (TargetError, ExpectationsError, BaselineError) as error:
+        raise pytest.UsageError(f"asr-conformance: {error}") from None
+    config.stash[TARGETS_KEY] = targets
+    config.stash[GATE_KEY] = settings
+    if implementations:
+        # Run the conformance suite and nothing else (not the current folder's tests).
+        config.args[:] = [str(CONFORMANCE_DIR)]
+    active = (_is_certification(config) and not hasattr(config, "workerinput")
+              and not config.getoption("collectonly"))
+    config.pluginmanager.register(CertificationSession(config, settings, active), "asr-conformance-session")
+
+
+def _gate_settings(config: pytest.Config, targets: list[Target]) -> GateSettings:
+    expectations = {t.key: load_expectations(t.expectations) for t in targets if t.expectations}
+    baseline = config.getoption("baseline")
+    report_dir = config.getoption("report_dir")
+    written = config.getoption("write_expectations")
+    return GateSettings(
+        targets, expectations, load_baseline(Path(baseline)) if baseline else None,
+        None if report_dir in ("none", "") else Path(report_dir), Path(written) if written else None,
+    )
 
 
 SEED_KEY = pytest.StashKey[object]()
@@ -165,80 +161,182 @@ class _SeedToWorkers:
         node.workerinput["asr_seed"] = self.seed
 
 
-def pytest_report_header(config: pytest.Config) -> list[str]:
+def hypothesis_facts(config: pytest.Config) -> dict[str, Any]:
     from hypothesis import settings
 
     seed = config.stash.get(SEED_KEY, None)
-    profile = settings._current_profile  # type: ignore[attr-defined]
-    line = f"asr-conformance: Hypothesis profile {profile}"
-    if seed is not None:
+    return {"profile": settings._current_profile,  # type: ignore[attr-defined]
+            "seed": seed if isinstance(seed, int) else None}
+
+
+def run_options(config: pytest.Config) -> dict[str, Any]:
+    """The options that shape a run, for the report."""
+    return {
+        "roles": {t.key: list(t.roles) for t in targets_of(config)},
+        "markers": config.getoption("markexpr") or None,
+        "keywords": config.getoption("keyword") or None,
+        "timeout": config.getoption("asr_timeout"),
+        "persistent": config.getoption("persistent"),
+        "check_protocol": config.getoption("check_protocol"),
+        "workers": getattr(config.option, "numprocesses", None),
+        "expectations": config.getoption("expectations"),
+        "baseline": config.getoption("baseline"),
+        "arguments": list(config.invocation_params.args),
+    }
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    facts = hypothesis_facts(config)
+    line = f"asr-conformance: Hypothesis profile {facts['profile']}"
+    if config.stash.get(SEED_KEY, None) is not None:
+        seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
-    return [line]
+    lines = [line]
+    if _is_certification(config):
+        for target in targets_of(config):
+            lines.append(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}")
+    return lines
 
 
-def _corpus(config: pytest.Config) -> Path:
+def corpus_of(config: pytest.Config) -> Path:
     given = config.getoption("cases")
     return Path(given).resolve() if given else CORPUS_DIR
 
 
-def _timeout(config: pytest.Config, fallback: float | None) -> float:
-    given = config.getoption("asr_timeout")
-    return float(given if given is not None else fallback if fallback is not None else DEFAULT_TIMEOUT)
-
-
-def _target_from_option(config: pytest.Config, given: str) -> Target:
-    path = Path(given)
-    if path.suffix == ".toml":
-        try:
-            manifest = load_manifest(path)
-        except ManifestError as error:
-            raise pytest.UsageError(f"asr-conformance: {error}") from None
-        if "validator" not in manifest.roles:
-            raise pytest.UsageError(f"asr-conformance: {path}: roles {list(manifest.roles)} do not include validator")
-        return Target(
-            manifest.name, manifest.version, manifest.command, manifest.protocol,
-            _timeout(config, manifest.timeout), str(manifest.folder), manifest.accept_codes,
-            manifest.reject_codes, manifest.placeholder,
-        )
-    if not path.exists():
-        raise pytest.UsageError(f"asr-conformance: --implementation={given}: no such file")
-    if path.is_dir() or not os.access(path, os.X_OK):
-        raise pytest.UsageError(f"asr-conformance: --implementation={given}: not an executable file "
-                                "(chmod +x it, or describe it with a .toml manifest)")
-    protocol = "persistent" if config.getoption("persistent") else "oneshot"
-    return Target(path.name, None, (str(path.resolve()),), protocol, _timeout(config, None))
-
-
-def bundled_reference(config: pytest.Config) -> Target:
-    """The embedded default: the reference validator over the persistent protocol."""
-    from . import __version__
-
-    command = (sys.executable, "-m", "asr_conformance.persistent_server")
-    return Target("asr-conformance-reference", __version__, command, "persistent", _timeout(config, None), given=False)
+def targets_of(config: pytest.Config) -> list[Target]:
+    return config.stash[TARGETS_KEY]
 
 
 def target_of(config: pytest.Config) -> Target:
-    return config.stash.get(TARGET_KEY, None) or bundled_reference(config)
+    """The first (usually the only) implementation under test."""
+    return targets_of(config)[0]
 
 
 # --- collection -----------------------------------------------------------
 
 
-def validator_cases(config: pytest.Config) -> list[Case]:
+def _cases(config: pytest.Config, role: str) -> list[Case]:
     try:
-        return list(iter_cases(_corpus(config), role="validator"))
+        return list(iter_cases(corpus_of(config), role=role)) if (corpus_of(config) / role).is_dir() else []
     except CorpusError as error:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
 
 
+def validator_cases(config: pytest.Config) -> list[Case]:
+    return _cases(config, "validator")
+
+
+def _rule_marks(rules) -> list[pytest.MarkDecorator]:
+    return [getattr(pytest.mark, rule) for rule in rules]
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    if "validator_case" not in metafunc.fixturenames:
+    config = metafunc.config
+    if "validator_case" in metafunc.fixturenames:
+        metafunc.parametrize("validator_case", [
+            pytest.param(case, id=case.id, marks=[pytest.mark.corpus, *_rule_marks(case.rules)])
+            for case in validator_cases(config)
+        ])
+    if "reader_case" in metafunc.fixturenames:
+        metafunc.parametrize("reader_case", [
+            pytest.param(case, id=case.id, marks=_rule_marks(case.rules)) for case in _cases(config, "reader")
+        ])
+    if "producer_input" in metafunc.fixturenames:
+        inputs: dict[str, ProducerInput] = {}
+        for target in targets_of(config):
+            for item in target.inputs:
+                inputs.setdefault(item.id, item)
+        metafunc.parametrize("producer_input", [pytest.param(i, id=i.id) for i in inputs.values()])
+    targets = targets_of(config)
+    if len(targets) > 1 and "asr_target" in metafunc.fixturenames:
+        metafunc.parametrize("asr_target", [pytest.param(t, id=t.key) for t in targets], scope="session")
+
+
+def item_role(item: pytest.Item) -> str:
+    for role in ROLES:
+        if item.get_closest_marker(role) is not None:
+            return role
+    names = getattr(item, "fixturenames", ())
+    if "reader_case" in names or "asr_reader" in names:
+        return "reader"
+    if "producer_input" in names:
+        return "producer"
+    return "validator"
+
+
+def _item_target(item: pytest.Item, targets: list[Target]) -> Target:
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and isinstance(callspec.params.get("asr_target"), Target):
+        return callspec.params["asr_target"]
+    return targets[0]
+
+
+def result_id(item: pytest.Item, role: str) -> str:
+    """Stable across runs and implementations: the case ID, or role/test[parameters]."""
+    callspec = getattr(item, "callspec", None)
+    params = dict(callspec.params) if callspec is not None else {}
+    for name in ("validator_case", "reader_case"):
+        if isinstance(params.get(name), Case):
+            return params[name].id
+    parts = []
+    for name, value in params.items():
+        if name == "asr_target":
+            continue
+        parts.append(value.id if isinstance(value, (Case, ProducerInput)) else str(value))
+    name = getattr(item, "originalname", item.name)
+    return f"{role}/{name}" + (f"[{'-'.join(parts)}]" if parts else "")
+
+
+def _item_rules(item: pytest.Item) -> list[str]:
+    catalog = load_catalog()
+    return sorted({mark.name for mark in item.iter_markers() if mark.name in catalog})
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the tests of the roles each implementation plays, and stamp each with what its report needs."""
+    targets = targets_of(config)
+    kept, dropped = [], []
+    for item in items:
+        if item.get_closest_marker("conformance") is None:
+            kept.append(item)
+            continue
+        role = item_role(item)
+        target = _item_target(item, targets)
+        callspec = getattr(item, "callspec", None)
+        given = callspec.params.get("producer_input") if callspec is not None else None
+        if role not in target.roles or (isinstance(given, ProducerInput) and given not in target.inputs):
+            dropped.append(item)
+            continue
+        kind = "corpus" if role == "validator" and item.get_closest_marker("corpus") else (
+            "fuzz" if item.get_closest_marker("fuzz") else role)
+        item.user_properties += [
+            ("asr_id", result_id(item, role)), ("asr_implementation", target.key), ("asr_role", role),
+            ("asr_kind", kind), ("asr_rules", _item_rules(item)),
+        ]
+        kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failure the expectations file (or the baseline) lists is reported as an expected failure."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if report.when != "call" or not report.failed:
         return
-    params = [
-        pytest.param(case, id=case.id, marks=[pytest.mark.corpus, *(getattr(pytest.mark, r) for r in case.rules)])
-        for case in validator_cases(metafunc.config)
-    ]
-    metafunc.parametrize("validator_case", params)
+    properties = dict(item.user_properties)
+    if "asr_id" not in properties:
+        return
+    reason = excuse(item.config.stash[GATE_KEY], properties["asr_id"], properties["asr_rules"],
+                    properties["asr_implementation"])
+    if reason:
+        report.outcome = "skipped"
+        report.wasxfail = reason  # type: ignore[attr-defined]
+
+
+# --- fixtures -------------------------------------------------------------------
 
 
 @pytest.fixture(scope="session")
@@ -251,6 +349,14 @@ def asr_target(request: pytest.FixtureRequest) -> Target:
 def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
     """One adapter per session (per xdist worker): one persistent process at most."""
     adapter = asr_target.validator(request.config.getoption("check_protocol"))
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(scope="session")
+def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
+    """The reader role's adapter, one per session (per xdist worker)."""
+    adapter = asr_target.reader(request.config.getoption("check_protocol"))
     yield adapter
     adapter.close()
 
@@ -272,8 +378,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
 
-    given = request.config.getoption("implementation")
-    implementation = given[0] if given else "the bundled reference"
+    implementation = asr_target.source if asr_target.given else "the bundled reference"
     seed = request.config.stash.get(SEED_KEY, None)
     session = FuzzSession(asr_validator, tmp_path, Path(request.config.getoption("counterexamples")),
                           implementation, settings(), seed if isinstance(seed, int) else None, asr_also_named)
@@ -281,6 +386,13 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
     record_property("asr_fuzz_examples", session.examples)
     if seed is not None:
         record_property("asr_hypothesis_seed", seed)
+
+
+def announce(adapter: object, record_property) -> None:
+    """Record the name and version the implementation gave in its handshake (persistent protocol)."""
+    started = getattr(adapter, "implementation", None)
+    if started is not None:
+        record_property("asr_announced", f"{started.name} {started.implementation_version or ''}".strip())
 
 
 def run_validator_case(case: Case, adapter, record_property) -> None:
@@ -292,93 +404,31 @@ def run_validator_case(case: Case, adapter, record_property) -> None:
     record_property("asr_status", judgement.status)
     if judgement.rule_level:
         record_property("asr_rule_level", judgement.rule_level)
-    started = getattr(adapter, "implementation", None)
-    if started is not None:
-        record_property("asr_implementation", f"{started.name} {started.implementation_version or ''}".strip())
+    announce(adapter, record_property)
     if judgement.status == "failed":
+        record_property("asr_input", _stream_text(case.stream))
+        record_property("asr_output", verdict.explain())
+        record_property("asr_expected", _expected_verdict(case))
         pytest.fail(judgement.message, pytrace=False)
     if judgement.status == "reported":
         pytest.skip(judgement.message)
 
 
-# --- results ------------------------------------------------------------------
+def _stream_text(path: Path, limit: int = 20_000) -> str:
+    data = path.read_bytes()[:limit]
+    return data.decode("utf-8", "backslashreplace")
 
 
-class CertificationSummary:
-    """Counts corpus results and gives the run's verdict.
-
-    Registered on every process; under xdist the controller receives every
-    worker's reports through ``pytest_runtest_logreport``, so the counts and
-    the verdict are the controller's alone."""
-
-    def __init__(self, config: pytest.Config) -> None:
-        self.config = config
-        self.tally = Tally()
-        self.fuzz = Tally()
-
-    @property
-    def active(self) -> bool:
-        return (
-            _is_certification(self.config)
-            and not hasattr(self.config, "workerinput")
-            and not self.config.getoption("collectonly")
-        )
-
-    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
-        if "conformance" not in report.keywords:
-            return
-        properties = dict(report.user_properties)
-        if "asr_implementation" in properties:
-            self.tally.implementation = str(properties["asr_implementation"])
-        if not (report.when == "call" or (report.when == "setup" and not report.passed)):
-            return
-        tally = self.tally if "corpus" in report.keywords else self.fuzz
-        if report.passed:
-            tally.passed += 1
-        elif report.failed:
-            tally.failed += 1
-            tally.failing_rules.update(k for k in report.keywords if k.startswith(("ASR-", "X-")))
-        elif properties.get("asr_status") == "reported":
-            tally.reported += 1
-
-    @property
-    def executed(self) -> int:
-        return self.tally.passed + self.tally.failed + self.fuzz.passed + self.fuzz.failed
-
-    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
-        """Zero executed cases is never a pass."""
-        if self.active and self.executed == 0 and exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
-
-    def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
-        if not self.active:
-            return
-        tally = self.tally
-        target = target_of(config)
-        name = tally.implementation or " ".join(filter(None, [target.name, target.version]))
-        terminalreporter.section("asr-conformance")
-        terminalreporter.write_line(f"implementation: {name} ({target.protocol})")
-        terminalreporter.write_line(
-            f"validator cases: {tally.passed} passed, {tally.failed} failed, "
-            f"{tally.reported} implementation-defined (reported, not scored)"
-        )
-        fuzz = self.fuzz
-        if fuzz.passed + fuzz.failed:
-            terminalreporter.write_line(f"fuzz properties: {fuzz.passed} passed, {fuzz.failed} failed")
-        failing = tally.failing_rules | fuzz.failing_rules
-        if failing:
-            terminalreporter.write_line("rules with failing cases: " + ", ".join(sorted(failing)))
-        if self.executed == 0:
-            verdict = "NO VERDICT: no case was executed"
-        else:
-            verdict = "DOES NOT CONFORM" if tally.failed or fuzz.failed else "CONFORMS"
-        terminalreporter.write_line(f"verdict: {verdict}", bold=True, red=verdict != "CONFORMS",
-                                    green=verdict == "CONFORMS")
+def _expected_verdict(case: Case) -> str:
+    if case.verdict == "valid":
+        return "accept (exit 0)"
+    return f"reject (exit 1), naming one of {', '.join(case.scored_rules)} if it names rules" if case.scored_rules \
+        else "reject (exit 1)"
 
 
 def _is_certification(config: pytest.Config) -> bool:
     """A run of the conformance suite (given an implementation, or pointed at it)."""
-    if TARGET_KEY in config.stash:
+    if config.getoption("implementation"):
         return True
     for arg in config.args:
         where = Path(arg.split("::")[0]).resolve()

@@ -6,7 +6,7 @@ import pytest
 
 from asr_conformance.plugin import run_validator_case
 
-pytestmark = pytest.mark.conformance
+pytestmark = [pytest.mark.conformance, pytest.mark.validator]
 
 
 def test_validator_case(validator_case, asr_validator, record_property) -> None:

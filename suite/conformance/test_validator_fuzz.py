@@ -15,7 +15,7 @@ from asr_conformance.generators.damage import DAMAGES
 from asr_conformance.generators.mutators import UNSCORED, registry, serialize
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
 
-pytestmark = [pytest.mark.conformance, pytest.mark.fuzz]
+pytestmark = [pytest.mark.conformance, pytest.mark.validator, pytest.mark.fuzz]
 
 
 def test_accepts_valid_streams(asr_fuzz) -> None:

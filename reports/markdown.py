@@ -1,0 +1,90 @@
+"""The Markdown summary: short enough for a CI job summary or a pull-request comment."""
+
+from __future__ import annotations
+
+from typing import Any
+
+VERDICT_WORDS = {
+    "conforms": "✅ conforms",
+    "conforms-except-known-failures": "🟡 conforms except known failures",
+    "does-not-conform": "❌ does not conform",
+    "no-verdict": "⚪ no verdict (nothing executed)",
+}
+#: Failing rules listed at most; the HTML page and the JSON report have them all.
+MAX_ROWS = 40
+
+
+def _cell(text: Any) -> str:
+    return str(text).replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    lines = [f"# ASR conformance: {', '.join(i['name'] for i in report['implementations'])}", ""]
+    lines += [
+        f"asr-conformance {report['suite']['version']} · corpus `{report['corpus']['digest'][:19]}…` · "
+        f"Hypothesis profile `{report['hypothesis']['profile']}`"
+        + (f", seed `{report['hypothesis']['seed']}`" if report["hypothesis"].get("seed") is not None else "")
+        + f" · {report['duration']:.1f} s",
+        "",
+        "| implementation | role | verdict | pass | fail | crash | timeout | known | not scored | skipped | pass % |",
+        "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    for verdict in report["verdicts"]:
+        c = verdict["counts"]
+        lines.append(
+            f"| {_cell(verdict['implementation'])} | {verdict['role']} | {VERDICT_WORDS[verdict['verdict']]} | "
+            f"{c['pass']} | {c['fail']} | {c['crash']} | {c['timeout']} | {c['expected-fail']} | "
+            f"{c['not-scored']} | {c['skipped']} | {verdict['pass_percent']:g} |"
+        )
+    lines.append("")
+    lines += _failing_rules(report)
+    lines += _gate(report)
+    if report["counterexamples"]:
+        lines += ["## Fuzz counterexamples", ""]
+        for found in report["counterexamples"]:
+            lines.append(f"- `{found['test']}` ({found['implementation']}): `{found['path']}`  ")
+            lines.append(f"  replay: `{found['replay']}`")
+        lines.append("")
+    lines.append("The full rule matrix is in `report.html`; every result, with inputs and outputs of failures, "
+                 "in `report.json`.")
+    return "\n".join(lines) + "\n"
+
+
+def _failing_rules(report: dict[str, Any]) -> list[str]:
+    keys = [i["key"] for i in report["implementations"]]
+    failing = [row for row in report["rules"]
+               if any(row["cells"][k]["status"] in ("fail", "expected-fail") for k in keys)]
+    if not failing:
+        return ["No rule has a failing case.", ""]
+    lines = ["## Rules with failing cases", "", "| rule | level | section | " + " | ".join(keys) + " |",
+             "|---|---|---|" + "---|" * len(keys)]
+    for row in failing[:MAX_ROWS]:
+        cells = []
+        for key in keys:
+            cell = row["cells"][key]
+            bad = sum(cell["counts"].get(o, 0) for o in ("fail", "crash", "timeout"))
+            known = cell["counts"].get("expected-fail", 0)
+            cells.append({"fail": f"❌ {bad} failing", "expected-fail": f"🟡 {known} known"}.get(
+                cell["status"], cell["status"]))
+        lines.append(f"| {row['id']} | {row['level']} | {_cell(row['section'])} | " + " | ".join(cells) + " |")
+    if len(failing) > MAX_ROWS:
+        lines.append(f"| … | | {len(failing) - MAX_ROWS} more | " + " | " * len(keys))
+    return lines + [""]
+
+
+def _gate(report: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
+    stale = report["expectations"].get("stale", [])
+    if stale:
+        lines += ["## Stale expectations (they now pass: remove them)", ""]
+        lines += [f"- {_cell(entry['entry'])}: {_cell(entry['reason'])}" for entry in stale] + [""]
+    baseline = report["baseline"]
+    if baseline:
+        lines += [f"## Against the baseline `{baseline['file']}`", ""]
+        for title, key in (("Regressions", "regressions"), ("New failures", "new_failures"), ("Fixed", "fixed")):
+            found = baseline[key]
+            lines.append(f"- {title}: {len(found)}" + (": " + ", ".join(f"`{i}`" for i in found[:20]) if found else ""))
+        lines.append("")
+    if report["exit"].get("reasons"):
+        lines += ["## Why the run failed", ""] + [f"- {_cell(r)}" for r in report["exit"]["reasons"]] + [""]
+    return lines

@@ -1,0 +1,130 @@
+"""Expectations files: an implementation's known failures, so a run can gate on new ones.
+
+    # acme-expectations.toml
+    [[failure]]
+    case = "validator/ASR-164/invalid-loosen-redacted-to-full"
+    reason = "contentLevel tightening is not checked yet"
+    issue = "https://example.org/acme/issues/12"      # optional
+
+    [[failure]]
+    rule = "ASR-263"                                  # every case of a rule
+    reason = "pairing by nativeCallId, to be removed in 3.0"
+    implementation = "acme"                           # optional: only this column of a side-by-side run
+
+A listed failure is reported as an expected failure and does not fail the
+run; an unlisted failure does; an entry whose failures are all gone (its case
+passed, or every case of its rule passed) is stale and fails the run, so the
+file never outlives the bugs it lists.
+"""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Iterable, Sequence
+
+from .results import FAILING, SCORED, Result
+from .schema_errors import first_problem
+
+
+class ExpectationsError(Exception):
+    """An expectations file the harness cannot use; the message names the file and entry."""
+
+
+@dataclass(frozen=True, slots=True)
+class Expectation:
+    """One known failure: a case (any result ID) or a whole rule."""
+
+    index: int
+    reason: str
+    case: str | None = None
+    rule: str | None = None
+    issue: str | None = None
+    implementation: str | None = None
+
+    @property
+    def label(self) -> str:
+        what = f"case {self.case}" if self.case else f"rule {self.rule}"
+        return what + (f" ({self.implementation})" if self.implementation else "")
+
+    def covers(self, result_id: str, rules: Iterable[str], implementation: str) -> bool:
+        if self.implementation and self.implementation != implementation:
+            return False
+        return result_id == self.case if self.case else self.rule in set(rules)
+
+    def excuse(self) -> str:
+        return f"known failure ({self.label}): {self.reason}" + (f" <{self.issue}>" if self.issue else "")
+
+
+@cache
+def _schema() -> dict:
+    text = resources.files("asr_conformance").joinpath("schemas", "expectations.schema.json").read_text()
+    return json.loads(text)
+
+
+def load_expectations(path: Path) -> tuple[Expectation, ...]:
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise ExpectationsError(f"{path}: cannot read the expectations file: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise ExpectationsError(f"{path}: not valid TOML: {error}") from None
+    problem = first_problem(_schema(), data, separator=".")
+    if problem:
+        raise ExpectationsError(f"{path}: {problem}")
+    return tuple(
+        Expectation(i, entry["reason"], entry.get("case"), entry.get("rule"), entry.get("issue"),
+                    entry.get("implementation"))
+        for i, entry in enumerate(data.get("failure", []))
+    )
+
+
+def matching(expectations: Sequence[Expectation], result_id: str, rules: Iterable[str],
+             implementation: str) -> Expectation | None:
+    """The first entry that excuses a failure of this result (case entries before rule entries)."""
+    rules = tuple(rules)
+    ordered = sorted(expectations, key=lambda e: (e.case is None, e.index))
+    return next((e for e in ordered if e.covers(result_id, rules, implementation)), None)
+
+
+def stale(expectations: Sequence[Expectation], results: Sequence[Result]) -> list[Expectation]:
+    """Entries that excused nothing although their cases ran: the failure they list is gone.
+
+    An entry none of whose cases ran (deselected, other role) is not stale:
+    the run says nothing about it."""
+    found = []
+    for entry in expectations:
+        covered = [r for r in results if r.outcome in SCORED and entry.covers(r.id, r.rules, r.implementation)]
+        if covered and not any(r.outcome == "expected-fail" or r.outcome in FAILING for r in covered):
+            found.append(entry)
+    return found
+
+
+def write_expectations(path: Path, results: Sequence[Result], multiple: bool) -> int:
+    """Write every failure of a run as an entry to edit (reasons are the first line of each message)."""
+    failures = [r for r in results if r.outcome in FAILING or r.outcome == "expected-fail"]
+    lines = [
+        "# Known failures, written by --write-expectations from a run.",
+        "# Replace each reason with the real one, and add an issue URL where there is one.",
+        "# Read with: pytest --expectations=" + path.name,
+        "",
+    ]
+    for result in sorted(failures, key=lambda r: (r.implementation, r.id)):
+        first = next((line.strip() for line in result.message.splitlines() if line.strip()), result.outcome)
+        lines += ["[[failure]]", f"case = {_toml_string(result.id)}", f"reason = {_toml_string(first[:200])}"]
+        if result.rules:
+            lines.append(f"# rules: {', '.join(result.rules)}")
+        if multiple:
+            lines.append(f"implementation = {_toml_string(result.implementation)}")
+        lines.append("")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("\n".join(lines), encoding="utf-8")
+    return len(failures)
+
+
+def _toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)  # a JSON string is a valid TOML basic string

@@ -1,0 +1,185 @@
+"""Reports and the regression gate, run for real against the reference and seeded-bug validators:
+the report matches its schema and merges xdist workers; expectations excuse listed failures, fail
+on unlisted and stale ones; a baseline catches regressions and lists fixes; side-by-side runs get
+one column per implementation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.corpus import iter_cases
+from asr_conformance.reports.document import check_report
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+ACCEPT_ALL = EXAMPLES / "misbehaving" / "accept-all"
+REFERENCE = EXAMPLES / "reference.toml"
+#: A small, fixed slice of the corpus: the exitCode range cases (valid and invalid).
+SLICE = ("-m", "corpus", "-k", "ASR-260")
+
+
+def certify(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", "--report-dir=out", *args)
+
+
+def report_of(pytester: pytest.Pytester, folder: str = "out") -> dict:
+    data = json.loads((pytester.path / folder / "report.json").read_text())
+    assert check_report(data) is None
+    return data
+
+
+def invalid_ids(report: dict) -> set[str]:
+    return {r["id"] for r in report["results"] if r["outcome"] in ("fail", "expected-fail")}
+
+
+def test_report_of_a_seeded_bug_validator_shows_failing_rules_first(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, f"--implementation={ACCEPT_ALL}", "-m", "corpus", "-k", "ASR-260 or ASR-164")
+    assert result.ret == 1
+    report = report_of(pytester)
+    statuses = [row["cells"]["accept-all"]["status"] for row in report["rules"]]
+    first_pass = statuses.index("pass") if "pass" in statuses else len(statuses)
+    assert "fail" not in statuses[first_pass:]  # failures first
+    failing = {r["id"] for r in report["results"] if r["outcome"] == "fail"}
+    assert failing == {c.id for c in iter_cases(CORPUS_DIR, role="validator") if c.verdict == "invalid"
+                       and (c.id.startswith(("validator/ASR-164/", "validator/ASR-260/")) or
+                            {"ASR-164", "ASR-260"} & set(c.rules))}
+    assert {"ASR-164", "ASR-260"} <= {row["id"] for row in report["rules"]
+                                      if row["cells"]["accept-all"]["status"] == "fail"}
+    failure = next(r for r in report["results"] if r["outcome"] == "fail")
+    assert failure["input"].startswith('{"type":') or failure["input"].startswith("{")
+    assert "outcome: accept" in failure["output"]
+    assert failure["expected"].startswith("reject")
+    verdict = report["verdicts"][0]
+    assert verdict["verdict"] == "does-not-conform" and verdict["role"] == "validator"
+    assert 0 < verdict["pass_percent"] < 100
+    badge = json.loads((pytester.path / "out" / "badge-validator.json").read_text())
+    assert badge["schemaVersion"] == 1 and badge["color"] == "red" and "%" in badge["message"]
+    markdown = (pytester.path / "out" / "summary.md").read_text()
+    assert "does not conform" in markdown and "| ASR-" in markdown
+    html = (pytester.path / "out" / "report.html").read_text()
+    # sections with failures first (exec before input_request, which has none), failing rows unfolded
+    assert html.index('id="rule-ASR-260"') < html.index('id="rule-ASR-285"')
+    assert html.index('id="rule-ASR-260"') < html.index("where every implementation agrees", html.index("tool-records › exec"))
+
+
+def test_report_merges_every_xdist_worker(pytester: pytest.Pytester) -> None:
+    single = certify(pytester, f"--implementation={REFERENCE}", *SLICE, "--report-dir=one")
+    merged = certify(pytester, f"--implementation={REFERENCE}", *SLICE, "-n", "2", "--report-dir=two")
+    assert single.ret == merged.ret == 0
+    one, two = report_of(pytester, "one"), report_of(pytester, "two")
+    assert len(one["results"]) == len(two["results"]) > 5
+    assert {r["id"]: r["outcome"] for r in one["results"]} == {r["id"]: r["outcome"] for r in two["results"]}
+    assert two["options"]["workers"] == 2
+    assert two["implementations"][0]["announced"].startswith("asr-conformance-reference")
+
+
+def _expectations(pytester: pytest.Pytester, body: str) -> Path:
+    path = pytester.path / "expected.toml"
+    path.write_text(body)
+    return path
+
+
+def test_listed_failures_pass_the_run_and_unlisted_ones_fail_it(pytester: pytest.Pytester) -> None:
+    baseline = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, "--report-dir=first")
+    failing = sorted(invalid_ids(report_of(pytester, "first")))
+    assert baseline.ret == 1 and len(failing) >= 2
+    entries = "".join(f'[[failure]]\ncase = "{case}"\nreason = "accepts everything"\n' for case in failing[1:])
+    partial = _expectations(pytester, entries)
+    result = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, f"--expectations={partial}")
+    assert result.ret == 1  # the first failure is not listed
+    result.stdout.fnmatch_lines([f"*FAILED*{failing[0]}*"])
+    listed = _expectations(pytester, entries + f'[[failure]]\ncase = "{failing[0]}"\nreason = "too"\n')
+    result = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, f"--expectations={listed}")
+    assert result.ret == 0, result.stdout.str()
+    result.stdout.fnmatch_lines(["*verdict: CONFORMS EXCEPT KNOWN FAILURES*"])
+    report = report_of(pytester)
+    assert {r["id"] for r in report["results"] if r["outcome"] == "expected-fail"} == set(failing)
+    assert all("known failure" in r["excused_by"] for r in report["results"] if r["outcome"] == "expected-fail")
+
+
+def test_a_rule_entry_excuses_every_case_of_the_rule(pytester: pytest.Pytester) -> None:
+    rule = _expectations(pytester, '[[failure]]\nrule = "ASR-260"\nreason = "no range check"\n'
+                                   'issue = "https://example.org/issues/1"\n')
+    result = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, f"--expectations={rule}")
+    assert result.ret == 0, result.stdout.str()
+    assert "https://example.org/issues/1" in json.dumps(report_of(pytester))
+
+
+def test_a_stale_expectation_fails_the_run(pytester: pytest.Pytester) -> None:
+    stale = _expectations(pytester, '[[failure]]\nrule = "ASR-260"\nreason = "used to fail"\n')
+    result = certify(pytester, f"--implementation={REFERENCE}", *SLICE, f"--expectations={stale}")
+    assert result.ret == 1
+    result.stdout.fnmatch_lines(["*stale expectation: rule ASR-260 now passes*", "*verdict: DOES NOT PASS THE GATE*"])
+    assert report_of(pytester)["expectations"]["stale"][0]["entry"] == "rule ASR-260"
+
+
+def test_an_entry_whose_cases_did_not_run_is_not_stale(pytester: pytest.Pytester) -> None:
+    other = _expectations(pytester, '[[failure]]\nrule = "ASR-164"\nreason = "not in this slice"\n')
+    result = certify(pytester, f"--implementation={REFERENCE}", *SLICE, f"--expectations={other}")
+    assert result.ret == 0, result.stdout.str()
+
+
+def test_written_expectations_make_the_same_run_pass(pytester: pytest.Pytester) -> None:
+    first = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, "--write-expectations=known.toml")
+    assert first.ret == 1
+    first.stdout.fnmatch_lines(["*expectations written to known.toml*"])
+    again = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, "--expectations=known.toml")
+    assert again.ret == 0, again.stdout.str()
+
+
+def test_bad_expectations_file_is_a_usage_error_naming_file_and_key(pytester: pytest.Pytester) -> None:
+    bad = _expectations(pytester, '[[failure]]\ncase = "x"\n')
+    result = certify(pytester, f"--implementation={REFERENCE}", *SLICE, f"--expectations={bad}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*expected.toml: failure.0: 'reason' is a required property*"])
+
+
+def test_baseline_catches_regressions_and_lists_fixes(pytester: pytest.Pytester) -> None:
+    assert certify(pytester, f"--implementation={REFERENCE}", *SLICE, "--report-dir=good").ret == 0
+    assert certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, "--report-dir=bad").ret == 1
+    regressed = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, "--baseline=good/report.json")
+    assert regressed.ret == 1
+    regressed.stdout.fnmatch_lines(["*regression: validator/ASR-260/invalid-*"])
+    assert report_of(pytester)["baseline"]["regressions"]
+    still = certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, "--baseline=bad/report.json")
+    assert still.ret == 0, still.stdout.str()  # the same failures as the baseline: no change, no failure
+    fixed = certify(pytester, f"--implementation={REFERENCE}", *SLICE, "--baseline=bad/report.json")
+    assert fixed.ret == 0
+    fixed.stdout.fnmatch_lines(["*fixed: validator/ASR-260/invalid-*"])
+    assert report_of(pytester)["baseline"]["fixed"]
+
+
+def test_a_baseline_that_is_not_a_report_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    (pytester.path / "junk.json").write_text('{"results": 3}')
+    result = certify(pytester, f"--implementation={REFERENCE}", *SLICE, "--baseline=junk.json")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines(["*junk.json: not an asr-conformance report*"])
+
+
+def test_zero_executed_cases_is_never_a_pass(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, f"--implementation={REFERENCE}", "-m", "corpus and ASR-999")
+    assert result.ret != 0
+    result = certify(pytester, f"--implementation={REFERENCE}", "-m", "corpus", "-k", "valid-exitcode-max and not valid")
+    assert result.ret != 0
+
+
+def test_side_by_side_gives_one_column_per_implementation(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, f"--implementation={REFERENCE}", f"--implementation={ACCEPT_ALL}", *SLICE)
+    assert result.ret == 1
+    text = result.stdout.str()
+    assert "asr-conformance-reference validator: CONFORMS" in text and "accept-all validator: DOES NOT CONFORM" in text
+    report = report_of(pytester)
+    assert [i["key"] for i in report["implementations"]] == ["asr-conformance-reference", "accept-all"]
+    row = next(r for r in report["rules"] if r["id"] == "ASR-260")
+    assert row["cells"]["asr-conformance-reference"]["status"] == "pass"
+    assert row["cells"]["accept-all"]["status"] == "fail"
+    ids = [r["id"] for r in report["rules"]]
+    first_agreeing = next(i for i, r in enumerate(report["rules"]) if len({c["status"] for c in r["cells"].values()}) == 1)
+    assert ids.index("ASR-260") < first_agreeing  # disagreeing rows first
+    html = (pytester.path / "out" / "report.html").read_text()
+    assert "<th>asr-conformance-reference</th><th>accept-all</th>" in html
+    assert "where every implementation agrees" in html
