@@ -183,3 +183,13 @@ def test_side_by_side_gives_one_column_per_implementation(pytester: pytest.Pytes
     html = (pytester.path / "out" / "report.html").read_text()
     assert "<th>asr-conformance-reference</th><th>accept-all</th>" in html
     assert "where every implementation agrees" in html
+
+
+def test_every_option_the_docs_use_exists(pytester: pytest.Pytester) -> None:
+    """The CI workflow and the certification guide only name options the plugin (or pytest) has."""
+    import re
+
+    help_text = pytester.runpytest_subprocess("--help").stdout.str()
+    for doc in (ROOT / "examples" / "ci" / "asr-conformance.yml", ROOT / "docs" / "certification.md"):
+        for option in set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", doc.read_text())):
+            assert option in help_text, f"{doc.name} names {option}, which pytest does not know"
