@@ -30,6 +30,12 @@ def fuzz(pytester: pytest.Pytester, implementation: Path | str, *args: str) -> p
     )
 
 
+def _report(pytester: pytest.Pytester) -> dict:
+    import json
+
+    return json.loads((pytester.path / "reports" / "out" / "report.json").read_text())
+
+
 def fuzz_quickly(pytester: pytest.Pytester, implementation: Path | str, *args: str) -> pytest.RunResult:
     pytester.makeconftest(QUICK_CATCH)
     return fuzz(pytester, implementation, "--hypothesis-profile=quick-catch", *args)
@@ -55,7 +61,8 @@ def test_fuzzing_alone_catches_seeded_bugs(pytester: pytest.Pytester, validator:
 def test_the_reference_passes_the_fuzz_properties(pytester: pytest.Pytester) -> None:
     result = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "valid_streams or ASR-16 or damaged")
     assert result.ret == 0, result.stdout.str()[-3000:]
-    assert "fuzz properties:" in result.stdout.str()
+    results = _report(pytester)["results"]
+    assert results and all(r["kind"] == "fuzz" and r["outcome"] == "pass" for r in results)
 
 
 def test_a_counterexample_is_written_shrunk_and_replays(pytester: pytest.Pytester) -> None:
@@ -66,6 +73,8 @@ def test_a_counterexample_is_written_shrunk_and_replays(pytester: pytest.Pyteste
     assert stream.is_file() and stream.with_suffix(".toml").is_file()
     assert 'verdict = "invalid"' in stream.with_suffix(".toml").read_text()
     assert len(stream.read_bytes().splitlines()) <= 3, "shrinking should leave a small stream"
+    listed = _report(pytester)["counterexamples"]
+    assert [(c["path"], c["replay"]) for c in listed] == [(match.group(1), match.group(2).strip())]
     replay = pytester.runpytest_subprocess(*shlex.split(match.group(2))[1:], "-p", "no:cacheprovider")
     replay.assert_outcomes(failed=1)
     assert "accepted an invalid stream; it breaks ASR-289" in replay.stdout.str()
@@ -77,6 +86,7 @@ def test_the_certification_profile_prints_and_uses_its_seed(pytester: pytest.Pyt
     header = re.search(r"Hypothesis profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)",
                        result.stdout.str())
     assert header and result.ret == 0
+    assert _report(pytester)["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1))}
 
 
 def test_the_default_profile_is_derandomized_even_under_ci(pytester: pytest.Pytester, monkeypatch) -> None:
