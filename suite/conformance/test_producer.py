@@ -1,0 +1,176 @@
+"""Producer role: every input is converted, checked, converted again under other
+clocks, timezones, locales, working directories and HOMEs, and damaged.
+
+The stream must conform, must not change with the conversion environment (the
+metamorphic form of "taken from the source": ASR-103/104, 154, 159, 169, 187,
+261, 267), and damaged input must be refused with a message or still give a
+valid stream; never a crash, a hang or an invalid stream.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Iterable, Iterator
+
+import pytest
+
+from asr_conformance.adapters.verdicts import Conversion, Outcome
+from asr_conformance.producing import (
+    INDEPENDENCE, ProducerRunner, Variant, damaged_inputs, differences, output_problems, rules_of, summarize,
+    variants,
+)
+
+pytestmark = [pytest.mark.conformance, pytest.mark.producer]
+
+VARIANTS = variants()
+#: The rules the output test is marked with: the header and producer rules a converter most often
+#: breaks, and the producer-side linkage fact (every other stream rule is checked too).
+OUTPUT_RULES = ("ASR-003", "ASR-155", "ASR-156", "ASR-257")
+OUTPUT_LIMIT = 20_000
+PROBLEM_LIMIT = 20
+
+
+def _marks(rules: Iterable[str]) -> list[pytest.MarkDecorator]:
+    return [getattr(pytest.mark, rule) for rule in rules]
+
+
+def _marked(rules: Iterable[str]):
+    """Marks a test with the rules it checks, so that -m ASR-154 selects it."""
+    def apply(function):
+        for mark in _marks(rules):
+            function = mark(function)
+        return function
+    return apply
+
+
+@pytest.fixture(scope="session")
+def producer_runner(request: pytest.FixtureRequest, asr_target,
+                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProducerRunner]:
+    """One runner per session (per xdist worker); it keeps each input's baseline conversion."""
+    runner = ProducerRunner(asr_target, tmp_path_factory.mktemp("conversions"),
+                            request.config.getoption("check_protocol"))
+    yield runner
+    runner.close()
+
+
+@_marked(OUTPUT_RULES)
+def test_output_conforms(producer_input, producer_runner: ProducerRunner, record_property) -> None:
+    producer_input = _path(producer_input)
+    conversion = producer_runner.baseline(producer_input)
+    expected = "exit 0 with a stream that conforms"
+    stream = _stream_or_fail(conversion, producer_input, expected, OUTPUT_RULES, record_property)
+    problems = output_problems(stream)
+    broken = sorted({p.rule for p in problems})
+    _record(record_property, producer_input, stream, expected, broken or OUTPUT_RULES,
+            "failed" if problems else "passed")
+    if problems:
+        shown = [str(p) for p in problems[:PROBLEM_LIMIT]]
+        if len(problems) > PROBLEM_LIMIT:
+            shown.append(f"... and {len(problems) - PROBLEM_LIMIT} more")
+        pytest.fail(f"{producer_input.name}: the stream breaks {', '.join(broken)}:\n" + "\n".join(shown),
+                    pytrace=False)
+
+
+@_marked(VARIANTS["again"].rules)
+def test_deterministic(producer_input, producer_runner: ProducerRunner, record_property) -> None:
+    _compare_with_baseline(_path(producer_input), producer_runner, VARIANTS["again"], record_property)
+
+
+@pytest.mark.parametrize("variant_name", [
+    pytest.param(name, id=name, marks=_marks(VARIANTS[name].rules)) for name in INDEPENDENCE
+])
+def test_independent_of(producer_input, producer_runner: ProducerRunner, variant_name: str,
+                        record_property) -> None:
+    variant = VARIANTS[variant_name]
+    if not variant.available:
+        pytest.skip(f"the {variant.name} variant is unavailable here: {variant.unavailable}")
+    _compare_with_baseline(_path(producer_input), producer_runner, variant, record_property)
+
+
+@pytest.mark.parametrize("damage", sorted(damaged_inputs(b"")))
+def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: str, tmp_path: Path,
+                       record_property) -> None:
+    """No ASR rule governs a refusal (HARNESS.md §4.1 does); a stream, when given, must conform."""
+    producer_input = _path(producer_input)
+    damaged = tmp_path / f"{producer_input.stem}.{damage}{producer_input.suffix}"
+    damaged.write_bytes(damaged_inputs(producer_input.read_bytes())[damage])
+    conversion = producer_runner.convert(damaged, "baseline")
+    expected = "a refusal (non-zero exit) with a message, or a stream that conforms"
+    output = _shown(conversion)
+    if conversion.outcome is Outcome.REFUSED:
+        refused_with_reason = bool(conversion.refusal.strip())
+        _record(record_property, damaged, output, expected, [], "passed" if refused_with_reason else "failed")
+        if not refused_with_reason:
+            pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): refused without a message; "
+                        f"a refusal says why on stderr\n{conversion.explain()}", pytrace=False)
+        return
+    if conversion.outcome is not Outcome.CONVERTED or conversion.stream is None:
+        record_property("asr_answer", conversion.outcome.value)
+        _record(record_property, damaged, output, expected, [], "failed")
+        pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): {conversion.outcome.value} on "
+                    "damaged input; a producer refuses it (non-zero exit, a message on stderr: HARNESS.md §4.1) "
+                    f"or converts it to a stream that conforms\n{conversion.explain()}", pytrace=False)
+    problems = output_problems(conversion.stream)
+    broken = sorted({p.rule for p in problems})
+    _record(record_property, damaged, output, expected, broken, "failed" if problems else "passed")
+    if problems:
+        pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): exit 0 with a stream that breaks "
+                    f"{', '.join(broken)}; refuse damaged input instead:\n"
+                    + "\n".join(str(p) for p in problems[:PROBLEM_LIMIT]), pytrace=False)
+
+
+# --- helpers ---------------------------------------------------------------------------
+
+
+def _path(producer_input) -> Path:
+    """The input's file (the plugin gives a ProducerInput, with its test ID and path)."""
+    return Path(getattr(producer_input, "path", producer_input))
+
+
+def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Variant, record_property) -> None:
+    baseline = runner.baseline(source)
+    if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
+        pytest.skip(f"no baseline stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
+    expected = f"the baseline stream, record for record (producer.instance aside), when converted {variant.description}"
+    conversion = runner.convert(source, variant)
+    stream = _stream_or_fail(conversion, source, expected, variant.rules, record_property,
+                             f" when converted {variant.description}")
+    found = differences(baseline.stream, stream)
+    rules = rules_of(found, variant.rules) if found else list(variant.rules)
+    _record(record_property, source, stream, expected, rules, "failed" if found else "passed")
+    if found:
+        pytest.fail(
+            f"{source.name}: converting {variant.description} changed the stream; every value must come from the "
+            f"input, not from the conversion environment (breaks {', '.join(rules)}). Baseline -> {variant.name}:\n"
+            + "\n".join(summarize(found, baseline.stream, stream)), pytrace=False)
+
+
+def _stream_or_fail(conversion: Conversion, source: Path, expected: str, rules: Iterable[str], record_property,
+                    when: str = "") -> bytes:
+    if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
+        return conversion.stream
+    record_property("asr_answer", conversion.outcome.value)
+    _record(record_property, source, _shown(conversion), expected, list(rules), "failed")
+    if conversion.outcome is Outcome.REFUSED:
+        pytest.fail(f"{source.name}: refused a good input{when}: {conversion.refusal or '(no message)'}\n"
+                    f"{conversion.explain()}", pytrace=False)
+    pytest.fail(f"{source.name}: no stream{when}\n{conversion.explain()}", pytrace=False)
+
+
+def _shown(conversion: Conversion) -> str:
+    if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
+        return conversion.stream.decode("utf-8", "replace")
+    return conversion.explain()
+
+
+def _record(record_property, source: Path, output: str | bytes, expected: str, rules: Iterable[str],
+            status: str) -> None:
+    """The properties run_validator_case records, for reports."""
+    text = output.decode("utf-8", "replace") if isinstance(output, bytes) else output
+    if len(text) > OUTPUT_LIMIT:
+        text = text[:OUTPUT_LIMIT] + f"\n... ({len(text) - OUTPUT_LIMIT} more characters)"
+    record_property("asr_status", status)
+    record_property("asr_rules", sorted(set(rules)))
+    record_property("asr_input", str(source))
+    record_property("asr_output", text)
+    record_property("asr_expected", expected)

@@ -1,0 +1,338 @@
+"""The producer role discriminates: the example converter passes on its samples,
+each seeded-bug producer in examples/misbehaving fails exactly where its bug
+shows, naming the rule; and the machinery in producing.py does what it says."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from asr_conformance import producing
+from asr_conformance.producing import (
+    Difference, ProducerRunner, anchored, check_output, compare_streams, damaged_inputs, differences, rules_of,
+    variants,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
+MISBEHAVING = ROOT / "examples" / "misbehaving"
+SAMPLE_FILES = sorted(SAMPLES.glob("*.jsonl"))
+#: Tests per input: conforms, deterministic, five variants, three damaged copies.
+PER_INPUT = 1 + 1 + len(producing.INDEPENDENCE) + len(damaged_inputs(b""))
+UNAVAILABLE = sum(not variants()[name].available for name in producing.INDEPENDENCE)
+
+
+def certify(pytester: pytest.Pytester, implementation: Path, *args: str) -> pytest.RunResult:
+    """The producer part of the conformance suite in a fresh pytest process, from an unrelated folder."""
+    return pytester.runpytest_subprocess(
+        f"--implementation={implementation}", f"--inputs={SAMPLES}", "-p", "no:cacheprovider",
+        "-p", "no:xdist", f"--report-dir={pytester.path / 'reports'}", *args,
+    )
+
+
+def failed(result: pytest.RunResult) -> set[str]:
+    return set(re.findall(r"FAILED \S*::(test_\w+\[[^\]]+\])", result.stdout.str()))
+
+
+def every(test: str, suffix: str = "") -> set[str]:
+    return {f"{test}[{sample.name}{suffix}]" for sample in SAMPLE_FILES}
+
+
+# --- the example converter and the seeded bugs, end to end ---------------------------
+
+
+def test_samples_cover_the_cases_the_readme_promises() -> None:
+    assert 3 <= len(SAMPLE_FILES) <= 5
+    text = "".join(path.read_text() for path in SAMPLE_FILES)
+    for native in ('"type":"summary"', '"is_error":true', '"tool_use"', '"type":"system"'):
+        assert native in text
+
+
+@pytest.mark.parametrize("protocol", [(), ("--persistent", "--check-protocol")], ids=["oneshot", "persistent"])
+def test_the_example_converter_passes_on_its_samples(pytester: pytest.Pytester, protocol: tuple[str, ...]) -> None:
+    result = certify(pytester, CONVERTER, *protocol)
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed") == len(SAMPLE_FILES) * (PER_INPUT - UNAVAILABLE)
+    assert outcomes.get("skipped", 0) == len(SAMPLE_FILES) * UNAVAILABLE and "failed" not in outcomes
+    assert "verdict: CONFORMS" in result.stdout.str()
+    assert result.ret == 0
+
+
+def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, MISBEHAVING / "stamps-conversion-time", "-k", "deterministic or clock")
+    text = result.stdout.str()
+    assert every("test_deterministic") <= failed(result)
+    assert "breaks ASR-154" in text and "/startedAt" in text
+    if variants()["clock"].available:
+        assert every("test_independent_of", "-clock") <= failed(result)
+        assert '-> "2003-04-05T06:07:' in text
+
+
+def test_nondeterministic_records_are_caught_by_repetition(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, MISBEHAVING / "shuffles-records", "-k", "deterministic or conforms")
+    assert failed(result) == every("test_deterministic")
+    text = result.stdout.str()
+    assert "converting a second time in the same environment changed the stream" in text
+    assert "ASR-169" in text and re.search(r"line \d+ \(\S+ r[0-9a-f]{8}\) /id: ", text)
+
+
+def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, MISBEHAVING / "emits-invalid-stream")
+    assert failed(result) == every("test_output_conforms")
+    text = result.stdout.str()
+    assert "the stream breaks ASR-260:" in text and "exitCode 4294967296" in text
+    assert "plain-chat.jsonl: the stream breaks ASR-003" in text  # no tool results: the header is dropped
+    assert "verdict: DOES NOT CONFORM" in text and result.ret == 1
+
+
+def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, MISBEHAVING / "crashes-on-truncated-input", "-k", "damaged")
+    assert every("test_damaged_input", "-truncated") <= failed(result)
+    assert not any(name.endswith("-empty]") for name in failed(result))
+    text = result.stdout.str()
+    assert "crash on damaged input" in text and "a traceback is not a refusal" in text and "§4.1" in text
+
+
+def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, MISBEHAVING / "reads-working-directory")
+    assert failed(result) == every("test_independent_of", "-cwd")
+    text = result.stdout.str()
+    assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
+
+
+def test_rule_markers_select_producer_tests(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, CONVERTER, "-m", "ASR-159", "--co", "-q")
+    collected = set(re.findall(r"::(test_\w+\[[^\]]+\])", result.stdout.str()))
+    assert collected == every("test_independent_of", "-cwd") | every("test_independent_of", "-home")
+
+
+# --- the example converter on its own --------------------------------------------------
+
+
+def convert(data: bytes, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
+    source = tmp_path / "input.jsonl"
+    source.write_bytes(data)
+    return subprocess.run([sys.executable, str(CONVERTER), str(source)], capture_output=True, timeout=30)
+
+
+@pytest.mark.parametrize("sample", SAMPLE_FILES, ids=[p.name for p in SAMPLE_FILES])
+def test_every_sample_converts_to_a_valid_stream_that_keeps_the_source_values(sample: Path, tmp_path: Path) -> None:
+    done = convert(sample.read_bytes(), tmp_path)
+    assert done.returncode == 0 and check_output(done.stdout) == []
+    header = json.loads(done.stdout.splitlines()[0])
+    entries = [json.loads(line) for line in sample.read_text().splitlines()]
+    assert header["sessionId"] == next(e["sessionId"] for e in entries if "sessionId" in e)
+    assert header["startedAt"] == next(e["timestamp"] for e in entries if "timestamp" in e)
+    assert header["producer"]["method"] == "converter" and header["producer"]["source"]["format"]
+
+
+@pytest.mark.parametrize(("data", "why"), [
+    (b'{"type":"summary","summary":"t","leafUuid":"x"}\n', "no line carries a sessionId"),
+    (b"[1, 2]\n", "not a JSON object"),
+    (b'{"type":"user","sessionId":"s","message":{"role":"user","content":NaN}}\n', "not valid JSON"),
+    (b'{"type":"user","sessionId":"s","message":{"role":"user","content":"\\ud800"}}\n', "unpaired surrogate"),
+    (b'{"type":"user","sessionId":"s","timestamp":"yesterday","message":{"role":"user","content":"x"}}\n',
+     "not an RFC 3339"),
+], ids=["summary-only", "array", "nan", "surrogate", "timestamp"])
+def test_non_transcripts_are_refused_in_one_line(data: bytes, why: str, tmp_path: Path) -> None:
+    done = convert(data, tmp_path)
+    message = done.stderr.decode()
+    assert done.returncode == 1 and done.stdout == b""
+    assert why in message and message.count("\n") == 1 and "Traceback" not in message
+
+
+# --- compare_streams ------------------------------------------------------------------
+
+HEADER = {"type": "session", "seq": 0, "id": "h", "startedAt": "2026-01-01T00:00:00Z",
+          "producer": {"name": "p", "instance": "run-1"},
+          "workspace": {"roots": [{"id": "w", "path": "/w", "vcs": {"type": "git", "branch": "main"}}]}}
+CALL = {"type": "tool_result", "seq": 1, "id": "r1", "ts": "2026-01-01T00:00:01Z", "durationMs": 5}
+
+
+def stream(*records: dict) -> bytes:
+    return b"".join(json.dumps(r).encode() + b"\n" for r in records)
+
+
+def changed(record: dict, pointer: list, value) -> dict:
+    copy = json.loads(json.dumps(record))
+    target = copy
+    for key in pointer[:-1]:
+        target = target[key]
+    target[pointer[-1]] = value
+    return copy
+
+
+def test_identical_streams_and_another_producer_instance_compare_equal() -> None:
+    assert compare_streams(stream(HEADER, CALL), stream(HEADER, CALL)) == []
+    other_run = changed(HEADER, ["producer", "instance"], "run-2")
+    assert compare_streams(stream(HEADER, CALL), stream(other_run, CALL)) == []
+    # ...but only the instance: the producer's name is compared.
+    assert compare_streams(stream(HEADER), stream(changed(HEADER, ["producer", "name"], "q"))) != []
+
+
+def test_a_difference_names_line_pointer_and_both_values() -> None:
+    later = changed(HEADER, ["startedAt"], "2003-04-05T06:07:08Z")
+    assert compare_streams(stream(HEADER, CALL), stream(later, CALL)) == [
+        'line 1 (session h) /startedAt: "2026-01-01T00:00:00Z" -> "2003-04-05T06:07:08Z"'
+    ]
+    removed = {k: v for k, v in CALL.items() if k != "durationMs"}
+    assert compare_streams(stream(HEADER, CALL), stream(HEADER, removed)) == [
+        "line 2 (tool_result r1) /durationMs: 5 -> (absent)"
+    ]
+
+
+def test_line_counts_types_and_unreadable_lines_are_reported() -> None:
+    lines = compare_streams(stream(HEADER, CALL), stream(HEADER))
+    assert lines[0] == "the streams have 2 and 1 lines" and lines[1].startswith("line 2 (tool_result r1) whole line")
+    swapped = compare_streams(stream(HEADER, CALL), stream(HEADER, {"type": "message", "seq": 1, "id": "r1"}))
+    assert swapped == ["line 2: a tool_result r1 record -> a message r1 record"]
+    assert compare_streams(b"not json\n", b"not json either\n") == ['line 1 whole line: "not json" -> "not json either"']
+
+
+def test_the_comparison_is_short() -> None:
+    many = [dict(CALL, seq=n, id=f"r{n}") for n in range(1, 60)]
+    shuffled = [dict(r, ts="2026-01-01T00:00:02Z") for r in many]
+    lines = compare_streams(stream(HEADER, *many), stream(HEADER, *shuffled))
+    assert len(lines) == producing.DIFF_LIMIT and lines[-1] == "... and 40 more differences"
+
+
+@pytest.mark.parametrize(("pointer", "value", "rules"), [
+    (["startedAt"], "2003-04-05T06:07:08Z", ["ASR-154"]),
+    (["workspace", "roots", 0, "vcs", "head"], "0" * 40, ["ASR-159"]),
+    (["workspace", "roots", 0, "path"], "/elsewhere", ["ASR-267"]),
+    (["producer", "name"], "other", ["ASR-000"]),  # no rule names it: the variant's rules
+])
+def test_rules_follow_the_member_that_changed(pointer: list, value, rules: list[str]) -> None:
+    found = differences(stream(HEADER), stream(changed(HEADER, pointer, value)))
+    assert rules_of(found, ["ASR-000"]) == rules
+
+
+def test_rules_of_records_by_type() -> None:
+    def rules(kind: str, pointer: str) -> list[str]:
+        return rules_of([Difference(2, kind, kind, pointer, 1, 2)], ["ASR-000"])
+
+    assert rules("tool_result", "/durationMs") == ["ASR-261"]
+    assert rules("tool_result", "/exec/cwd/path") == ["ASR-267"]
+    assert rules("message", "/ts") == ["ASR-103", "ASR-104"]
+    assert rules("state", "/state") == ["ASR-169"]
+    assert rules("config_change", "/permissionMode") == ["ASR-187"]
+    assert rules("hook", "/exitCode") == ["ASR-287"]
+
+
+# --- damaged_inputs ---------------------------------------------------------------------
+
+
+def test_damaged_inputs_are_deterministic_and_damaged() -> None:
+    data = SAMPLE_FILES[0].read_bytes()
+    damaged = damaged_inputs(data)
+    assert set(damaged) == {"truncated", "flipped", "empty"} and damaged == damaged_inputs(data)
+    assert damaged["empty"] == b""
+    cut = damaged["truncated"]
+    assert data.startswith(cut) and not cut.endswith(b"\n") and b"\n" in cut
+    last = cut.rsplit(b"\n", 1)[1]
+    full_last = data.rstrip(b"\n").rsplit(b"\n", 1)[1]
+    assert 0 < len(last) < len(full_last)
+    flipped = damaged["flipped"]
+    assert len(flipped) == len(data) and sum(a != b for a, b in zip(data, flipped)) == len(producing.FLIP_AT)
+    assert damaged_inputs(b"") == {"truncated": b"", "flipped": b"", "empty": b""}
+
+
+# --- check_output -----------------------------------------------------------------------
+
+
+def test_check_output_names_rule_and_seq() -> None:
+    valid = subprocess.run([sys.executable, str(CONVERTER), str(SAMPLE_FILES[0])], capture_output=True).stdout
+    assert check_output(valid) == []
+    headless = b"\n".join(valid.splitlines()[1:]) + b"\n"
+    problems = check_output(headless)
+    assert problems and problems[0].startswith("ASR-003 (line 1, seq 1): ")
+
+
+def test_a_derived_link_to_no_call_is_an_invented_link() -> None:
+    valid = subprocess.run([sys.executable, str(CONVERTER), str(SAMPLE_FILES[0])], capture_output=True).stdout
+    header = valid.splitlines()[0]
+    result = {"type": "tool_result", "seq": 1, "id": "r1", "callId": "c9", "linkage": "derived", "status": "unknown",
+              "content": []}
+    call = {"type": "tool_call", "seq": 2, "id": "r2", "callId": "c9", "callIdSource": "derived", "name": "Bash"}
+    invented = header + b"\n" + json.dumps(result).encode() + b"\n"
+    assert check_output(invented) == [
+        "ASR-257 (line 2, seq 1): linkage is \"derived\" but no tool_call in the stream has callId 'c9': "
+        "a derived link must name the call it was derived from"
+    ]
+    assert check_output(invented + json.dumps(call).encode() + b"\n") == []
+    # An exact link to no call is an orphan, which producers keep (ASR-266).
+    orphan = header + b"\n" + json.dumps(dict(result, linkage="exact")).encode() + b"\n"
+    assert check_output(orphan) == []
+
+
+# --- variants and the runner ------------------------------------------------------------
+
+
+def test_each_variant_changes_one_thing_from_the_baseline(tmp_path: Path) -> None:
+    found = variants()
+    assert list(found) == ["baseline", "again", "clock", "timezone", "locale", "cwd", "home"]
+    base = found["baseline"].setting(tmp_path, "/somewhere")
+    assert base.env["TZ"] == "UTC" and base.cwd == "/somewhere"
+    assert found["again"].setting(tmp_path, "/somewhere") == base
+    assert found["timezone"].setting(tmp_path, None).env["TZ"] in (producing.FAR_ZONE, producing.FAR_ZONE_POSIX)
+    moved = found["cwd"].setting(tmp_path, "/somewhere")
+    assert moved.env == base.env and Path(moved.cwd).is_dir() and not any(Path(moved.cwd).iterdir())
+    home = found["home"].setting(tmp_path, None)
+    assert Path(home.env["HOME"]).is_dir() and home.cwd is None and home.env["HOME"] != base.env.get("HOME")
+    locale = found["locale"]
+    if locale.available:
+        assert locale.setting(tmp_path, None).env["LC_ALL"] != base.env["LC_ALL"]
+    else:
+        assert "locale" in locale.unavailable
+
+
+def test_the_clock_variant_is_unavailable_with_a_reason_without_libfaketime(monkeypatch) -> None:
+    monkeypatch.setattr(producing, "find_faketime", lambda: None)
+    clock = variants()["clock"]
+    assert not clock.available and "libfaketime is not installed" in clock.unavailable
+
+
+def test_the_clock_variant_moves_the_clock_of_the_conversion(tmp_path: Path) -> None:
+    clock = variants()["clock"]
+    if not clock.available:
+        pytest.skip(clock.unavailable)
+    env = {**__import__("os").environ, **clock.setting(tmp_path, None).env}
+    done = subprocess.run([sys.executable, "-c", "import time; print(time.gmtime().tm_year)"],
+                          capture_output=True, text=True, env=env, timeout=30)
+    assert done.stdout.strip() == "2003"
+
+
+def test_relative_commands_still_run_from_another_folder(tmp_path: Path) -> None:
+    (tmp_path / "bin").mkdir()
+    (tmp_path / "bin" / "conv").write_text("")
+    (tmp_path / "conv.py").write_text("")
+    command = ("./bin/conv", "python3", "conv.py", "-v", "{input}", "missing.py")
+    assert anchored(command, tmp_path, "{input}") == (
+        str(tmp_path / "bin" / "conv"), "python3", str(tmp_path / "conv.py"), "-v", "{input}", "missing.py")
+
+
+class _Target:
+    name = "asr-from-claude-code"
+    command = (str(CONVERTER),)
+    protocol = "oneshot"
+    timeout = 30.0
+    cwd = None
+    placeholder = None
+
+
+def test_the_runner_converts_under_each_variant_and_keeps_the_baseline(tmp_path: Path) -> None:
+    runner = ProducerRunner(_Target(), tmp_path / "scratch")
+    try:
+        first = runner.baseline(SAMPLE_FILES[0])
+        assert first.outcome.value == "converted" and runner.baseline(SAMPLE_FILES[0]) is first
+        for name in ("again", "timezone", "cwd", "home"):
+            assert compare_streams(first.stream, runner.convert(SAMPLE_FILES[0], name).stream) == []
+    finally:
+        runner.close()
+    assert not (tmp_path / "scratch").exists()
