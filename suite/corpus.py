@@ -1,7 +1,9 @@
 """The case corpus: byte-exact streams with TOML metadata beside them.
 
 A case is ``cases/<role>/<group>/<name>.jsonl`` with ``<name>.toml`` beside
-it; its ID is the path under ``cases/`` without the suffix.  The format is
+it; its ID is the path under ``cases/`` without the suffix.  A reader case
+(``cases/reader/...``) also has its expected partial view beside it, named by
+the metadata's ``view`` key (``<name>.view.json``).  The format is
 documented for other languages in cases/README.md and its metadata schema in
 cases/schema/case.schema.json.
 """
@@ -36,6 +38,8 @@ class Case:
     #: For implementation-defined cases: what the reference validator does.
     reference: str | None = None
     assumptions: tuple[str, ...] = ()
+    #: For reader cases: the file holding the expected partial view.
+    expected_view: Path | None = None
 
     @property
     def role(self) -> str:
@@ -48,6 +52,12 @@ class Case:
 
     def data(self) -> bytes:
         return self.stream.read_bytes()
+
+    def view(self) -> dict:
+        """The expected partial view of a reader case (checked to be a JSON object when loaded)."""
+        if self.expected_view is None:
+            raise CorpusError(f"{self.id} is not a reader case: it has no expected view")
+        return json.loads(self.expected_view.read_text(encoding="utf-8"))
 
 
 @cache
@@ -69,6 +79,7 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
     if not stream.is_file():
         raise CorpusError(f"{metadata_path}: the stream file {stream.name} is missing")
     case_id = metadata_path.relative_to(corpus).with_suffix("").as_posix()
+    expected_view = _expected_view(metadata_path, metadata, case_id.split("/", 1)[0])
     return Case(
         id=case_id,
         stream=stream,
@@ -78,7 +89,28 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
         spec=metadata["spec"],
         reference=metadata.get("reference"),
         assumptions=tuple(metadata.get("assumptions", ())),
+        expected_view=expected_view,
     )
+
+
+def _expected_view(metadata_path: Path, metadata: dict, role: str) -> Path | None:
+    """Reader cases name their expected view; other cases must not."""
+    name = metadata.get("view")
+    if role != "reader":
+        if name is not None:
+            raise CorpusError(f"{metadata_path}: only reader cases (under reader/) have a view")
+        return None
+    expected = f"{metadata_path.stem}.view.json"
+    if name != expected:
+        raise CorpusError(f"{metadata_path}: a reader case names its expected view: view = \"{expected}\"")
+    path = metadata_path.with_name(name)
+    try:
+        view = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, ValueError) as error:
+        raise CorpusError(f"{metadata_path}: cannot read the expected view {name}: {error}") from None
+    if not isinstance(view, dict):
+        raise CorpusError(f"{metadata_path}: the expected view {name} must be a JSON object")
+    return path
 
 
 def iter_cases(corpus: Path = CORPUS_DIR, role: str | None = None) -> Iterator[Case]:

@@ -16,6 +16,8 @@ from typing import Sequence
 from . import CORPUS_DIR
 from .checks import validate_path
 from .corpus import Case, CorpusError, iter_cases, orphan_streams
+from .reader import UnreadableStream, read_view
+from .views import check_partial_view, check_view, compare_views
 
 
 def disagreement(case: Case) -> str | None:
@@ -42,6 +44,32 @@ def disagreement(case: Case) -> str | None:
     return None
 
 
+def reader_disagreement(case: Case) -> str | None:
+    """For a reader case: what is wrong with its expected view, or where the reference
+    reader's view differs from it; None when they agree."""
+    expected = case.view()
+    problems = check_partial_view(expected)
+    if problems:
+        return "the expected view is not a valid partial view: " + "; ".join(problems[:3])
+    try:
+        view = read_view(case.stream)
+    except (OSError, UnreadableStream) as error:
+        return f"the reference reader gives no view: {error}"
+    problem = check_view(view)
+    if problem:
+        return f"the reference reader's view breaks the view schema: {problem}"
+    differences = compare_views(expected, view)
+    if differences:
+        return "the reference reader disagrees: " + "; ".join(f"{d.path}: {d.message}" for d in differences[:3])
+    return None
+
+
+def orphan_views(corpus: Path) -> list[Path]:
+    """Expected-view files with no case metadata beside them (a lint)."""
+    views = sorted(corpus.rglob("*.view.json"))
+    return [v for v in views if not v.with_name(v.name.removesuffix(".view.json") + ".toml").is_file()]
+
+
 def _explain(outcome) -> str:
     return "; ".join(f"line {d.line}: {d.rule}: {d.message}" for d in outcome.errors[:3])
 
@@ -64,6 +92,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     for orphan in orphan_streams(options.corpus):
         print(f"{orphan}: stream without metadata ({orphan.with_suffix('.toml').name} is missing)")
         problems += 1
+    for orphan in orphan_views(options.corpus):
+        print(f"{orphan}: expected view without a case (no .toml beside it)")
+        problems += 1
     for case in cases:
         prefix = case.id.rsplit("/", 1)[-1].split("-", 1)[0]
         expected_prefix = {"valid": "valid", "invalid": "invalid", "implementation-defined": "impl"}[case.verdict]
@@ -71,6 +102,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"{case.id}: file name should start with '{expected_prefix}-' for verdict {case.verdict}")
             problems += 1
         why = disagreement(case)
+        if why is None and case.expected_view is not None:
+            why = reader_disagreement(case)
         if why:
             print(f"{case.id}: {why}")
             problems += 1

@@ -83,7 +83,16 @@ def test_valid_streams_cover_every_record_type(drawn_streams, record_type: str) 
     ],
 )
 def test_valid_streams_reach_cross_record_structure(drawn_streams, what: str, condition) -> None:
-    assert any(condition(records) for records in drawn_streams), f"no drawn stream has {what}"
+    if any(condition(records) for records in drawn_streams):
+        return
+    # Rare structures may miss one sample of a few hundred (the sample differs with the worker's
+    # earlier Hypothesis runs); what matters is that the strategy reaches them: search for one.
+    from hypothesis.errors import NoSuchExample
+
+    try:
+        find(valid_streams(), condition, settings=settings(max_examples=2000, database=None, deadline=None))
+    except NoSuchExample:
+        pytest.fail(f"the valid-stream strategy never produced {what} in 2000 tries")
 
 
 def test_every_stream_rule_has_a_mutator_or_a_reason() -> None:

@@ -1,0 +1,90 @@
+"""The reader role end to end: the reference reader passes every reader case, one-shot,
+persistent and bundled; each seeded-bug reader in examples/misbehaving fails, and its
+failures name the rule it breaks."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.corpus import iter_cases
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+MISBEHAVING = EXAMPLES / "misbehaving"
+READER_CASES = list(iter_cases(CORPUS_DIR, role="reader"))
+COUNT = len(READER_CASES)
+
+
+def certify(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    """The reader part of the conformance suite in a fresh pytest process, from an unrelated folder."""
+    return pytester.runpytest_subprocess("--role=reader", "-p", "no:cacheprovider", "--report-dir=none", *args)
+
+
+def failed_case_ids(result: pytest.RunResult) -> set[str]:
+    return set(re.findall(r"FAILED \S*test_reader_case\[(.+?)\]", result.stdout.str()))
+
+
+def test_there_are_reader_cases() -> None:
+    assert COUNT >= 36
+
+
+def test_reference_reader_one_shot_passes_every_reader_case(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, f"--implementation={EXAMPLES / 'reference-reader'}")
+    result.assert_outcomes(passed=COUNT)
+    result.stdout.fnmatch_lines(["*verdict: CONFORMS*"])
+    assert result.ret == 0
+
+
+def test_reference_reader_persistent_passes_every_reader_case(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, f"--implementation={EXAMPLES / 'reference-validator-persistent'}", "--persistent",
+                     "--check-protocol")
+    result.assert_outcomes(passed=COUNT)
+    assert result.ret == 0
+
+
+def test_bundled_reference_plays_the_reader_role(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, str(ROOT / "suite" / "conformance" / "test_reader_corpus.py"))
+    result.assert_outcomes(passed=COUNT)
+    result.stdout.fnmatch_lines(["*reader: * pass*"])
+    assert result.ret == 0
+
+
+#: Each seeded-bug reader, the rule its failures must name, and cases it must fail.
+SEEDED = {
+    "pairs-by-position": ("ASR-263", {"reader/ASR-263/valid-duplicate-call-ids-no-positional-pairing",
+                                      "reader/ASR-264/valid-two-results-for-one-call"}),
+    "falls-back-to-native-call-id": ("ASR-262", {"reader/ASR-263/valid-native-call-id-never-pairs"}),
+    "keeps-old-title-source": ("ASR-181", {"reader/ASR-181/valid-new-title-without-source-is-unknown",
+                                           "reader/ASR-181/valid-source-stays-unknown-until-recorded-again"}),
+    "dangling-as-completed": ("ASR-265", {"reader/ASR-265/valid-call-without-result-is-dangling",
+                                          "reader/ASR-265/valid-refused-call-without-result"}),
+    "reclassifies-content-level": ("ASR-165", {"reader/ASR-165/valid-declaration-applies-to-later-records-only",
+                                               "reader/ASR-165/valid-tightened-twice"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(SEEDED))
+def test_seeded_bug_reader_fails_naming_its_rule(pytester: pytest.Pytester, name: str) -> None:
+    rule, must_fail = SEEDED[name]
+    result = certify(pytester, f"--implementation={MISBEHAVING / name}")
+    failed = failed_case_ids(result)
+    assert must_fail <= failed, result.stdout.str()
+    outcomes = result.parseoutcomes()
+    assert outcomes["failed"] == len(failed) and outcomes.get("passed", 0) == COUNT - len(failed)
+    text = result.stdout.str()
+    assert re.search(rf"^(ASR-\d+, )*{rule}(, ASR-\d+)*: ", text, re.MULTILINE), f"no failure message names {rule}"
+    assert re.search(rf"rules with failing cases: .*{rule}", text)
+    result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])
+    assert result.ret == 1
+
+
+def test_seeded_bug_reader_fails_through_the_persistent_protocol(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, f"--implementation={MISBEHAVING / 'dangling-as-completed'}", "--persistent",
+                     "--check-protocol")
+    assert SEEDED["dangling-as-completed"][1] <= failed_case_ids(result)
+    assert "call r1: status: expected unknown (null), got \"completed\"" in result.stdout.str()
+    assert result.ret == 1
