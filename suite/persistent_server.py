@@ -84,8 +84,8 @@ def serve(stdin: TextIO, stdout: TextIO, judge: Judge = reference_judge,
                 answer(protocol.Viewed(seq, view))
             elif command == "convert" and isinstance(request.get("path"), str) and producer is not None:
                 answer(_convert(producer, seq, request["path"], written))
-            elif command in ("convert", "read"):
-                answer(protocol.Skipped(seq, f"this implementation does not take the {command} role"))
+            elif command == "convert" and producer is None:
+                answer(protocol.Skipped(seq, "this implementation does not take the producer role"))
             else:
                 answer(protocol.Errored(seq, f"unknown or malformed request {command!r}"))
         return 0

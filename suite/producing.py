@@ -116,7 +116,7 @@ def find_faketime() -> str | None:
 
 def _clock() -> Variant:
     library = find_faketime()
-    rules = ("ASR-103", "ASR-104", "ASR-154", "ASR-187", "ASR-261")
+    rules = ("ASR-103", "ASR-104", "ASR-154", "ASR-187", "ASR-261", "ASR-267", "ASR-287")
     description = f"under a fake clock ({FAKE_TIME[1:]})"
     if library is None:
         return Variant("clock", description, rules=rules, unavailable=(
@@ -155,8 +155,8 @@ def variants() -> dict[str, Variant]:
         _clock(),
         _timezone(),
         _locale(),
-        Variant("cwd", "from a fresh, empty working directory", fresh_cwd=True, rules=("ASR-159", "ASR-267")),
-        Variant("home", "with HOME set to a fresh, empty folder", fresh_home=True, rules=("ASR-159", "ASR-267")),
+        Variant("cwd", "from a fresh, empty working directory", fresh_cwd=True, rules=("ASR-159", "ASR-267", "ASR-287")),
+        Variant("home", "with HOME set to a fresh, empty folder", fresh_home=True, rules=("ASR-159", "ASR-267", "ASR-287")),
     ]
     return {variant.name: variant for variant in found}
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .adapters.oneshot import DEFAULT_TIMEOUT, OneShotProducer, OneShotReader, OneShotValidator
+from .adapters.oneshot import DEFAULT_TIMEOUT, OneShotReader, OneShotValidator
 from .adapters.persistent import PersistentValidator
 from .manifest import ManifestError, load_manifest
 
@@ -76,15 +76,6 @@ class Target:
             return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
                                        role="reader")
         return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd)
-
-    def producer(self, check_protocol: bool = False, env: Mapping[str, str] | None = None,
-                 cwd: str | None = None):
-        """A producer adapter; ``env`` and ``cwd`` change the conversion's environment (metamorphic variants)."""
-        where = cwd or self.cwd
-        if self.protocol == "persistent":
-            return PersistentValidator(self.command, self.timeout, where, check_schemas=check_protocol,
-                                       role="producer", env=env)
-        return OneShotProducer(self.command, self.timeout, self.placeholder, where, env)
 
 
 def default_role(inputs: Sequence[str]) -> str:

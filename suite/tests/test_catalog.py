@@ -110,3 +110,17 @@ def test_rules_the_reference_reports_are_in_the_catalog() -> None:
 def test_rules_not_tested_on_streams_say_why() -> None:
     silent = [r.id for r in CATALOG.values() if r.tested != "stream" and not r.reason]
     assert not silent
+
+
+def test_producer_rules_said_to_be_checked_metamorphically_are() -> None:
+    """A producer rule whose reason promises metamorphic checks is marked on a producer test;
+    every other producer and untestable rule says why it is not."""
+    from asr_conformance.conformance.test_producer import OUTPUT_RULES
+    from asr_conformance.producing import variants
+
+    marked = set(OUTPUT_RULES) | {rule for variant in variants().values() for rule in variant.rules}
+    for rule in load_catalog().values():
+        if rule.tested in ("producer", "untestable"):
+            assert rule.reason, f"{rule.id} has no reason"
+        if rule.tested == "producer" and "Metamorphic" in (rule.reason or ""):
+            assert rule.id in marked, f"{rule.id} promises metamorphic checks, and no producer test checks it"
