@@ -176,7 +176,8 @@ def expand_inputs(patterns: Sequence[str], origin: str = "--inputs") -> tuple[Pr
     for pattern in patterns:
         path = Path(pattern)
         if _GLOB.search(pattern):
-            base = Path(_GLOB.split(pattern, 1)[0]).parent
+            prefix = _GLOB.split(pattern, 1)[0]  # the folder part before the first wildcard
+            base = Path(prefix) if prefix.endswith(("/", os.sep)) else Path(prefix).parent
             matches = [Path(m) for m in sorted(glob.glob(pattern, recursive=True)) if Path(m).is_file()]
         elif path.is_dir():
             base = path

@@ -193,3 +193,12 @@ def test_every_option_the_docs_use_exists(pytester: pytest.Pytester) -> None:
     for doc in (ROOT / "examples" / "ci" / "asr-conformance.yml", ROOT / "docs" / "certification.md"):
         for option in set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", doc.read_text())):
             assert option in help_text, f"{doc.name} names {option}, which pytest does not know"
+
+
+def test_a_manifest_names_its_expectations_file(pytester: pytest.Pytester) -> None:
+    _expectations(pytester, '[[failure]]\nrule = "ASR-260"\nreason = "no range check"\n')
+    manifest = pytester.path / "accept-all.toml"
+    manifest.write_text(f'name = "accept-all"\ncommand = ["{ACCEPT_ALL}"]\nexpectations = "expected.toml"\n')
+    result = certify(pytester, f"--implementation={manifest}", *SLICE)
+    assert result.ret == 0, result.stdout.str()
+    assert report_of(pytester)["implementations"][0]["expectations"].endswith("expected.toml")
