@@ -20,15 +20,12 @@ file never outlives the bugs it lists.
 from __future__ import annotations
 
 import json
-import tomllib
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from typing import Iterable, Sequence
 
 from .results import FAILING, SCORED, Result
-from .schema_errors import first_problem
+from .schema_errors import FileProblem, load_checked_toml
 
 
 class ExpectationsError(Exception):
@@ -60,22 +57,11 @@ class Expectation:
         return f"known failure ({self.label}): {self.reason}" + (f" <{self.issue}>" if self.issue else "")
 
 
-@cache
-def _schema() -> dict:
-    text = resources.files("asr_conformance").joinpath("schemas", "expectations.schema.json").read_text()
-    return json.loads(text)
-
-
 def load_expectations(path: Path) -> tuple[Expectation, ...]:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ExpectationsError(f"{path}: cannot read the expectations file: {error.strerror or error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ExpectationsError(f"{path}: not valid TOML: {error}") from None
-    problem = first_problem(_schema(), data, separator=".")
-    if problem:
-        raise ExpectationsError(f"{path}: {problem}")
+        data = load_checked_toml(path, "expectations.schema.json", "expectations file")
+    except FileProblem as problem:
+        raise ExpectationsError(str(problem)) from None
     return tuple(
         Expectation(i, entry["reason"], entry.get("case"), entry.get("rule"), entry.get("issue"),
                     entry.get("implementation"))

@@ -19,14 +19,11 @@ manifest's folder, and commands run there.
 
 from __future__ import annotations
 
-import json
 import shlex
-import tomllib
 from dataclasses import dataclass
-from importlib import resources
 from pathlib import Path
 
-from .schema_errors import first_problem
+from .schema_errors import FileProblem, load_checked_toml
 
 
 class ManifestError(Exception):
@@ -60,20 +57,11 @@ class Manifest:
         return None
 
 
-def _schema() -> dict:
-    return json.loads(resources.files("asr_conformance").joinpath("schemas", "manifest.schema.json").read_text())
-
-
 def load_manifest(path: Path) -> Manifest:
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise ManifestError(f"{path}: cannot read the manifest: {error.strerror or error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
-        raise ManifestError(f"{path}: not valid TOML: {error}") from None
-    problem = first_problem(_schema(), data, separator=".")
-    if problem:
-        raise ManifestError(f"{path}: {problem}")
+        data = load_checked_toml(path, "manifest.schema.json", "manifest")
+    except FileProblem as problem:
+        raise ManifestError(str(problem)) from None
     folder = path.resolve().parent
     command = data["command"]
     parts = shlex.split(command) if isinstance(command, str) else list(command)

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import json
+import tomllib
+from importlib import resources
+from pathlib import Path
 from typing import Any
 
 import jsonschema
@@ -16,3 +20,24 @@ def first_problem(schema: dict[str, Any], data: Any, separator: str = "/") -> st
         return None
     where = separator.join(str(part) for part in errors[0].path) or "(top level)"
     return f"{where}: {errors[0].message}"
+
+
+class FileProblem(Exception):
+    """A file the suite cannot use; the message names the file (and the key, for a schema problem)."""
+
+
+def load_checked_toml(path: Path, schema_name: str, what: str) -> dict[str, Any]:
+    """Read a TOML file and check it against one of the package's schemas (``schemas/<schema_name>``).
+
+    Manifests and expectations files fail the same way: the file, then what is wrong, then where."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise FileProblem(f"{path}: cannot read the {what}: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise FileProblem(f"{path}: not valid TOML: {error}") from None
+    schema = json.loads(resources.files("asr_conformance").joinpath("schemas", schema_name).read_text())
+    problem = first_problem(schema, data, separator=".")
+    if problem:
+        raise FileProblem(f"{path}: {problem}")
+    return data

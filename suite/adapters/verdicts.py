@@ -47,14 +47,7 @@ class Verdict:
 
     def explain(self) -> str:
         """A block of text for a failure report."""
-        parts = [f"outcome: {self.outcome.value}" + (f" ({self.message})" if self.message else "")]
-        if self.sent:
-            parts.append(f"sent: {self.sent}")
-        if self.received:
-            parts.append("received:\n" + _indent(self.received))
-        if self.stderr_tail:
-            parts.append("stderr (tail):\n" + _indent(self.stderr_tail))
-        return "\n".join(parts)
+        return explain(self.outcome, self.message, self.sent, self.received, self.stderr_tail)
 
 
 @dataclass(slots=True)
@@ -69,14 +62,8 @@ class _Exchange:
     seconds: float = 0.0
 
     def explain(self) -> str:
-        parts = [f"outcome: {self.outcome.value}" + (f" ({self.message})" if self.message else "")]
-        if self.sent:
-            parts.append(f"sent: {self.sent}")
-        if self.received:
-            parts.append("received:\n" + _indent(self.received))
-        if self.stderr_tail:
-            parts.append("stderr (tail):\n" + _indent(self.stderr_tail))
-        return "\n".join(parts)
+        """A block of text for a failure report."""
+        return explain(self.outcome, self.message, self.sent, self.received, self.stderr_tail)
 
 
 @dataclass(slots=True)
@@ -92,6 +79,18 @@ class Conversion(_Exchange):
 
     stream: bytes | None = None
     refusal: str = ""
+
+
+def explain(outcome: Outcome, message: str, sent: str, received: str, stderr_tail: str) -> str:
+    """What was asked, what came back and why it is not an answer: the body of every failure message."""
+    parts = [f"outcome: {outcome.value}" + (f" ({message})" if message else "")]
+    if sent:
+        parts.append(f"sent: {sent}")
+    if received:
+        parts.append("received:\n" + _indent(received))
+    if stderr_tail:
+        parts.append("stderr (tail):\n" + _indent(stderr_tail))
+    return "\n".join(parts)
 
 
 def _indent(text: str) -> str:
