@@ -14,7 +14,7 @@ from typing import Any, Iterable
 
 STATUS_LABEL = {
     "fail": "fail", "expected-fail": "known failure", "pass": "pass", "not-scored": "not scored",
-    "not-run": "not run", "untestable": "untestable",
+    "not-run": "no result", "untestable": "untestable",
 }
 VERDICT_LABEL = {
     "conforms": "conforms", "conforms-except-known-failures": "conforms except known failures",
@@ -106,9 +106,11 @@ def _matrix(report: dict[str, Any]) -> str:
     for row in report["rules"]:
         groups.setdefault((row["page"], row["section"]), []).append(row)
     ordered = sorted(groups.items(), key=lambda item: (not any(_notable(r, keys) for r in item[1]), item[0]))
-    out = ["<h2>Rule matrix</h2>",
-           '<p class="muted">Rules with failures, or on which the implementations disagree, first; '
-           "the rest of each section is folded.</p>"]
+    single = len(keys) == 1
+    out = ["<h2>Rule matrix</h2>", f'<p class="muted">{escape(_tally(report, keys))}. Rules with failures'
+           + ("" if single else ", or on which the implementations disagree,")
+           + " come first; the rest of each section is folded. “No result”: no selected test checks the rule "
+           "in this run (see the rule's reason).</p>"]
     for (page, section), rows in ordered:
         notable = [r for r in rows if _notable(r, keys)]
         quiet = [r for r in rows if not _notable(r, keys)]
@@ -118,10 +120,23 @@ def _matrix(report: dict[str, Any]) -> str:
         if quiet:
             statuses = sorted({c["status"] for r in quiet for c in r["cells"].values()})
             label = ", ".join(STATUS_LABEL[s] for s in statuses)
-            out.append(f"<details><summary>{len(quiet)} rule{'s' if len(quiet) != 1 else ''} "
-                       f"where every implementation agrees ({escape(label)})</summary>"
-                       f"{_table(quiet, keys, report)}</details>")
+            where = "" if single else " where every implementation agrees"
+            out.append(f"<details><summary>{len(quiet)} rule{'s' if len(quiet) != 1 else ''}{where} "
+                       f"({escape(label)})</summary>{_table(quiet, keys, report)}</details>")
     return "\n".join(out)
+
+
+def _tally(report: dict[str, Any], keys: list[str]) -> str:
+    """'118 rules; reference: 80 pass, 20 untestable, ...' for the matrix's heading."""
+    parts = []
+    for key in keys:
+        counts: dict[str, int] = {}
+        for row in report["rules"]:
+            status = row["cells"][key]["status"]
+            counts[status] = counts.get(status, 0) + 1
+        shown = ", ".join(f"{counts[s]} {STATUS_LABEL[s]}" for s in STATUS_LABEL if counts.get(s))
+        parts.append(f"{key}: {shown}")
+    return f"{len(report['rules'])} rules; " + "; ".join(parts)
 
 
 def _notable(row: dict[str, Any], keys: list[str]) -> bool:
@@ -135,10 +150,11 @@ def _table(rows: Iterable[dict[str, Any]], keys: list[str], report: dict[str, An
     failing = {(r["implementation"], r["id"]) for r in report["results"] if r["outcome"] in SHOWN_OUTCOMES}
     for row in rows:
         cells = "".join(_cell(row["cells"][k], k, failing) for k in keys)
+        reason = f'<div class="muted">{escape(row["reason"])}</div>' if row.get("reason") else ""
         body.append(
             f'<tr id="rule-{escape(row["id"])}"><td class="rule">{escape(row["id"])}<div class="muted">'
             f'{escape(row["level"])} · {escape(row["tested"])}</div></td>'
-            f'<td class="summary">{escape(row["summary"])}</td>{cells}</tr>'
+            f'<td class="summary">{escape(row["summary"])}{reason}</td>{cells}</tr>'
         )
     return f"<table><tr><th>rule</th><th>summary</th>{head}</tr>{''.join(body)}</table>"
 
