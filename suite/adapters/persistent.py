@@ -88,7 +88,8 @@ class PersistentValidator:
         except (_Dead, protocol.ProtocolError) as error:
             self._failed_starts += 1
             self._discard()
-            raise _Dead(f"handshake failed: {error}") from None
+            said = session.stderr.text().strip()
+            raise _Dead(f"handshake failed: {error}" + (f"; its stderr ends: {said[-500:]}" if said else "")) from None
         if self.role not in started.roles:
             self._failed_starts = MAX_FAILED_STARTS
             self._discard()

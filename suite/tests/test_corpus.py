@@ -43,3 +43,21 @@ def test_bad_metadata_is_reported_with_its_file(tmp_path) -> None:
     (folder / "valid-x.toml").write_text("description = [unclosed\n")
     with pytest.raises(CorpusError, match=r"valid-x\.toml: cannot read"):
         load_case(folder / "valid-x.toml", tmp_path)
+
+
+def test_every_corpus_file_ships_in_the_package() -> None:
+    """A plain (non-editable) install carries the corpus as package data: every file under cases/
+    must match one of pyproject's package-data patterns, or a new kind of file would be left out."""
+    import fnmatch
+    import tomllib
+
+    root = CORPUS_DIR.parent
+    setuptools = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["setuptools"]
+    assert setuptools["package-dir"]["asr_conformance.cases"] == "cases"
+    patterns = setuptools["package-data"]["asr_conformance.cases"]
+    left_out = [
+        path.relative_to(CORPUS_DIR).as_posix() for path in CORPUS_DIR.rglob("*") if path.is_file()
+        if not any(fnmatch.fnmatch(path.relative_to(CORPUS_DIR).as_posix(), p)
+                   and path.relative_to(CORPUS_DIR).as_posix().count("/") == p.count("/") for p in patterns)
+    ]
+    assert left_out == []
