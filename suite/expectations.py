@@ -100,7 +100,7 @@ def write_expectations(path: Path, results: Sequence[Result], multiple: bool) ->
         "",
     ]
     for result in sorted(failures, key=lambda r: (r.implementation, r.id)):
-        first = next((line.strip() for line in result.message.splitlines() if line.strip()), result.outcome)
+        first = _what_went_wrong(result.message) or result.outcome
         lines += ["[[failure]]", f"case = {_toml_string(result.id)}", f"reason = {_toml_string(first[:200])}"]
         if result.rules:
             lines.append(f"# rules: {', '.join(result.rules)}")
@@ -110,6 +110,14 @@ def write_expectations(path: Path, results: Sequence[Result], multiple: bool) ->
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text("\n".join(lines), encoding="utf-8")
     return len(failures)
+
+
+def _what_went_wrong(message: str) -> str:
+    """The first line of a failure message that says what happened (not the case header, not its
+    indented description), e.g. 'accepted an invalid stream; it breaks ASR-260'."""
+    lines = [line for line in message.splitlines() if line.strip()]
+    telling = [line for line in lines if not line.startswith(("case ", " ", "\t"))]
+    return (telling or lines or [""])[0].strip()
 
 
 def _toml_string(text: str) -> str:

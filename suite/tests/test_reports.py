@@ -202,3 +202,9 @@ def test_a_manifest_names_its_expectations_file(pytester: pytest.Pytester) -> No
     result = certify(pytester, f"--implementation={manifest}", *SLICE)
     assert result.ret == 0, result.stdout.str()
     assert report_of(pytester)["implementations"][0]["expectations"].endswith("expected.toml")
+
+
+def test_written_expectations_say_what_went_wrong(pytester: pytest.Pytester) -> None:
+    certify(pytester, f"--implementation={ACCEPT_ALL}", *SLICE, "--write-expectations=known.toml")
+    text = (pytester.path / "known.toml").read_text()
+    assert 'reason = "accepted an invalid stream; it breaks ASR-260"' in text
