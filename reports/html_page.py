@@ -54,6 +54,8 @@ def render_html(report: dict[str, Any]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>ASR conformance: {escape(names)}</title><style>{STYLE}</style></head><body>",
         f"<header><h1>ASR conformance: {escape(names)}</h1><p>{_facts(report)}</p></header><main>",
+        '<p class="gate"><b>Partial run</b> (narrowed with -m or -k): only a full run certifies.</p>'
+        if report["options"].get("partial") else "",
         _verdicts(report), _gate(report), _matrix(report), _failures(report), _counterexamples(report),
         "</main></body></html>",
     ]

@@ -26,6 +26,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         + (f", seed `{report['hypothesis']['seed']}`" if report["hypothesis"].get("seed") is not None else "")
         + f" · {report['duration']:.1f} s",
         "",
+        *(["> **Partial run** (narrowed with -m or -k): only a full run certifies.", ""]
+          if report["options"].get("partial") else []),
         "| implementation | role | verdict | pass | fail | crash | timeout | known | not scored | skipped | pass % |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]

@@ -193,7 +193,19 @@ class CertificationSession:
             for verdict in self.verdicts:
                 write(f"  {verdict['implementation']} {verdict['role']}: {VERDICT_WORDS[verdict['verdict']]} "
                       f"({verdict['pass_percent']:g}% pass)")
-        write(f"verdict: {overall}", bold=True, red=overall != "CONFORMS", green=overall == "CONFORMS")
+        narrowed = partial_selection(self.config)
+        suffix = f" (partial run: {narrowed}; only a full run certifies)" if narrowed else ""
+        write(f"verdict: {overall}{suffix}", bold=True, red=overall != "CONFORMS", green=overall == "CONFORMS")
+
+
+def partial_selection(config: pytest.Config) -> str:
+    """The -m / -k selection that narrowed the run, or '' for a full run."""
+    parts = []
+    if config.getoption("markexpr"):
+        parts.append(f"-m {config.getoption('markexpr')!r}")
+    if config.getoption("keyword"):
+        parts.append(f"-k {config.getoption('keyword')!r}")
+    return ", ".join(parts)
 
 
 def _overall(verdicts: list[dict], reasons: list[str]) -> str:

@@ -25,7 +25,7 @@ import pytest
 from . import CORPUS_DIR
 from .adapters.oneshot import DEFAULT_TIMEOUT
 from .baseline import BaselineError, load_baseline
-from .certification import CertificationSession, GateSettings, excuse
+from .certification import CertificationSession, GateSettings, excuse, partial_selection
 from .corpus import Case, CorpusError, iter_cases
 from .expectations import ExpectationsError, load_expectations
 from .fuzzing import COUNTEREXAMPLES, DEFAULT_PROFILE, FuzzSession, register_profiles
@@ -173,6 +173,7 @@ def run_options(config: pytest.Config) -> dict[str, Any]:
     """The options that shape a run, for the report."""
     return {
         "roles": {t.key: list(t.roles) for t in targets_of(config)},
+        "partial": bool(partial_selection(config)),
         "markers": config.getoption("markexpr") or None,
         "keywords": config.getoption("keyword") or None,
         "timeout": config.getoption("asr_timeout"),

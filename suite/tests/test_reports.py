@@ -60,6 +60,8 @@ def test_report_of_a_seeded_bug_validator_shows_failing_rules_first(pytester: py
     assert badge["schemaVersion"] == 1 and badge["color"] == "red" and "%" in badge["message"]
     markdown = (pytester.path / "out" / "summary.md").read_text()
     assert "does not conform" in markdown and "| ASR-" in markdown
+    assert "Partial run" in markdown and report["options"]["partial"] is True
+    result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM (partial run: -m 'corpus', -k 'ASR-260 or ASR-164'*"])
     html = (pytester.path / "out" / "report.html").read_text()
     # sections with failures first (exec before input_request, which has none), failing rows unfolded
     assert html.index('id="rule-ASR-260"') < html.index('id="rule-ASR-285"')
