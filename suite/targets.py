@@ -13,7 +13,7 @@ import glob
 import os
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Mapping, Sequence
 
@@ -59,7 +59,6 @@ class Target:
     #: False for the bundled reference (no --implementation given).
     given: bool = True
     source: str = ""
-    extra: Mapping[str, str] = field(default_factory=dict)
 
     @property
     def label(self) -> str:
