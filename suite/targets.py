@@ -15,7 +15,7 @@ import re
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Sequence
 
 from .adapters.oneshot import DEFAULT_TIMEOUT, OneShotReader, OneShotValidator
 from .adapters.persistent import PersistentValidator
