@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping, Sequence
 
-from .processes import Finished, run_bounded
+from .processes import STDOUT_LIMIT, Finished, run_bounded
 from .verdicts import Conversion, Outcome, ReadAnswer, Verdict
 
 DEFAULT_TIMEOUT = 30.0
@@ -35,12 +35,7 @@ class OneShotValidator:
         return _argv(self.command, self.placeholder, stream)
 
     def validate(self, stream: Path) -> Verdict:
-        argv = self.argv(stream)
-        started = time.monotonic()
-        finished = run_bounded(argv, self.timeout, self.cwd)
-        seconds = time.monotonic() - started
-        received = finished.stdout.decode("utf-8", "replace")
-        common = dict(sent=shlex.join(argv), received=_clip(received), stderr_tail=finished.stderr, seconds=seconds)
+        finished, received, common = _run_once(self.argv(stream), self.timeout, self.cwd)
         if finished.timed_out:
             return Verdict(Outcome.TIMEOUT, message=f"no exit within {self.timeout:g} s; process group killed", **common)
         if finished.flooded:
@@ -74,6 +69,18 @@ def _argv(command: Sequence[str], placeholder: str | None, path: Path) -> list[s
     return [*command, str(path)]
 
 
+def _run_once(argv: list[str], timeout: float, cwd: str | None, env: Mapping[str, str] | None = None,
+              limit: int = STDOUT_LIMIT) -> tuple[Finished, str, dict]:
+    """Run one case; return the process's end, its stdout as text, and what every answer shows
+    (what was sent, what came back, the stderr tail, how long it took)."""
+    started = time.monotonic()
+    finished = run_bounded(argv, timeout, cwd, env, limit)
+    received = finished.stdout.decode("utf-8", "replace")
+    common = dict(sent=shlex.join(argv), received=_clip(received), stderr_tail=finished.stderr,
+                  seconds=time.monotonic() - started)
+    return finished, received, common
+
+
 def _no_answer(finished: Finished, timeout: float) -> tuple[Outcome, str] | None:
     """Why a finished process gave no answer at all (timeout, flood, signal)."""
     if finished.timed_out:
@@ -96,12 +103,8 @@ class OneShotReader:
     cwd: str | None = None
 
     def read(self, stream: Path) -> ReadAnswer:
-        argv = _argv(self.command, self.placeholder, stream)
-        started = time.monotonic()
-        finished = run_bounded(argv, self.timeout, self.cwd)
-        received = finished.stdout.decode("utf-8", "replace")
-        common = dict(sent=shlex.join(argv), received=_clip(received), stderr_tail=finished.stderr,
-                      seconds=time.monotonic() - started)
+        finished, received, common = _run_once(_argv(self.command, self.placeholder, stream), self.timeout,
+                                               self.cwd)
         failure = _no_answer(finished, self.timeout)
         if failure:
             return ReadAnswer(failure[0], message=failure[1], **common)
@@ -132,11 +135,8 @@ class OneShotProducer:
     env: Mapping[str, str] | None = None
 
     def convert(self, source: Path) -> Conversion:
-        argv = _argv(self.command, self.placeholder, source)
-        started = time.monotonic()
-        finished = run_bounded(argv, self.timeout, self.cwd, self.env, PRODUCER_STDOUT_LIMIT)
-        common = dict(sent=shlex.join(argv), received=_clip(finished.stdout.decode("utf-8", "replace")),
-                      stderr_tail=finished.stderr, seconds=time.monotonic() - started)
+        finished, _, common = _run_once(_argv(self.command, self.placeholder, source), self.timeout, self.cwd,
+                                        self.env, PRODUCER_STDOUT_LIMIT)
         failure = _no_answer(finished, self.timeout)
         if failure:
             return Conversion(failure[0], message=failure[1], **common)

@@ -184,59 +184,56 @@ class PersistentValidator:
                             line[:4000], stderr, time.monotonic() - started_at)
         return reply, line, time.monotonic() - started_at
 
-    def _request(self, kind: type, path: Path):
+    def _ask(self, kind: type, path: Path, answer_type: type):
+        """Send one request.  A usable reply comes back as (reply, common fields of the answer);
+        no reply, or an errored or skipped one, as (None, the finished answer of ``answer_type``)."""
         self._seq += 1
         request = kind(self._seq, str(path))
-        return protocol.encode(request), self._exchange(request)
+        sent = protocol.encode(request)
+        answer = self._exchange(request)
+        if isinstance(answer, _Failure):
+            return None, answer_type(answer.outcome, message=answer.message, sent=sent, received=answer.line,
+                                     stderr_tail=answer.stderr, seconds=answer.seconds)
+        reply, line, seconds = answer
+        common = dict(sent=sent, received=line[:4000], seconds=seconds)
+        if isinstance(reply, (protocol.Errored, protocol.Skipped)):
+            declined = Outcome.ERRORED if isinstance(reply, protocol.Errored) else Outcome.SKIPPED
+            return None, answer_type(declined, message=reply.message, **common)
+        return reply, common
 
     def validate(self, stream: Path) -> Verdict:
-        sent, answer = self._request(protocol.Validate, stream)
-        if isinstance(answer, _Failure):
-            return Verdict(answer.outcome, sent=sent, received=answer.line, stderr_tail=answer.stderr,
-                           message=answer.message, seconds=answer.seconds)
-        reply, line, seconds = answer
-        declined = _declined(reply)
-        if declined:
-            return Verdict(declined, sent=sent, received=line, message=reply.message, seconds=seconds)
+        reply, common = self._ask(protocol.Validate, stream, Verdict)
+        if reply is None:
+            return common
         assert isinstance(reply, protocol.Validated)
         violations = list(reply.violations)
         outcome = Outcome.ACCEPT if reply.verdict == "valid" else Outcome.REJECT
-        rules = frozenset(v["rule"] for v in violations)
-        return Verdict(outcome, rules, violations, sent=sent, received=line[:4000], seconds=seconds)
+        return Verdict(outcome, frozenset(v["rule"] for v in violations), violations, **common)
 
     def read(self, stream: Path) -> ReadAnswer:
-        sent, answer = self._request(protocol.Read, stream)
-        if isinstance(answer, _Failure):
-            return ReadAnswer(answer.outcome, answer.message, sent, answer.line, answer.stderr, answer.seconds)
-        reply, line, seconds = answer
-        declined = _declined(reply)
-        if declined:
-            return ReadAnswer(declined, reply.message, sent, line[:4000], seconds=seconds)
+        reply, common = self._ask(protocol.Read, stream, ReadAnswer)
+        if reply is None:
+            return common
         assert isinstance(reply, protocol.Viewed)
-        return ReadAnswer(Outcome.VIEWED, sent=sent, received=line[:4000], seconds=seconds, view=reply.view)
+        return ReadAnswer(Outcome.VIEWED, view=reply.view, **common)
 
     def convert(self, source: Path) -> Conversion:
         """Ask for a conversion; the stream the implementation wrote is read back (bounded) at once."""
-        sent, answer = self._request(protocol.Convert, source)
-        if isinstance(answer, _Failure):
-            return Conversion(answer.outcome, answer.message, sent, answer.line, answer.stderr, answer.seconds)
-        reply, line, seconds = answer
-        declined = _declined(reply)
-        if declined:
-            return Conversion(declined, reply.message, sent, line[:4000], seconds=seconds)
+        reply, common = self._ask(protocol.Convert, source, Conversion)
+        if reply is None:
+            return common
         assert isinstance(reply, protocol.Converted)
         if reply.refused is not None:
-            return Conversion(Outcome.REFUSED, sent=sent, received=line[:4000], seconds=seconds, refusal=reply.refused)
+            return Conversion(Outcome.REFUSED, refusal=reply.refused, **common)
         try:
             with open(str(reply.stream_path), "rb") as written:
                 stream = written.read(STREAM_LIMIT + 1)
         except OSError as error:
-            return Conversion(Outcome.CRASH, f"cannot read the stream_path it named: {error}", sent, line[:4000],
-                              seconds=seconds)
+            return Conversion(Outcome.CRASH, message=f"cannot read the stream_path it named: {error}", **common)
         if len(stream) > STREAM_LIMIT:
-            return Conversion(Outcome.CRASH, f"the stream is larger than {STREAM_LIMIT} bytes (flood)", sent,
-                              line[:4000], seconds=seconds)
-        return Conversion(Outcome.CONVERTED, sent=sent, received=line[:4000], seconds=seconds, stream=stream)
+            return Conversion(Outcome.CRASH, message=f"the stream is larger than {STREAM_LIMIT} bytes (flood)",
+                              **common)
+        return Conversion(Outcome.CONVERTED, stream=stream, **common)
 
 
 @dataclass(slots=True)
@@ -248,14 +245,6 @@ class _Failure:
     line: str
     stderr: str
     seconds: float
-
-
-def _declined(reply: object) -> Outcome | None:
-    if isinstance(reply, protocol.Errored):
-        return Outcome.ERRORED
-    if isinstance(reply, protocol.Skipped):
-        return Outcome.SKIPPED
-    return None
 
 
 def _read_lines(stream, lines: "queue.Queue[object]") -> None:
