@@ -1,21 +1,16 @@
-"""The reference's producer role: the example Claude Code converter in examples/.
+"""The reference's producer role: the example Claude Code converter.
 
-The example is a single standard-library file meant to be copied, so it is
-not part of the package; in a checkout the reference server loads it from
-there and answers ``convert`` with it.  Installed without the checkout, the
-reference has no producer role (``available()`` says so) and the bundled run
-certifies validator and reader only.
+The converter is one standard-library file meant to be copied; it lives in the
+package (``reference/claude_code_converter.py``) so that an installed suite keeps
+its producer role, and ``examples/claude-code-converter/asr-from-claude-code`` is
+a link to it.
 """
 
 from __future__ import annotations
 
-from functools import cache
-from importlib.machinery import SourceFileLoader
-from importlib.util import module_from_spec, spec_from_loader
 from pathlib import Path
-from types import ModuleType
 
-CONVERTER = Path(__file__).resolve().parent.parent / "examples" / "claude-code-converter" / "asr-from-claude-code"
+from .reference import claude_code_converter as converter
 
 
 class Refusal(Exception):
@@ -23,22 +18,12 @@ class Refusal(Exception):
 
 
 def available() -> bool:
-    return CONVERTER.is_file()
-
-
-@cache
-def _converter() -> ModuleType:
-    loader = SourceFileLoader("asr_from_claude_code", str(CONVERTER))
-    spec = spec_from_loader(loader.name, loader)
-    assert spec is not None
-    module = module_from_spec(spec)
-    loader.exec_module(module)
-    return module
+    """Always true now that the converter ships in the package; kept for the server's handshake."""
+    return True
 
 
 def reference_convert(path: str) -> bytes:
     """The stream for one native input; OSError when it cannot be read, Refusal when it is not a transcript."""
-    converter = _converter()
     data = Path(path).read_bytes()
     try:
         return converter.convert(data)

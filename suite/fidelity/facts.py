@@ -1,0 +1,151 @@
+"""What a native input says, read by a witness independently of any converter.
+
+A producer's stream must keep what its source records and invent nothing (ASR-252 … 291
+and the session page's header rules). To check that, the suite reads the native input
+itself: a *witness* for the input's format turns it into ``SourceFacts``, and the
+fidelity checks (``fidelity.compare``) hold the converted stream against them.
+
+The facts are deliberately plain: what the source records, where it records it, and
+nothing a converter could reasonably map differently. Values the source does not record
+are ``None``; a converter must then leave the matching stream member absent.
+
+A witness is any object meeting ``Witness``; third-party witnesses register under the
+``asr_conformance.witnesses`` entry-point group (see ``fidelity.registry``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+#: Sentinel for "the source holds no value here" where ``None`` is itself a native value.
+UNRECORDED: Any = None
+
+
+@dataclass(frozen=True)
+class Where:
+    """A place in the native input, shown beside a failure so a person can find it."""
+
+    line: int
+    #: A short excerpt of the native line (the witness keeps it under a few hundred characters).
+    excerpt: str = ""
+
+
+@dataclass(frozen=True)
+class Timing:
+    """Execution times the source records for one result (ASR-261); each ``None`` when not recorded."""
+
+    started_at: str | None = None
+    completed_at: str | None = None
+    duration_ms: float | None = None
+
+
+@dataclass(frozen=True)
+class NativeCall:
+    """One tool call as the source records it."""
+
+    call_id: str
+    #: The exact tool name as requested (ASR-252).
+    name: str
+    where: Where
+    #: The arguments when the source holds them as JSON (compared by value), else ``None``.
+    arguments: Any = None
+    #: The arguments as text, when the source holds text that is not JSON (ASR-254).
+    arguments_text: str | None = None
+    #: ``model``, ``user``, ``harness`` or ``code`` when the source records who asked (ASR-274).
+    requested_by: str | None = None
+    #: The containing call, only when the source records the link (ASR-275).
+    parent_call_id: str | None = None
+    #: The time of the native line that holds the call.
+    ts: str | None = None
+
+
+@dataclass(frozen=True)
+class NativeResult:
+    """One tool result as the source records it."""
+
+    where: Where
+    #: The call ID the source attaches to the result; ``None`` when it attaches none.
+    call_id: str | None
+    #: The stream statuses consistent with the source's own outcome (ASR-258); empty means any.
+    statuses: frozenset[str] = frozenset()
+    #: The texts that reached the model, in order (ASR-259); ``None`` when the source does not say.
+    model_texts: tuple[str, ...] | None = None
+    #: The numeric exit code, only when the source records one (ASR-260).
+    exit_code: int | None = None
+    timing: Timing = field(default_factory=Timing)
+    ts: str | None = None
+
+
+@dataclass(frozen=True)
+class NativeMessage:
+    """One user or assistant message with the text the source records for it."""
+
+    role: str
+    #: The text blocks, each byte for byte as recorded.
+    texts: tuple[str, ...]
+    where: Where
+    #: The source's own ID for the message, when it has one.
+    native_id: str | None = None
+    ts: str | None = None
+
+
+@dataclass(frozen=True)
+class NativeQuestion:
+    """A question put to the user (AskUserQuestion, request_user_input) and its answers."""
+
+    call_id: str | None
+    questions: tuple[str, ...]
+    #: The answers as the source records them; ``None`` when it records no answer (ASR-285).
+    answers: tuple[str, ...] | None
+    where: Where
+    #: The source marks the question as asking for a secret (ASR-283).
+    secret: bool = False
+
+
+@dataclass
+class SourceFacts:
+    """Everything a witness learned from one native input."""
+
+    #: The format name the witness answers for, as a stream header's ``producer.source.format``.
+    format: str
+    #: IDs the header's ``sessionId`` may take (the source's own session ID, verbatim; ASR-051).
+    session_ids: frozenset[str] = frozenset()
+    #: The agent version the source records first (header ``agent.version``), or ``None``.
+    agent_version: str | None = None
+    #: The earliest time the source records (header ``startedAt`` may not be earlier; ASR-154).
+    earliest_time: str | None = None
+    calls: list[NativeCall] = field(default_factory=list)
+    results: list[NativeResult] = field(default_factory=list)
+    messages: list[NativeMessage] = field(default_factory=list)
+    questions: list[NativeQuestion] = field(default_factory=list)
+    #: Every time the source records, as written; a stream ``ts`` must be one of these instants.
+    times: frozenset[str] = frozenset()
+    #: Whether this format records numeric exit codes at all (Codex does; Claude Code does not).
+    records_exit_codes: bool = False
+    #: Secret values the source holds that must not reach the stream (ASR-283).
+    secrets: tuple[str, ...] = ()
+
+
+class NotThisFormat(Exception):
+    """The input is not in the witness's format; the message says why."""
+
+
+@runtime_checkable
+class Witness(Protocol):
+    """Reads one native format. Registered under the ``asr_conformance.witnesses`` entry points."""
+
+    #: The format name (``producer.source.format``) this witness is for.
+    format: str
+
+    def accepts_format_name(self, name: str) -> bool:
+        """Whether a stream header's ``producer.source.format`` names this witness's format."""
+        ...
+
+    def sniff(self, data: bytes) -> bool:
+        """Whether the input looks like this format, without reading it in full."""
+        ...
+
+    def read(self, data: bytes) -> SourceFacts:
+        """The facts of one input; ``NotThisFormat`` when it is not in this format."""
+        ...

@@ -1,0 +1,455 @@
+#!/usr/bin/env python3
+"""asr-from-claude-code: a Claude Code session transcript to an ASR stream.
+
+    asr-from-claude-code TRANSCRIPT.jsonl > STREAM.jsonl    one-shot (HARNESS.md 4.1)
+    asr-from-claude-code                                    persistent protocol (4.3)
+
+A transcript is the JSONL file Claude Code keeps under
+~/.claude/projects/<project>/<session>.jsonl.  Every value written comes from
+that file: no clock, no working directory, no environment, no random
+numbers, so the same transcript always gives the same stream.  Input that is
+not a readable transcript is refused: exit status 1 and one line on stderr.
+
+Standard library only, Python 3.11.
+"""
+
+from __future__ import annotations
+
+import calendar
+import hashlib
+import json
+import math
+import re
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from pathlib import Path
+from typing import Any, Iterable, TextIO
+
+NAME = "asr-from-claude-code"
+VERSION = "0.1.0"
+SOURCE_FORMAT = "claude-code-jsonl"
+PROTOCOL_VERSION = 1
+#: ASR-032: integers a stream may hold.
+SAFE_INTEGER = 2**53 - 1
+#: Deepest nesting copied as JSON; deeper arguments are kept as text (ASR-254).
+MAX_DEPTH = 200
+#: RFC 3339 with an offset, the Timestamp type of the stream.
+TIMESTAMP = re.compile(
+    r"(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?"
+    r"([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
+)
+#: Entry types that carry conversation records.
+MESSAGE_ENTRIES = ("user", "assistant")
+
+
+class Refused(Exception):
+    """The input is not a transcript this converter can read; the message says why."""
+
+
+# --- reading ------------------------------------------------------------------
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not JSON")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text} is out of range")
+    return value
+
+
+def read_entries(data: bytes) -> list[tuple[int, dict]]:
+    """The transcript's lines as (line number, object); refuses anything else."""
+    if not data.strip():
+        raise Refused("the input is empty; a transcript has at least one line")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise Refused(f"the input is not UTF-8 text (bad byte at offset {error.start})") from None
+    lines = text.split("\n")
+    last = max(i for i, line in enumerate(lines, 1) if line.strip())
+    entries = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+        except (ValueError, RecursionError) as error:
+            hint = "; the file looks cut short" if number == last and not text.endswith("\n") else ""
+            raise Refused(f"line {number} is not valid JSON ({_first_line(error)}){hint}") from None
+        if not isinstance(value, dict):
+            raise Refused(f"line {number} is not a JSON object")
+        if not isinstance(value.get("type"), str):
+            raise Refused(f"line {number} has no type; it is not a Claude Code transcript line")
+        timestamp = value.get("timestamp")
+        if timestamp is not None and not is_timestamp(timestamp):
+            raise Refused(f"line {number}: timestamp {timestamp!r} is not an RFC 3339 date-time")
+        entries.append((number, value))
+    return entries
+
+
+def is_timestamp(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
+    match = TIMESTAMP.fullmatch(value)
+    if match is None:
+        return False
+    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
+    return day <= calendar.monthrange(year, month)[1]
+
+
+def _first_line(error: BaseException) -> str:
+    return (str(error).splitlines() or [type(error).__name__])[0]
+
+
+def fits(value: Any, depth: int = 0) -> bool:
+    """True when the value can be written as JSON without loss (ASR-032) or excess depth."""
+    if depth > MAX_DEPTH:
+        return False
+    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
+        return True
+    if isinstance(value, int):
+        return -SAFE_INTEGER <= value <= SAFE_INTEGER
+    if isinstance(value, list):
+        return all(fits(item, depth + 1) for item in value)
+    if isinstance(value, dict):
+        return all(fits(item, depth + 1) for item in value.values())
+    return False
+
+
+def _string(entry: dict, key: str) -> str | None:
+    value = entry.get(key)
+    return value if isinstance(value, str) and value else None
+
+
+# --- converting ---------------------------------------------------------------
+
+
+class Conversion:
+    """One pass over a transcript's entries, in file order."""
+
+    def __init__(self, entries: list[tuple[int, dict]], digest: str) -> None:
+        self.entries = entries
+        self.digest = digest
+        self.records: list[dict] = []
+        self.lossy: set[str] = set()
+        self.uuids = {e["uuid"] for _, e in entries if isinstance(e.get("uuid"), str)}
+        self.call_counts = Counter(
+            block["id"] for _, e in entries for block in _blocks(e)
+            if block.get("type") == "tool_use" and isinstance(block.get("id"), str)
+        )
+        self.agent_version: str | None = None
+        self.title: str | None = None
+        self.permission_mode: str | None = None
+
+    def emit(self, kind: str, ts: str | None, **members: Any) -> None:
+        seq = len(self.records) + 1
+        record: dict[str, Any] = {"type": kind, "seq": seq, "id": f"r{seq}"}
+        if ts is not None:
+            record["ts"] = ts
+        record.update(members)
+        self.records.append(record)
+
+    def run(self) -> list[dict]:
+        session_id = next((s for _, e in self.entries if (s := _string(e, "sessionId"))), None)
+        if session_id is None:
+            raise Refused("no line carries a sessionId; this is not a Claude Code session transcript")
+        for number, entry in self.entries:
+            self.entry(number, entry)
+        return [self.header(session_id), *self.records]
+
+    def header(self, session_id: str) -> dict:
+        version = next((v for _, e in self.entries if (v := _string(e, "version"))), None)
+        started = next((e["timestamp"] for _, e in self.entries if e.get("timestamp") is not None), None)
+        root = self.root()
+        source: dict[str, Any] = {"format": SOURCE_FORMAT}
+        if version:
+            source["agentVersion"] = version
+        header: dict[str, Any] = {
+            "type": "session", "seq": 0, "id": "h", "formatVersion": "0.1",
+            "agent": {"name": "claude-code", **({"version": version} if version else {})},
+            "sessionId": session_id,
+            "producer": {
+                "name": NAME, "version": VERSION, "method": "converter", "instance": self.instance(),
+                "source": source, "lossy": sorted(self.lossy),
+            },
+        }
+        if started is not None:
+            header["startedAt"] = started
+        if root is not None:
+            header["workspace"] = {"roots": [root]}
+        header["profiles"] = ["core", "coding"] if root is not None else ["core"]
+        header["contentLevel"] = "full"
+        return header
+
+    def instance(self) -> str:
+        """ASR-006: opaque; derived from the input so that a conversion is repeatable."""
+        return "conv-" + self.digest[:12]
+
+    def root(self) -> dict | None:
+        """The working directory the transcript records first, with its branch (ASR-159)."""
+        first = next((e for _, e in self.entries if _string(e, "cwd")), None)
+        if first is None:
+            return None
+        cwd = first["cwd"]
+        root: dict[str, Any] = {"id": "project"}
+        if cwd.startswith("/") and "\\" not in cwd:
+            root["path"] = cwd
+        elif re.match(r"[A-Za-z]:[\\/]", cwd):
+            root["path"] = cwd.replace("\\", "/")
+            root["nativePath"] = cwd
+        else:
+            root["path"] = None
+            root["nativePath"] = cwd
+        branch = _string(first, "gitBranch")
+        if branch:
+            root["vcs"] = {"type": "git", "branch": branch}
+        self.note_changes("cwd", cwd)
+        self.note_changes("gitBranch", branch)
+        return root
+
+    def note_changes(self, key: str, first: str | None) -> None:
+        """Later values of cwd or gitBranch are not written: declare the loss."""
+        if any(_string(e, key) not in (None, first) for _, e in self.entries):
+            self.lossy.add(f"claude-code.{key}")
+
+    def entry(self, number: int, entry: dict) -> None:
+        kind = entry["type"]
+        ts = entry.get("timestamp")
+        if kind == "summary":
+            self.summary(number, entry)
+        elif kind == "permission-mode":
+            self.permission(entry, ts)
+        elif kind in MESSAGE_ENTRIES:
+            self.agent_version_change(entry, ts)
+            if kind == "user":
+                self.permission(entry, ts)
+            self.message(number, entry, ts)
+        else:
+            self.lossy.add(f"claude-code.{kind}")
+
+    def summary(self, number: int, entry: dict) -> None:
+        """A summary whose leafUuid names no line of this file was written for another session."""
+        title = entry.get("summary")
+        if not isinstance(title, str):
+            raise Refused(f"line {number}: a summary line without a summary string")
+        leaf = entry.get("leafUuid")
+        if isinstance(leaf, str) and leaf not in self.uuids:
+            self.lossy.add("claude-code.summary")
+        elif title != self.title:
+            self.title = title
+            self.emit("session_info", None, title=title)
+
+    def permission(self, entry: dict, ts: str | None) -> None:
+        """The permission mode in force where the source records it: a snapshot (ASR-187)."""
+        mode = _string(entry, "permissionMode")
+        if mode is not None and mode != self.permission_mode:
+            self.permission_mode = mode
+            self.emit("config_change", ts, snapshot=True, permissionMode=mode)
+
+    def agent_version_change(self, entry: dict, ts: str | None) -> None:
+        version = _string(entry, "version")
+        if version is None:
+            return
+        if self.agent_version is not None and version != self.agent_version:
+            self.emit("declaration", ts, agentVersion=version)
+        self.agent_version = version
+
+    def message(self, number: int, entry: dict, ts: str | None) -> None:
+        message = entry.get("message")
+        if not isinstance(message, dict):
+            raise Refused(f"line {number}: the {entry['type']} line has no message object")
+        content = message.get("content")
+        if not isinstance(content, (str, list)):
+            raise Refused(f"line {number}: message.content is neither text nor a list of blocks")
+        if entry.get("parentUuid") is not None:
+            self.lossy.add("claude-code.parentUuid")
+        if entry["type"] == "assistant" and any(k in message for k in ("model", "usage", "stop_reason")):
+            self.lossy.add("inference")
+        blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
+        results = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result")
+        parts: list[dict] = []
+        for index, block in enumerate(blocks):
+            if not isinstance(block, dict) or not isinstance(block.get("type"), str):
+                raise Refused(f"line {number}: content block {index} has no type")
+            kind = block["type"]
+            if kind == "text":
+                if not isinstance(block.get("text"), str):
+                    raise Refused(f"line {number}: text block {index} has no text")
+                if not parts:  # one message per entry, where its first text is
+                    native = {"messageId": entry["uuid"]} if isinstance(entry.get("uuid"), str) else {}
+                    self.emit("message", ts, **native, role=entry["type"], content=parts)
+                parts.append({"type": "text", "text": block["text"]})
+            elif kind == "tool_use":
+                self.tool_call(number, index, entry, block, ts)
+            elif kind == "tool_result":
+                raw = entry.get("toolUseResult") if results == 1 else None
+                if results > 1 and "toolUseResult" in entry:
+                    self.lossy.add("tool_result.raw")
+                self.tool_result(number, index, block, raw, "toolUseResult" in entry and results == 1, ts)
+            elif kind in ("thinking", "redacted_thinking"):
+                self.lossy.add("reasoning")
+            else:
+                self.lossy.add(f"content.{kind}")
+
+    def tool_call(self, number: int, index: int, entry: dict, block: dict, ts: str | None) -> None:
+        call_id, name = block.get("id"), block.get("name")
+        if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
+            raise Refused(f"line {number}: tool_use block {index} lacks an id or a name")
+        members: dict[str, Any] = {"callId": call_id, "callIdSource": "native", "name": name}
+        if entry["type"] == "assistant":
+            members["requestedBy"] = "model"  # part of a model response (ASR-274)
+        if "input" in block:
+            if fits(block["input"]):
+                members["input"] = block["input"]
+            else:  # ASR-254: kept whole, as text
+                members["inputText"] = json.dumps(block["input"], ensure_ascii=False)
+        self.emit("tool_call", ts, **members)
+
+    def tool_result(self, number: int, index: int, block: dict, raw: Any, has_raw: bool, ts: str | None) -> None:
+        native = block.get("tool_use_id")
+        members: dict[str, Any] = {}
+        if native is None:
+            members["linkage"] = "none"
+        elif not isinstance(native, str) or not native:
+            raise Refused(f"line {number}: tool_result block {index} has a tool_use_id that is not a string")
+        elif self.call_counts[native] > 1:  # ASR-262: the ID cannot show which call
+            members.update(linkage="ambiguous", nativeCallId=native)
+        else:
+            members.update(callId=native, linkage="exact")
+        is_error = block.get("is_error", False)
+        if not isinstance(is_error, bool):
+            raise Refused(f"line {number}: tool_result block {index} has an is_error that is not true or false")
+        members["status"] = "failed" if is_error else "completed"
+        members["content"] = self.result_content(number, index, block.get("content", []))
+        if has_raw:
+            if fits(raw):
+                members["raw"] = raw
+            else:
+                self.lossy.add("tool_result.raw")
+        self.emit("tool_result", ts, **members)
+
+    def result_content(self, number: int, index: int, content: Any) -> list[dict]:
+        """What the model received: the result block's text (ASR-259)."""
+        if isinstance(content, str):
+            return [{"type": "text", "text": content}]
+        if not isinstance(content, list):
+            raise Refused(f"line {number}: tool_result block {index} has content that is neither text nor a list")
+        parts = []
+        for item in content:
+            if not isinstance(item, dict) or not isinstance(item.get("type"), str):
+                raise Refused(f"line {number}: tool_result block {index} holds a part without a type")
+            if item["type"] == "text" and isinstance(item.get("text"), str):
+                parts.append({"type": "text", "text": item["text"]})
+            else:
+                self.lossy.add(f"content.{item['type']}")
+        return parts
+
+
+def _blocks(entry: dict) -> Iterable[dict]:
+    message = entry.get("message")
+    content = message.get("content") if isinstance(message, dict) else None
+    if isinstance(content, list):
+        yield from (b for b in content if isinstance(b, dict))
+
+
+def convert(data: bytes) -> bytes:
+    """The whole conversion: transcript bytes in, stream bytes out (or Refused)."""
+    records = Conversion(read_entries(data), hashlib.sha256(data).hexdigest()).run()
+    text = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise Refused("the transcript holds a string with an unpaired surrogate escape") from None
+
+
+# --- the two contracts --------------------------------------------------------
+
+
+def read_input(path: str) -> bytes:
+    try:
+        return Path(path).read_bytes()
+    except OSError as error:
+        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
+
+
+def one_shot(path: str) -> int:
+    try:
+        stream = convert(read_input(path))
+    except Refused as why:
+        sys.stderr.write(f"{NAME}: refused: {why}\n")
+        return 1
+    except Exception as error:  # a converter bug still ends with one line, never a traceback
+        sys.stderr.write(f"{NAME}: internal error: {type(error).__name__}: {_first_line(error)}\n")
+        return 70
+    sys.stdout.buffer.write(stream)
+    sys.stdout.flush()
+    return 0
+
+
+def serve(stdin: TextIO, stdout: TextIO) -> int:
+    """start / convert / stop; each stream goes to a file in a private folder."""
+    folder = Path(tempfile.mkdtemp(prefix=f"{NAME}-"))
+    previous: Path | None = None
+
+    def reply(message: dict) -> None:
+        stdout.write(json.dumps(message) + "\n")
+        stdout.flush()
+
+    try:
+        for line in stdin:
+            if not line.strip():
+                continue
+            try:
+                request = json.loads(line)
+            except ValueError:
+                request = None
+            if not isinstance(request, dict):
+                reply({"seq": 0, "errored": True, "message": "unreadable request"})
+                continue
+            command, seq = request.get("cmd"), request.get("seq")
+            seq = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else 0
+            if command == "start":
+                if request.get("version") != PROTOCOL_VERSION:
+                    reply({"seq": seq, "errored": True, "message": f"only protocol version {PROTOCOL_VERSION}"})
+                    continue
+                reply({"version": PROTOCOL_VERSION, "implementation": {"name": NAME, "version": VERSION},
+                       "roles": ["producer"]})
+            elif command == "stop":
+                return 0
+            elif command == "convert" and isinstance(request.get("path"), str):
+                if previous is not None:  # the harness has read it by now
+                    previous.unlink(missing_ok=True)
+                try:
+                    stream = convert(read_input(request["path"]))
+                except Refused as why:
+                    reply({"seq": seq, "refused": str(why)})
+                    continue
+                except Exception as error:
+                    reply({"seq": seq, "errored": True, "message": f"internal error: {_first_line(error)}"})
+                    continue
+                previous = folder / f"stream-{seq}.jsonl"
+                previous.write_bytes(stream)
+                reply({"seq": seq, "stream_path": str(previous)})
+            else:
+                reply({"seq": seq, "errored": True, "message": f"unknown or malformed request {command!r}"})
+        return 0
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) > 1:
+        sys.stderr.write(f"usage: {NAME} [TRANSCRIPT.jsonl]\n")
+        return 2
+    if argv:
+        return one_shot(argv[0])
+    return serve(sys.stdin, sys.stdout)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
