@@ -31,8 +31,6 @@ from asr_conformance.harness.judging.producer import (
 pytestmark = [pytest.mark.conformance, pytest.mark.producer]
 
 VARIANTS = variants()
-#: The rules the output test is marked with: the header and producer rules a converter most often
-#: breaks, and the producer-side linkage fact (every other stream rule is checked too).
 OUTPUT_LIMIT = 20_000
 PROBLEM_LIMIT = 20
 

@@ -29,7 +29,8 @@ from asr_conformance.harness.oneshot import OneShotProducer
 from asr_conformance.harness.persistent import PersistentValidator
 from asr_conformance.reference.checks import validate_bytes
 
-#: Rules a producer's output is checked against beyond every stream rule (header facts and derived links).
+#: The rules the output test is marked with: the header and producer rules a converter most often
+#: breaks, and the producer-side linkage fact (every other stream rule is checked too).
 OUTPUT_RULES = ("ASR-003", "ASR-155", "ASR-156", "ASR-257")
 
 # --- variants of the conversion environment -------------------------------------------
