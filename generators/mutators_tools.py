@@ -195,6 +195,9 @@ def call_without_identity_or_name(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(records)
 
 
+modes("ASR-251", all="decision-on-call")
+
+
 @mutator("ASR-251")
 def call_with_outcome(draw: st.DrawFn, records: Records) -> bytes:
     """A tool_call carries an approval decision, an outcome that belongs on a permission record or the result."""
@@ -366,6 +369,10 @@ def process_id_neither_string_nor_safe_integer(draw: st.DrawFn, records: Records
     exec_of(draw, records)["processId"] = draw(st.one_of(
         st.integers(2**53, 2**70), st.integers(-(2**70), -(2**53)), FRACTIONS, st.booleans()))
     return serialize(records)
+
+
+#: A lone stream may belong to a bundle that holds the terminal (A-BUNDLE, open): reported, not scored.
+modes("ASR-290", all="terminalId-names-no-terminal")
 
 
 @mutator("ASR-290")
