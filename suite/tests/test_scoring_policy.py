@@ -110,8 +110,8 @@ def build_audit() -> Audit:
             audit.problems.append(f"damage kind {kind}: declares no assumptions (damage.ASSUMPTIONS)")
             continue
         scored = is_scored(rests_on)
-        audit.figures[f"damage kinds {'definite' if scored else 'verdict only'}"] += 1
-        audit.rows["damage"]["definite damage" if scored else "verdict-only damage"].append(_label(kind, rests_on))
+        audit.figures[f"damage kinds {'settled' if scored else 'verdict only'}"] += 1
+        audit.rows["damage"]["settled damage" if scored else "verdict-only damage"].append(_label(kind, rests_on))
     audit.problems.extend(defect_conflicts())
     return audit
 
@@ -142,7 +142,7 @@ def render(audit: Audit) -> str:
         cells = ["<br>".join(sorted(audit.rows[rule].get(c, []))) or "–" for c in columns]
         lines.append(f"| {rule} | " + " | ".join(cells) + " |")
     lines += ["", "## Damage kinds", ""]
-    for column in ("definite damage", "verdict-only damage"):
+    for column in ("settled damage", "verdict-only damage"):
         lines.append(f"- {column}: {', '.join(sorted(audit.rows['damage'].get(column, []))) or '–'}")
     lines += ["", "## Inconsistencies", ""] + ([f"- {p}" for p in audit.problems] or ["none"])
     return "\n".join(lines) + "\n"
