@@ -54,7 +54,7 @@ def test_nothing_points_to_the_design_brief() -> None:
 # --- links ------------------------------------------------------------------------------
 
 _LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)(?:\s+\"[^\"]*\")?\)")
-_FENCE = re.compile(r"^(```|~~~).*?^\1", re.S | re.M)
+_FENCE = re.compile(r"^[ \t]*(```|~~~).*?^[ \t]*\1", re.S | re.M)
 _CODE_SPAN = re.compile(r"`[^`\n]*`")
 
 
