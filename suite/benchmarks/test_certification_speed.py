@@ -1,5 +1,5 @@
 """Cases per second through one-shot processes and through the persistent
-protocol, against the bundled reference, in one run (HARNESS.md §7)."""
+protocol, against the bundled reference, in one run (README.md, Speed)."""
 
 from __future__ import annotations
 

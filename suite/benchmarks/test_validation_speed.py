@@ -1,4 +1,4 @@
-"""How fast the reference validator is, as ratios within one run (HARNESS.md §7).
+"""How fast the reference validator is, as ratios within one run (README.md, Speed).
 
 Each benchmark processes the same generated stream; ``extra_info`` keeps the
 record and byte counts so records per second can be computed from the

@@ -95,7 +95,7 @@ def test_independent_of(producer_input, producer_runner: ProducerRunner, variant
 @pytest.mark.parametrize("damage", sorted(damaged_inputs(b"")))
 def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: str, tmp_path: Path,
                        record_property) -> None:
-    """No ASR rule governs a refusal (HARNESS.md §4.1 does); a stream, when given, must conform."""
+    """No ASR rule governs a refusal (docs/contract.md §2.4 and §6 do); a stream, when given, must conform."""
     producer_input = _path(producer_input)
     damaged = tmp_path / f"{producer_input.stem}.{damage}{producer_input.suffix}"
     damaged.write_bytes(damaged_inputs(producer_input.read_bytes())[damage])
@@ -113,7 +113,7 @@ def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: 
         record_property("asr_answer", conversion.outcome.value)
         _record(record_property, damaged, output, expected, [], "failed")
         pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): {conversion.outcome.value} on "
-                    "damaged input; a producer refuses it (non-zero exit, a message on stderr: HARNESS.md §4.1) "
+                    "damaged input; a producer refuses it (non-zero exit, a message on stderr: docs/contract.md §6) "
                     f"or converts it to a stream that conforms\n{conversion.explain()}", pytrace=False)
     problems = output_problems(conversion.stream)
     broken = sorted({p.rule for p in problems})

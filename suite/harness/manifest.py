@@ -1,4 +1,4 @@
-"""Implementation manifests (HARNESS.md §4.2): any command line, described in TOML.
+"""Implementation manifests (docs/contract.md §3): any command line, described in TOML.
 
     name = "acme-validator"
     version = "2.3.0"

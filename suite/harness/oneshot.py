@@ -1,4 +1,4 @@
-"""One process per case (HARNESS.md §4.1): ``COMMAND... FILE``.
+"""One process per case (docs/contract.md §2): ``COMMAND... FILE``.
 
 A validator answers with its exit status, a reader with a view on stdout, a
 producer with a stream on stdout (or a refusal: non-zero exit, message on
@@ -157,7 +157,7 @@ class OneShotProducer:
 
 
 def parse_diagnostics(stdout: str) -> list[dict]:
-    """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (§4.1)."""
+    """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (docs/contract.md §2.2)."""
     found = []
     for line in stdout.splitlines():
         line = line.strip()

@@ -1,4 +1,4 @@
-"""The persistent protocol, version 1 (HARNESS.md §4.3): one long-lived
+"""The persistent protocol, version 1 (docs/contract.md §4): one long-lived
 process, one JSON line per request and per reply.
 
 A reply that is not valid protocol JSON, no reply within the timeout, or a

@@ -78,7 +78,7 @@ class Target:
 
 
 def default_role(inputs: Sequence[str]) -> str:
-    """HARNESS §4.1: producer when inputs are given, else validator."""
+    """docs/contract.md §1.1: producer when inputs are given, else validator."""
     return "producer" if inputs else "validator"
 
 

@@ -1,8 +1,8 @@
 """pytest plugin of asr-conformance (entry point ``asr_conformance.plugin.hooks``).
 
-    pytest --implementation=./my-validator                     # one-shot executable (§4.1)
+    pytest --implementation=./my-validator                     # one-shot executable (docs/contract.md §2)
     pytest --implementation=./my-converter --inputs=samples/   # a producer
-    pytest --implementation=acme.toml                          # manifest (§4.2), any roles
+    pytest --implementation=acme.toml                          # manifest (docs/contract.md §3), any roles
     pytest --implementation=a.toml --implementation=b.toml     # side by side, one report column each
     pytest                                                     # in the checkout: the bundled reference
 
@@ -60,7 +60,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("asr-conformance", "ASR conformance suite")
     group.addoption(
         "--implementation", action="append", default=[], metavar="PATH",
-        help="the implementation under test: an executable (one-shot, HARNESS §4.1) or a TOML manifest (§4.2); "
+        help="the implementation under test: an executable (one-shot, docs/contract.md §2) or a TOML manifest (§3); "
         "give it several times for a side-by-side run; runs the conformance suite only",
     )
     group.addoption("--role", choices=ROLES, default=None,
@@ -75,7 +75,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     except ValueError:
         pass
     group.addoption("--persistent", action="store_true",
-                    help="talk to the executable with the persistent protocol (§4.3) instead of one process per case")
+                    help="talk to the executable with the persistent protocol (docs/contract.md §4) instead of one process per case")
     group.addoption("--check-protocol", action="store_true",
                     help="check every persistent-protocol message against its published JSON Schema")
     group.addoption("--cases", default=None, metavar="DIR", help=f"case corpus folder (default {CORPUS_DIR})")

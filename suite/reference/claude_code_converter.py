@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """asr-from-claude-code: a Claude Code session transcript to an ASR stream.
 
-    asr-from-claude-code TRANSCRIPT.jsonl > STREAM.jsonl    one-shot (HARNESS.md 4.1)
-    asr-from-claude-code                                    persistent protocol (4.3)
+    asr-from-claude-code TRANSCRIPT.jsonl > STREAM.jsonl    one-shot (docs/contract.md §2)
+    asr-from-claude-code                                    persistent protocol (docs/contract.md §4)
 
 A transcript is the JSONL file Claude Code keeps under
 ~/.claude/projects/<project>/<session>.jsonl.  Every value written comes from

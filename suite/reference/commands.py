@@ -1,4 +1,4 @@
-"""The reference implementation behind the one-shot contract (HARNESS.md §4.1)."""
+"""The reference implementation behind the one-shot contract (docs/contract.md §2)."""
 
 from __future__ import annotations
 

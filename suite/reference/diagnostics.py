@@ -25,7 +25,7 @@ class Diagnostic:
     pointer: str | None = None
 
     def as_json(self) -> dict[str, object]:
-        """The one-shot diagnostic shape of HARNESS.md §4.1, plus line, level and pointer."""
+        """The one-shot diagnostic shape of docs/contract.md §2.2, plus line, level and pointer."""
         data: dict[str, object] = {"rule": self.rule}
         if self.seq is not None:
             data["seq"] = self.seq

@@ -1,4 +1,4 @@
-"""The reference reader: the view a viewer derives from one stream (HARNESS.md §2).
+"""The reference reader: the view a viewer derives from one stream (docs/contract.md §5).
 
 ``read_view(path)`` reads a stream with the strict reader (``stream.py``),
 runs the reference validator over the same lines, and returns a *view*: a

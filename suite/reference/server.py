@@ -1,4 +1,4 @@
-"""The reference validator behind the persistent protocol (HARNESS.md §4.3).
+"""The reference validator behind the persistent protocol (docs/contract.md §4).
 
 Reads one request per line on stdin and answers one line per request on
 stdout, flushed.  Requests it cannot parse get an ``errored`` reply rather than

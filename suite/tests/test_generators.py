@@ -137,7 +137,7 @@ def test_damage_never_makes_the_reference_raise(kind: str) -> None:
 def test_hypothesis_jsonschema_works_with_the_pinned_hypothesis() -> None:
     """hypothesis-jsonschema 0.23.1 breaks on hypothesis 6.170.10 and later: keep the pin honest."""
     major, minor, patch = hypothesis.__version_info__
-    assert (major, minor, patch) < (6, 170, 10), "pyproject pins hypothesis below 6.170.10; see HARNESS.md §1"
+    assert (major, minor, patch) < (6, 170, 10), "pyproject pins hypothesis below 6.170.10; see the comment on the pin in pyproject.toml"
     strategy = hypothesis_jsonschema.from_schema(
         {"type": "object", "properties": {"a": {"type": "integer"}}, "required": ["a"]}
     )

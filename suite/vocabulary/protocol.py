@@ -1,4 +1,4 @@
-"""The persistent protocol, version 1 (HARNESS.md §4.3), as typed messages.
+"""The persistent protocol, version 1 (docs/contract.md §4), as typed messages.
 
 Each message is a small frozen class that writes itself to JSON and is read
 back from JSON, and each has a published JSON Schema in

@@ -1,4 +1,4 @@
-"""The producer role (HARNESS.md §2): convert native inputs under controlled
+"""The producer role (docs/contract.md §6): convert native inputs under controlled
 changes of the conversion environment, and judge the streams.
 
 Whether a value "comes from the source" (ASR-103/104, 154, 159, 169, 187,
