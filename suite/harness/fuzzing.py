@@ -30,7 +30,10 @@ import hashlib
 import json
 import os
 import shlex
+import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -173,6 +176,49 @@ class Shrinking:
         return f"shrunk in {spent}"
 
 
+_SLOW_SHRINK_WARNING = "WARNING: Hypothesis has spent more than"
+
+
+@contextmanager
+def _shrink_time_limit(seconds: float) -> Iterator[None]:
+    """Hypothesis' own limit on shrinking time (five minutes by default), set to the budget for one property.
+
+    Hypothesis reads ``engine.MAX_SHRINKING_SECONDS`` when shrinking starts and stops between two
+    examples once it has passed, so the time budget holds even while every candidate the shrinker
+    tries is discarded before it reaches the property.  Its warning, written for its own limit, is
+    replaced by the failure message's account of the budget."""
+    from hypothesis.internal.conjecture import engine
+    from hypothesis.reporting import current_reporter, with_reporter
+
+    previous = current_reporter()
+    saved = engine.MAX_SHRINKING_SECONDS
+    engine.MAX_SHRINKING_SECONDS = seconds  # type: ignore[assignment]
+    try:
+        with with_reporter(lambda text: None if str(text).startswith(_SLOW_SHRINK_WARNING) else previous(text)):
+            yield
+    finally:
+        engine.MAX_SHRINKING_SECONDS = saved
+
+
+def _stop_shrinking() -> bool:
+    """Ask the running Hypothesis engine to stop shrinking after this example (the step budget is spent).
+
+    The engine checks its shrink deadline after every example; putting it in the past ends shrinking
+    with the best example found so far.  Returns False when no engine is found on the stack (then the
+    property still stops asking the implementation, see ``_from_memory``)."""
+    from hypothesis.internal.conjecture.engine import ConjectureRunner
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        runner = frame.f_locals.get("self")
+        if isinstance(runner, ConjectureRunner):
+            if runner.finish_shrinking_deadline is not None:
+                runner.finish_shrinking_deadline = 0.0
+            return True
+        frame = frame.f_back
+    return False
+
+
 class FuzzSession:
     """What a fuzz test needs: settings, the adapter, and judging with counterexamples.
 
@@ -223,12 +269,15 @@ class FuzzSession:
         self.first_failure = None
         self._failed.clear()
         try:
-            prop()
+            with _shrink_time_limit(self.budget.seconds):
+                prop()
             return
         except AssertionError as error:
             if self._last_failure is None:
                 raise
             message = str(error)
+        finally:
+            self._settle()
         failure = self._last_failure
         shrink_note = self.shrinking.describe(self.budget) if self.shrinking else ""
         path, command = write_counterexample(self.counterexamples, replay=self.replay, **failure)
@@ -249,7 +298,18 @@ class FuzzSession:
             shrinking.stopped_by = "time"
         elif shrinking.steps >= self.budget.steps:
             shrinking.stopped_by = "steps"
+        if shrinking.stopped_by:
+            _stop_shrinking()
         return bool(shrinking.stopped_by)
+
+    def _settle(self) -> None:
+        """Final shrink figures; the engine may have stopped on the time limit between two calls."""
+        shrinking = self.shrinking
+        if shrinking is None or shrinking.stopped_by:
+            return
+        shrinking.seconds = time.monotonic() - self._shrink_started
+        if shrinking.seconds >= self.budget.seconds:
+            shrinking.stopped_by = "time"
 
     def _from_memory(self, data: bytes) -> bool:
         """Past the budget: fail again on an example already seen failing, pass on any other, ask nothing."""

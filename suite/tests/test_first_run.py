@@ -114,7 +114,7 @@ def test_damage_the_pages_leave_open_is_never_scored_even_on_the_header(tmp_path
     """Deep nesting in line 1 makes the reference name ASR-003 too; the verdict still rests on A-DEPTH."""
     from asr_conformance.reference.checks import validate_bytes
 
-    header = b'{"_d":' + b"[" * 300 + b"]" * 300 + b',"type":"session","seq":0,"id":"h"}\n'
+    header = b'{"_d":' + b"[" * 1100 + b"]" * 1100 + b',"type":"session","seq":0,"id":"h"}\n'
     assert "ASR-003" in validate_bytes(header).rules()
     adapter = _Always(Outcome.ACCEPT)
     _session(tmp_path, adapter, ShrinkBudget()).expect_damaged(header, "damaged", "deep nesting", kind="deep-nesting")
