@@ -181,7 +181,7 @@ def _parse(line: bytes) -> Any:
     try:
         value = json.loads(line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
         json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate cannot be shown as text
-    except (ValueError, UnicodeError):
+    except (ValueError, UnicodeError, RecursionError):  # RecursionError: nesting deeper than json can read
         return Raw(_text(line).rstrip("\n"))
     return value
 
