@@ -19,7 +19,7 @@ from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result
 from asr_conformance.vocabulary.rules import Rule
 
 REPORT_VERSION = 1
-_COUNTEREXAMPLE = re.compile(r"counterexample \(shrunk\): (?P<path>\S+)\nreplay: (?P<replay>[^\n]+)")
+_COUNTEREXAMPLE = re.compile(r"counterexample \(shrunk\): (?P<path>[^\n]+)\nreplay: (?P<replay>[^\n]+)")
 
 
 @dataclass

@@ -186,6 +186,8 @@ def test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere(pyt
     stream = Path(match.group(1))
     assert stream.is_absolute() and reports / "counterexamples" in stream.parents
     assert not (pytester.path / "reports").exists()
+    listed = report_of(reports)["counterexamples"]
+    assert [(c["path"], c["replay"]) for c in listed] == [(match.group(1), match.group(2).strip())]
     elsewhere = pytester.mkdir("elsewhere")
     words = shlex.split(match.group(2))
     assert words[0] == "pytest"
