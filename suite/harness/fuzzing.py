@@ -32,7 +32,7 @@ import os
 import shlex
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -230,7 +230,8 @@ class FuzzSession:
 
     def __init__(self, adapter: Any, scratch: Path, counterexamples: Path, replay: list[str],
                  hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]],
-                 budget: ShrinkBudget | None = None, database_key: str = "") -> None:
+                 budget: ShrinkBudget | None = None, database_key: str = "",
+                 record: Callable[[str, object], None] | None = None) -> None:
         self.adapter = adapter
         self.scratch = scratch
         self.counterexamples = counterexamples
@@ -240,6 +241,8 @@ class FuzzSession:
         self.also_named = also_named
         self.budget = budget or ShrinkBudget()
         self.database_key = database_key
+        #: pytest's record_property: facts recorded during the call reach the call's report.
+        self.record = record
         self.examples = 0
         self.shrinking: Shrinking | None = None
         #: Which call to the implementation first failed, and the sha256 of the bytes it was given:
@@ -278,6 +281,7 @@ class FuzzSession:
             message = str(error)
         finally:
             self._settle()
+            self._record_facts()
         failure = self._last_failure
         shrink_note = self.shrinking.describe(self.budget) if self.shrinking else ""
         path, command = write_counterexample(self.counterexamples, replay=self.replay, **failure)
@@ -301,6 +305,18 @@ class FuzzSession:
         if shrinking.stopped_by:
             _stop_shrinking()
         return bool(shrinking.stopped_by)
+
+    def _record_facts(self) -> None:
+        """Shrink figures and the first failure, recorded during the call so the call's report carries them."""
+        if self.record is None:
+            return
+        if self.shrinking is not None:
+            self.record("asr_shrink_steps", self.shrinking.steps)
+            self.record("asr_shrink_seconds", round(self.shrinking.seconds, 3))
+            self.record("asr_shrink_stopped_by", self.shrinking.stopped_by or "finished")
+        if self.first_failure is not None:
+            self.record("asr_fuzz_first_failure_call", self.first_failure[0])
+            self.record("asr_fuzz_first_failure_sha256", self.first_failure[1])
 
     def _settle(self) -> None:
         """Final shrink figures; the engine may have stopped on the time limit between two calls."""

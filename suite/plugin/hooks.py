@@ -387,16 +387,10 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
     budget = shrink_budget_of(request.config)
     session = FuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
                           replay_arguments(asr_target), settings(), seed if isinstance(seed, int) else None,
-                          asr_also_named, budget, database_key=result_id(request.node, "validator"))
+                          asr_also_named, budget, database_key=result_id(request.node, "validator"),
+                          record=record_property)
     yield session
     record_property("asr_fuzz_examples", session.examples)
-    if session.shrinking is not None:
-        record_property("asr_shrink_steps", session.shrinking.steps)
-        record_property("asr_shrink_seconds", round(session.shrinking.seconds, 3))
-        record_property("asr_shrink_stopped_by", session.shrinking.stopped_by or "finished")
-    if session.first_failure is not None:
-        record_property("asr_fuzz_first_failure_call", session.first_failure[0])
-        record_property("asr_fuzz_first_failure_sha256", session.first_failure[1])
     if seed is not None:
         record_property("asr_hypothesis_seed", seed)
 
