@@ -92,6 +92,7 @@ class CertificationSession:
         if self.active:
             self.progress.planned([item.nodeid for item in session.items])
 
+    @pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
     def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:
         if self.active:
             self.progress.planned(ids)
