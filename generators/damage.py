@@ -5,8 +5,9 @@ rules the pages state or the format plainly requires (a cut line, invalid
 UTF-8, NaN, a NUL byte); others touch points the pages leave open (a BOM,
 CRLF, blank lines, duplicate keys, lone surrogates, huge integers, deep
 nesting).  Either way an implementation must answer with a verdict: never a
-crash, never a hang.  Which verdict is required is decided by the reference
-(see ``DEFINITE_RULES``).
+crash, never a hang.  Only the first group is scored (``SETTLED_DAMAGE``): an
+implementation that accepts such a stream fails, where the reference rejects
+it under ``DEFINITE_RULES``; on the second group any verdict passes.
 """
 
 from __future__ import annotations
@@ -146,3 +147,16 @@ def blank_lines(draw: st.DrawFn, data: bytes) -> bytes:
     starts = _line_starts(data) + [len(data)]
     at = draw(st.sampled_from(starts[1:]))
     return data[:at] + draw(st.sampled_from([b"\n", b"  \n", b"\r\n"])) + data[at:]
+
+
+#: The damage kinds whose verdict a standard settles, with the words that settle it: a stream they
+#: break must be rejected (when the reference rejects it under ``DEFINITE_RULES``: a cut at a line
+#: end leaves a valid stream).  Every other kind rests on a point the pages leave open
+#: (cases/ASSUMPTIONS.md: A-BOM, A-CRLF, A-BLANK, A-DUPKEY, A-SURROGATE, A-DEPTH, A-NUMBERS) and
+#: needs only a verdict, never a crash or a hang.
+SETTLED_DAMAGE: dict[str, str] = {
+    "truncated": "RFC 8259 §2: a cut line is not a JSON text; ASR-003: an empty stream has no header",
+    "invalid-utf8": "RFC 8259 §8.1: JSON text exchanged between systems MUST be encoded using UTF-8",
+    "nul-byte": "RFC 8259 §2 and §7: a raw NUL is neither whitespace nor allowed unescaped",
+    "nan-or-infinity": "RFC 8259 §6: NaN and Infinity are not permitted",
+}

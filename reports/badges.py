@@ -23,6 +23,8 @@ def badge(verdict: dict[str, Any]) -> dict[str, Any]:
 
 
 def write_badges(report: dict[str, Any], folder: Path) -> list[Path]:
+    """One badge per role that ran; badge files of an earlier run for other roles are removed,
+    so a folder never shows a verdict this run did not reach."""
     single = len(report["implementations"]) == 1
     written = []
     for verdict in report["verdicts"]:
@@ -30,4 +32,7 @@ def write_badges(report: dict[str, Any], folder: Path) -> list[Path]:
         path = folder / name
         path.write_text(json.dumps(badge(verdict)) + "\n", encoding="utf-8")
         written.append(path)
+    for stale in folder.glob("badge-*.json"):
+        if stale not in written:
+            stale.unlink()
     return written

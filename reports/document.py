@@ -19,7 +19,7 @@ from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result
 from asr_conformance.vocabulary.rules import Rule
 
 REPORT_VERSION = 1
-_COUNTEREXAMPLE = re.compile(r"counterexample \(shrunk\): (?P<path>\S+)\nreplay: (?P<replay>[^\n]+)")
+_COUNTEREXAMPLE = re.compile(r"counterexample \(shrunk\): (?P<path>[^\n]+)\nreplay: (?P<replay>[^\n]+)")
 
 
 @dataclass
@@ -112,11 +112,17 @@ def rule_status(outcomes: Counter, tested: str) -> str:
 
 
 def rule_matrix(catalog: dict[str, Rule], keys: list[str], results: Sequence[Result]) -> list[dict[str, Any]]:
-    """Rules x implementations, each cell with its status, counts and result IDs; failures first."""
+    """Rules x implementations, each cell with its status, counts and result IDs; failures first.
+
+    A result counts for a rule only in a role the rule binds: a validator case whose stream shows a
+    reader rule (ASR-269's pending permission) says nothing about readers, so a validator-only run
+    shows that rule "not run"."""
     by_rule: dict[tuple[str, str], list[Result]] = {}
     for result in results:
         for rule in result.rules:
-            by_rule.setdefault((rule, result.implementation), []).append(result)
+            binds = catalog[rule].binds if rule in catalog else ()
+            if result.role in binds or not binds:
+                by_rule.setdefault((rule, result.implementation), []).append(result)
     rows = []
     for rule in catalog.values():
         cells = {}

@@ -15,7 +15,7 @@ from typing import Any
 
 STATUS_LABEL = {
     "fail": "fail", "expected-fail": "known failure", "pass": "pass", "not-scored": "not scored",
-    "not-run": "no result", "untestable": "untestable",
+    "not-run": "not run", "untestable": "untestable",
 }
 VERDICT_LABEL = {
     "conforms": "conforms", "conforms-except-known-failures": "conforms except known failures",

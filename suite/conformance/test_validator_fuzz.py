@@ -2,10 +2,14 @@
 
 Valid and adversarial-valid streams must be accepted; a stream broken by one
 rule's mutator must be rejected (naming that rule, when the implementation
-names rules); damaged bytes must get a verdict, never a crash or a hang.  A
-failure is shrunk by Hypothesis and written as a ready case file."""
+names rules); damaged bytes must get a verdict, never a crash or a hang, and
+must be rejected where RFC 8259 settles it (``damage.SETTLED_DAMAGE``).  A
+failure says what the mutator changed (``generators.mutation``), is shrunk by
+Hypothesis within the shrink budget and written as a ready case file."""
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 import pytest
 from hypothesis import given
@@ -13,6 +17,7 @@ from hypothesis import strategies as st
 
 from asr_conformance.generators.damage import DAMAGES
 from asr_conformance.generators.mutated import registry
+from asr_conformance.generators.mutation import explain, mutate
 from asr_conformance.generators.mutators import drawn_mode, serialize
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
 
@@ -43,17 +48,18 @@ def test_accepts_adversarial_valid_streams(asr_fuzz) -> None:
     "rule", [pytest.param(rule, marks=getattr(pytest.mark, rule)) for rule in sorted(registry())]
 )
 def test_rejects_mutated_streams(asr_fuzz, rule: str) -> None:
-    mutate = registry()[rule]
+    mutator = registry()[rule]
 
     @asr_fuzz.settings
     @given(valid_streams(max_steps=12), st.data())
     def rejects(records: list[dict], data: st.DataObject) -> None:
-        stream = mutate(data.draw, records)
+        mutation = mutate(mutator, data.draw, records, rule)
         mode = drawn_mode(rule)
         # A mode resting on an open assumption is reported, not scored (cases/README.md, Scoring policy).
         expected = "invalid" if mode.scored else "implementation-defined"
-        asr_fuzz.expect(expected, stream, f"mutated-{rule}", list(mode.names),
-                        f"a valid stream broken by the {rule} mutator ({mode.name}: {mode.defect})")
+        asr_fuzz.expect(expected, mutation.data, f"mutated-{rule}", list(mode.names),
+                        f"a valid stream broken by the {rule} mutator ({mode.name}: {mode.defect})",
+                        mutation=replace(mutation, mode=mode.name))
 
     asr_fuzz.run(rejects)
 
@@ -65,7 +71,8 @@ def test_survives_damaged_bytes(asr_fuzz, kind: str) -> None:
     @asr_fuzz.settings
     @given(valid_streams(max_steps=6), st.data())
     def survives(records: list[dict], data: st.DataObject) -> None:
-        asr_fuzz.expect_damaged(damage(data.draw, serialize(records)), f"damaged-{kind}",
-                                f"a valid stream with {kind} damage")
+        mutation = explain(records, damage(data.draw, serialize(records)), "damage", kind)
+        asr_fuzz.expect_damaged(mutation.data, f"damaged-{kind}", f"a valid stream with {kind} damage", kind=kind,
+                                mutation=mutation)
 
     asr_fuzz.run(survives)

@@ -11,8 +11,17 @@ Profiles, registered the Hypothesis way and chosen with Hypothesis' own
   (a directory, ``ASR_HYPOTHESIS_DB`` to move it; see the README for a shared
   Redis database across machines).
 
-A failing example, once shrunk, is written to ``reports/counterexamples/`` as
-a case in the corpus format (stream + TOML) with the command that replays it.
+A failing example, once shrunk, is written under the report folder
+(``counterexamples/``, or ``--counterexamples``) as a case in the corpus
+format (stream + TOML) with a command that replays it from any folder.
+
+Shrinking has a budget per failing property (``ShrinkBudget``: seconds and
+calls to the implementation): each shrink step of a one-shot implementation is
+a process launch, and an implementation that fails most properties would
+otherwise spend many minutes shrinking before its verdict.  Past the budget
+the property stops asking the implementation: the examples it has already
+seen fail still fail (from memory), every other one passes, so Hypothesis
+finishes at once and reports the smallest failing example found so far.
 """
 
 from __future__ import annotations
@@ -21,32 +30,90 @@ import hashlib
 import json
 import os
 import shlex
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
-from hypothesis.database import DirectoryBasedExampleDatabase
+from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 PROFILES = ("asr-fast", "asr-certify", "asr-deep")
 DEFAULT_PROFILE = "asr-fast"
-COUNTEREXAMPLES = Path("reports") / "counterexamples"
+#: The counterexample folder's name under the report folder (``--counterexamples`` overrides it).
+COUNTEREXAMPLES = "counterexamples"
+#: Default shrink budget per failing property: enough to shrink a typical failure
+#: to a few records, small enough that dozens of failing properties stay minutes.
+DEFAULT_SHRINK_SECONDS = 10.0
+DEFAULT_SHRINK_STEPS = 100
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
+#: Every phase but ``explain``: it re-runs a shrunk failure many times to annotate which parts of the
+#: arguments matter, one implementation call each (most of a failing property's time), and the
+#: failure message says what the mutator changed instead (``generators.mutation``).
+PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
+
+
+#: Selects a shared Redis example database for ``asr-deep`` (``redis://host:port/db``).
+REDIS_VARIABLE = "ASR_HYPOTHESIS_REDIS"
+
+
+class FuzzSetupError(Exception):
+    """A fuzz option the harness cannot honour; the message says what to do."""
+
+
+def deep_database() -> ExampleDatabase:
+    """The ``asr-deep`` example database: Redis when ``ASR_HYPOTHESIS_REDIS`` names one, else a folder.
+
+    A Redis database lets several machines (and xdist workers) share one
+    campaign: a failure one of them finds is replayed first by the others."""
+    url = os.environ.get(REDIS_VARIABLE)
+    if not url:
+        return DirectoryBasedExampleDatabase(os.environ.get("ASR_HYPOTHESIS_DB", ".hypothesis/asr-deep"))
+    try:
+        import redis
+        from hypothesis.extra.redis import RedisExampleDatabase
+    except ImportError:
+        raise FuzzSetupError(f"{REDIS_VARIABLE} is set but the redis client is not installed: "
+                             "pip install 'asr-conformance[redis]'") from None
+    return RedisExampleDatabase(redis.Redis.from_url(url), key_prefix=b"asr-conformance:")
 
 
 def register_profiles() -> None:
+    """Register the three profiles; raises FuzzSetupError when ``asr-deep``'s database cannot be made."""
     settings.register_profile(
         "asr-fast", max_examples=8, derandomize=True, database=None, deadline=None,
-        suppress_health_check=_QUIET, print_blob=True,
+        suppress_health_check=_QUIET, print_blob=True, report_multiple_bugs=False, phases=PHASES,
     )
     settings.register_profile(
         "asr-certify", max_examples=60, derandomize=False, database=None, deadline=None,
-        suppress_health_check=_QUIET, print_blob=True,
+        suppress_health_check=_QUIET, print_blob=True, report_multiple_bugs=False, phases=PHASES,
     )
-    database_dir = os.environ.get("ASR_HYPOTHESIS_DB", ".hypothesis/asr-deep")
+    try:
+        database: ExampleDatabase | None = deep_database()
+        problem = None
+    except FuzzSetupError as error:
+        database, problem = None, error
     settings.register_profile(
         "asr-deep", max_examples=2000, derandomize=False, deadline=None,
-        database=DirectoryBasedExampleDatabase(database_dir), suppress_health_check=_QUIET, print_blob=True,
-        phases=tuple(Phase),
+        database=database, suppress_health_check=_QUIET, print_blob=True,
+        phases=PHASES, report_multiple_bugs=False,
     )
+    if problem is not None:
+        raise problem
+
+
+@dataclass(frozen=True, slots=True)
+class ShrinkBudget:
+    """How long one failing property may shrink: wall-clock seconds and calls to the implementation."""
+
+    seconds: float = DEFAULT_SHRINK_SECONDS
+    steps: int = DEFAULT_SHRINK_STEPS
+
+    def to_json(self) -> dict[str, float | int]:
+        return {"seconds": self.seconds, "steps": self.steps}
 
 
 def write_counterexample(
@@ -56,13 +123,17 @@ def write_counterexample(
     verdict: str,
     rules: list[str],
     description: str,
-    implementation: str,
+    replay: list[str],
     reference: str | None = None,
+    explanation: str = "",
 ) -> tuple[Path, str]:
     """Write a ready case (stream + metadata) and return it with its replay command.
 
     The name comes from the test and a digest of the bytes, so the shrunk
-    example Hypothesis replays last overwrites nothing but itself."""
+    example Hypothesis replays last overwrites nothing but itself.  ``replay``
+    is the part of the command that names the implementation; every path in
+    the command is absolute, so it works from any folder."""
+    folder = folder.resolve()
     digest = hashlib.sha256(data).hexdigest()[:12]
     group = rules[0] if verdict == "invalid" and rules else "fuzz"
     prefix = {"valid": "valid", "invalid": "invalid"}.get(verdict, "impl")
@@ -71,7 +142,7 @@ def write_counterexample(
     stem = f"{prefix}-{test_name}-{digest}"
     stream = case_dir / f"{stem}.jsonl"
     stream.write_bytes(data)
-    metadata = [
+    metadata = [f"# {line}" for line in explanation.splitlines()] + [
         f"description = {json.dumps(description)}",
         f"verdict = {json.dumps(verdict)}",
         f"rules = {json.dumps(rules or ['X-JSON'])}",
@@ -81,9 +152,71 @@ def write_counterexample(
         metadata.append(f"reference = {json.dumps(reference or 'reject')}")
     stream.with_suffix(".toml").write_text("\n".join(metadata) + "\n", encoding="utf-8")
     command = shlex.join([
-        "pytest", f"--implementation={implementation}", f"--cases={folder}", "-m", "corpus", "-k", stem,
+        "pytest", *replay, f"--cases={folder}", "--report-dir=none", "-p", "no:cacheprovider",
+        "-m", "corpus", "-k", stem,
     ])
     return stream, command
+
+
+@dataclass(slots=True)
+class Shrinking:
+    """What a property's shrinking cost, for the failure message and the report."""
+
+    steps: int = 0
+    seconds: float = 0.0
+    #: "time" or "steps" when the budget ran out, "" when shrinking finished on its own.
+    stopped_by: str = ""
+
+    def describe(self, budget: ShrinkBudget) -> str:
+        spent = f"{self.steps} step(s), {self.seconds:.1f} s"
+        if self.stopped_by:
+            limit = f"{budget.seconds:g} s" if self.stopped_by == "time" else f"{budget.steps} steps"
+            return (f"shrinking stopped at its budget ({limit}; --asr-shrink-time/--asr-shrink-steps) after {spent}: "
+                    f"this is the smallest failing example found so far")
+        return f"shrunk in {spent}"
+
+
+_SLOW_SHRINK_WARNING = "WARNING: Hypothesis has spent more than"
+
+
+@contextmanager
+def _shrink_time_limit(seconds: float) -> Iterator[None]:
+    """Hypothesis' own limit on shrinking time (five minutes by default), set to the budget for one property.
+
+    Hypothesis reads ``engine.MAX_SHRINKING_SECONDS`` when shrinking starts and stops between two
+    examples once it has passed, so the time budget holds even while every candidate the shrinker
+    tries is discarded before it reaches the property.  Its warning, written for its own limit, is
+    replaced by the failure message's account of the budget."""
+    from hypothesis.internal.conjecture import engine
+    from hypothesis.reporting import current_reporter, with_reporter
+
+    previous = current_reporter()
+    saved = engine.MAX_SHRINKING_SECONDS
+    engine.MAX_SHRINKING_SECONDS = seconds  # type: ignore[assignment]
+    try:
+        with with_reporter(lambda text: None if str(text).startswith(_SLOW_SHRINK_WARNING) else previous(text)):
+            yield
+    finally:
+        engine.MAX_SHRINKING_SECONDS = saved
+
+
+def _stop_shrinking() -> bool:
+    """Ask the running Hypothesis engine to stop shrinking after this example (the step budget is spent).
+
+    The engine checks its shrink deadline after every example; putting it in the past ends shrinking
+    with the best example found so far.  Returns False when no engine is found on the stack (then the
+    property still stops asking the implementation, see ``_from_memory``)."""
+    from hypothesis.internal.conjecture.engine import ConjectureRunner
+
+    frame = sys._getframe(1)
+    while frame is not None:
+        runner = frame.f_locals.get("self")
+        if isinstance(runner, ConjectureRunner):
+            if runner.finish_shrinking_deadline is not None:
+                runner.finish_shrinking_deadline = 0.0
+            return True
+        frame = frame.f_back
+    return False
 
 
 class FuzzSession:
@@ -92,92 +225,198 @@ class FuzzSession:
     Property bodies call ``expect`` (or ``expect_damaged``); an unmet
     expectation raises AssertionError so that Hypothesis shrinks it.  ``run``
     calls the property and, when it fails, writes the last (shrunk) failing
-    example as a case file and fails the test with the replay command."""
+    example as a case file and fails the test with the replay command.
+    Shrinking is bounded by ``budget`` (see the module's docstring)."""
 
-    def __init__(self, adapter, scratch: Path, counterexamples: Path, implementation: str,
-                 hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]]) -> None:
+    def __init__(self, adapter: Any, scratch: Path, counterexamples: Path, replay: list[str],
+                 hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]],
+                 budget: ShrinkBudget | None = None, database_key: str = "",
+                 record: Callable[[str, object], None] | None = None) -> None:
         self.adapter = adapter
         self.scratch = scratch
         self.counterexamples = counterexamples
-        self.implementation = implementation
+        self.replay = replay
         self._settings = hypothesis_settings
         self.seed = seed
         self.also_named = also_named
+        self.budget = budget or ShrinkBudget()
+        self.database_key = database_key
+        #: pytest's record_property: facts recorded during the call reach the call's report.
+        self.record = record
         self.examples = 0
-        self._last_failure: dict | None = None
+        self.shrinking: Shrinking | None = None
+        #: Which call to the implementation first failed, and the sha256 of the bytes it was given:
+        #: a shared example database shows as (1, the digest of an earlier run's counterexample).
+        self.first_failure: tuple[int, str] | None = None
+        self._shrink_started = 0.0
+        self._last_failure: dict[str, Any] | None = None
+        #: Failures seen, by the digest of their bytes: replayed from memory once the budget is spent.
+        self._failed: dict[str, tuple[str, str, dict[str, Any]]] = {}
 
     def settings(self, test):
         from hypothesis import seed as seed_decorator
 
         decorated = self._settings(test)
+        if self.database_key:
+            # One database key per test (the inner property's source is the same for every parameter),
+            # so a shared database replays a rule's failures for that rule first.
+            inner = decorated.hypothesis.inner_test
+            inner._hypothesis_internal_add_digest = self.database_key.encode()
         return seed_decorator(self.seed)(decorated) if self.seed is not None else decorated
 
     def run(self, prop) -> None:
         import pytest
 
         self._last_failure = None
+        self.shrinking = None
+        self.first_failure = None
+        self._failed.clear()
         try:
-            prop()
+            with _shrink_time_limit(self.budget.seconds):
+                prop()
             return
         except AssertionError as error:
             if self._last_failure is None:
                 raise
             message = str(error)
-        path, command = write_counterexample(self.counterexamples, implementation=self.implementation,
-                                             **self._last_failure)
-        pytest.fail(f"{message}\n\ncounterexample (shrunk): {path}\nreplay: {command}", pytrace=False)
+        finally:
+            self._settle()
+            self._record_facts()
+        failure = self._last_failure
+        shrink_note = self.shrinking.describe(self.budget) if self.shrinking else ""
+        path, command = write_counterexample(self.counterexamples, replay=self.replay, **failure)
+        pytest.fail(f"{message}\n\n{shrink_note}\ncounterexample (shrunk): {path}\nreplay: {command}",
+                    pytrace=False)
+
+    # -- the shrink budget ---------------------------------------------------------
+
+    def _spent(self) -> bool:
+        """Whether shrinking has used its budget (checked before each call to the implementation)."""
+        shrinking = self.shrinking
+        if shrinking is None:
+            return False
+        if shrinking.stopped_by:
+            return True
+        shrinking.seconds = time.monotonic() - self._shrink_started
+        if shrinking.seconds >= self.budget.seconds:
+            shrinking.stopped_by = "time"
+        elif shrinking.steps >= self.budget.steps:
+            shrinking.stopped_by = "steps"
+        if shrinking.stopped_by:
+            _stop_shrinking()
+        return bool(shrinking.stopped_by)
+
+    def _record_facts(self) -> None:
+        """Shrink figures and the first failure, recorded during the call so the call's report carries them."""
+        if self.record is None:
+            return
+        if self.shrinking is not None:
+            self.record("asr_shrink_steps", self.shrinking.steps)
+            self.record("asr_shrink_seconds", round(self.shrinking.seconds, 3))
+            self.record("asr_shrink_stopped_by", self.shrinking.stopped_by or "finished")
+        if self.first_failure is not None:
+            self.record("asr_fuzz_first_failure_call", self.first_failure[0])
+            self.record("asr_fuzz_first_failure_sha256", self.first_failure[1])
+
+    def _settle(self) -> None:
+        """Final shrink figures; the engine may have stopped on the time limit between two calls."""
+        shrinking = self.shrinking
+        if shrinking is None or shrinking.stopped_by:
+            return
+        shrinking.seconds = time.monotonic() - self._shrink_started
+        if shrinking.seconds >= self.budget.seconds:
+            shrinking.stopped_by = "time"
+
+    def _from_memory(self, data: bytes) -> bool:
+        """Past the budget: fail again on an example already seen failing, pass on any other, ask nothing."""
+        if not self._spent():
+            return False
+        known = self._failed.get(hashlib.sha256(data).hexdigest())
+        if known is not None:
+            message, explained, failure = known
+            self._fail(message, explained, failure)
+        return True
 
     def _ask(self, data: bytes, name: str):
         stream = self.scratch / f"{name}.jsonl"
         stream.write_bytes(data)
         self.examples += 1
+        if self.shrinking is not None:
+            self.shrinking.steps += 1
         return self.adapter.validate(stream)
 
-    def _fail(self, message: str, answer, failure: dict) -> None:
+    def _fail(self, message: str, explained: str, failure: dict[str, Any]) -> None:
         self._last_failure = failure
-        raise AssertionError(f"{message}\n{answer.explain()}")
+        key = hashlib.sha256(failure["data"]).hexdigest()
+        if self.shrinking is None:
+            self.shrinking = Shrinking()
+            self._shrink_started = time.monotonic()
+            self.first_failure = (self.examples, key)
+        self._failed.setdefault(key, (message, explained, failure))
+        raise AssertionError(f"{message}\n{explained}")
 
-    def expect(self, expected: str, data: bytes, name: str, rules: list[str], description: str) -> None:
+    # -- the properties' judgements --------------------------------------------------
+
+    def expect(self, expected: str, data: bytes, name: str, rules: list[str], description: str,
+               mutation: Any = None) -> None:
+        """Judge one generated stream: ``expected`` is valid, invalid or implementation-defined.
+
+        ``mutation`` (a ``generators.mutation.Mutation``) says what a mutator changed, for the message."""
         from hypothesis import assume
 
         from asr_conformance.reference.checks import validate_bytes
 
+        if self._from_memory(data):
+            return
         reference = validate_bytes(data)
         # A generator slip must not be blamed on the implementation (the project's tests catch those).
         assume(reference.valid == (expected == "valid"))
         verdict = self._ask(data, name)
+        changed = mutation.describe() if mutation is not None else ""
         failure = dict(test_name=name, data=data, verdict=expected, rules=rules, description=description,
-                       reference="accept" if reference.valid else "reject")
+                       reference="accept" if reference.valid else "reject", explanation=changed)
+        explained = "\n".join(filter(None, [changed, verdict.explain()]))
         if not verdict.outcome.is_verdict:
-            self._fail(f"no verdict on {description}", verdict, failure)
+            self._fail(f"no verdict on {description}", explained, failure)
         if expected == "implementation-defined":
             return  # it rests on an assumption: any verdict is reported, none is scored
         accepted = verdict.outcome.value == "accept"
         if expected == "valid" and not accepted:
-            self._fail(f"rejected {description}", verdict, failure)
+            self._fail(f"rejected {description}", explained, failure)
         if expected == "invalid":
             if accepted:
-                self._fail(f"accepted {description}", verdict, failure)
+                self._fail(f"accepted {description}", explained, failure)
             from asr_conformance.vocabulary.scoring import naming_set, rule_level, wrong_reason
 
             # ``rules`` is the mode's naming set, its first rule the one the suite files the defect under.
             allowed = naming_set(set(rules) | {r for rule in rules for r in self.also_named.get(rule, ())})
             if rule_level(verdict.rules, allowed) == "wrong":
                 self._fail(f"rejected {description} for the wrong reason: "
-                           + wrong_reason(verdict.rules, allowed, rules[0]), verdict, failure)
+                           + wrong_reason(verdict.rules, allowed, rules[0]), explained, failure)
 
-    def expect_damaged(self, data: bytes, name: str, description: str) -> None:
-        from asr_conformance.generators.damage import DEFINITE_RULES
+    def expect_damaged(self, data: bytes, name: str, description: str, kind: str = "",
+                       mutation: Any = None) -> None:
+        """Damaged bytes get a verdict; a reject is required only where RFC 8259 settles it (``SETTLED_DAMAGE``)."""
+        from asr_conformance.generators.damage import DEFINITE_RULES, SETTLED_DAMAGE
         from asr_conformance.reference.checks import validate_bytes
 
+        if self._from_memory(data):
+            return
         reference = validate_bytes(data)
         errors = reference.rules()
-        definite = bool(errors & DEFINITE_RULES)
+        basis = SETTLED_DAMAGE.get(kind, "") if kind else "the reference"
+        # A kind the pages leave open (a BOM, deep nesting...) is never scored, even where the reference
+        # also names ASR-003 because the damaged line was the header.
+        definite = bool(basis) and bool(errors & DEFINITE_RULES)
         verdict = self._ask(data, name)
         expected = "invalid" if definite else "implementation-defined"
+        changed = mutation.describe() if mutation is not None else ""
         failure = dict(test_name=name, data=data, verdict=expected, rules=sorted(errors) or ["X-JSON"],
-                       description=description, reference="accept" if reference.valid else "reject")
+                       description=description, reference="accept" if reference.valid else "reject",
+                       explanation=changed)
+        explained = "\n".join(filter(None, [changed, verdict.explain()]))
         if not verdict.outcome.is_verdict:
-            self._fail(f"no verdict on {description}", verdict, failure)
+            self._fail(f"no verdict on {description}", explained, failure)
         if definite and verdict.outcome.value == "accept":
-            self._fail(f"accepted {description}, which breaks {', '.join(sorted(errors))}", verdict, failure)
+            self._fail(f"accepted {description}, which breaks {', '.join(sorted(errors))} ({basis})",
+                       explained, failure)

@@ -25,7 +25,15 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.expectations import ExpectationsError, load_expectations
-from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, DEFAULT_PROFILE, FuzzSession, register_profiles
+from asr_conformance.harness.fuzzing import (
+    COUNTEREXAMPLES,
+    DEFAULT_PROFILE,
+    DEFAULT_SHRINK_SECONDS,
+    DEFAULT_SHRINK_STEPS,
+    FuzzSession,
+    FuzzSetupError,
+    register_profiles,
+)
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
@@ -33,7 +41,9 @@ from asr_conformance.plugin.run_config import (
     SEED_KEY,
     TARGETS_KEY,
     corpus_of,
+    counterexamples_of,
     hypothesis_facts,
+    shrink_budget_of,
     target_of,
     targets_of,
 )
@@ -53,8 +63,13 @@ MARKERS = {
 }
 DEFAULT_REPORT_DIR = Path("reports") / "out"
 
-# Registered on import, so that Hypothesis' own --hypothesis-profile can name them.
-register_profiles()
+# Registered on import, so that Hypothesis' own --hypothesis-profile can name them.  A problem
+# (ASR_HYPOTHESIS_REDIS without the redis client) is reported when a run chooses asr-deep.
+try:
+    register_profiles()
+    _PROFILE_PROBLEM: FuzzSetupError | None = None
+except FuzzSetupError as _problem:
+    _PROFILE_PROBLEM = _problem
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("asr-conformance", "ASR conformance suite")
@@ -79,8 +94,20 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption("--check-protocol", action="store_true",
                     help="check every persistent-protocol message against its published JSON Schema")
     group.addoption("--cases", default=None, metavar="DIR", help=f"case corpus folder (default {CORPUS_DIR})")
-    group.addoption("--counterexamples", default=str(COUNTEREXAMPLES), metavar="DIR",
-                    help="where shrunk fuzz failures are written as case files (default %(default)s)")
+    group.addoption("--counterexamples", default=None, metavar="DIR",
+                    help=f"where shrunk fuzz failures are written as case files (default: {COUNTEREXAMPLES}/ "
+                    "under the report folder)")
+    group.addoption("--asr-shrink-time", type=float, default=DEFAULT_SHRINK_SECONDS, metavar="SECONDS",
+                    dest="asr_shrink_time",
+                    help="seconds one failing fuzz property may spend shrinking before the smallest example "
+                    "found so far is reported (default %(default)s)")
+    group.addoption("--asr-shrink-steps", type=int, default=DEFAULT_SHRINK_STEPS, metavar="N",
+                    dest="asr_shrink_steps",
+                    help="calls to the implementation one failing fuzz property may make while shrinking "
+                    "(default %(default)s)")
+    group.addoption("--asr-progress", type=float, default=5.0, metavar="SECONDS", dest="asr_progress",
+                    help="seconds between progress lines per role (cases done, failures, phase); 0 for none "
+                    "(default %(default)s)")
     group.addoption("--report-dir", default=str(DEFAULT_REPORT_DIR), metavar="DIR",
                     help="where report.json, summary.md, report.html and the badges go (default %(default)s; "
                     "'none' writes no files)")
@@ -148,6 +175,8 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     from hypothesis import settings
 
     chosen = config.getoption("hypothesis_profile", None)
+    if chosen == "asr-deep" and _PROFILE_PROBLEM is not None:
+        raise pytest.UsageError(f"asr-conformance: {_PROFILE_PROBLEM}")
     # Loaded here too (Hypothesis' plugin may configure after this one), so the seed decision sees it.
     settings.load_profile(chosen or DEFAULT_PROFILE)
     seed = config.getoption("hypothesis_seed", None)
@@ -354,14 +383,26 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
 
-    implementation = asr_target.source if asr_target.given else "the bundled reference"
     seed = request.config.stash.get(SEED_KEY, None)
-    session = FuzzSession(asr_validator, tmp_path, Path(request.config.getoption("counterexamples")),
-                          implementation, settings(), seed if isinstance(seed, int) else None, asr_also_named)
+    budget = shrink_budget_of(request.config)
+    session = FuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
+                          replay_arguments(asr_target), settings(), seed if isinstance(seed, int) else None,
+                          asr_also_named, budget, database_key=result_id(request.node, "validator"),
+                          record=record_property)
     yield session
     record_property("asr_fuzz_examples", session.examples)
     if seed is not None:
         record_property("asr_hypothesis_seed", seed)
+
+
+def replay_arguments(target: Target) -> list[str]:
+    """The arguments that name the implementation again, with absolute paths, so a replay works anywhere."""
+    if not target.given:
+        return [str(CONFORMANCE_DIR)]  # the bundled reference: pointing at the suite certifies it
+    arguments = [f"--implementation={Path(target.source).resolve()}", "--role=validator"]
+    if target.protocol == "persistent" and not target.source.endswith(".toml"):
+        arguments.append("--persistent")
+    return arguments
 
 
 def announce(adapter: object, record_property) -> None:
@@ -369,6 +410,8 @@ def announce(adapter: object, record_property) -> None:
     started = getattr(adapter, "implementation", None)
     if started is not None:
         record_property("asr_announced", f"{started.name} {started.implementation_version or ''}".strip())
+        record_property("asr_announced_name", started.name)
+        record_property("asr_announced_version", started.implementation_version or "")
 
 
 def run_validator_case(case: Case, adapter, record_property) -> None:

@@ -12,10 +12,27 @@ from typing import Any
 import pytest
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
 from asr_conformance.harness.targets import Target
 
 TARGETS_KEY = pytest.StashKey[list[Target]]()
 SEED_KEY = pytest.StashKey[object]()
+
+
+def shrink_budget_of(config: pytest.Config) -> ShrinkBudget:
+    return ShrinkBudget(float(config.getoption("asr_shrink_time")), int(config.getoption("asr_shrink_steps")))
+
+
+def counterexamples_of(config: pytest.Config, scratch: Path | None = None) -> Path:
+    """--counterexamples, else counterexamples/ under the report folder (under ``scratch`` with --report-dir=none)."""
+    given = config.getoption("counterexamples")
+    if given:
+        return Path(given).resolve()
+    report_dir = config.getoption("report_dir")
+    if report_dir in ("none", ""):
+        base = scratch if scratch is not None else Path(config.rootpath)
+        return (base / COUNTEREXAMPLES).resolve()
+    return (Path(report_dir) / COUNTEREXAMPLES).resolve()
 
 
 def hypothesis_facts(config: pytest.Config) -> dict[str, Any]:
@@ -34,7 +51,12 @@ def run_options(config: pytest.Config) -> dict[str, Any]:
         "markers": config.getoption("markexpr") or None,
         "keywords": config.getoption("keyword") or None,
         "timeout": config.getoption("asr_timeout"),
-        "persistent": config.getoption("persistent"),
+        # What the implementations were run with, whether --persistent or a manifest's protocol said so.
+        "persistent": config.getoption("persistent") or any(t.protocol == "persistent" for t in targets_of(config)),
+        "protocols": {t.key: t.protocol for t in targets_of(config)},
+        "shrink": shrink_budget_of(config).to_json(),
+        "counterexamples": str(counterexamples_of(config)) if config.getoption("report_dir") not in ("none", "")
+        or config.getoption("counterexamples") else None,
         "check_protocol": config.getoption("check_protocol"),
         "workers": getattr(config.option, "numprocesses", None),
         "expectations": config.getoption("expectations"),

@@ -69,14 +69,37 @@ class CertificationSession:
         self.comparison = None
         self.written: dict[str, Path] = {}
         self.verdicts: list[dict] = []
+        #: The name and version each persistent implementation gave in its handshake, by key.
+        self.handshakes: dict[str, tuple[str, str | None]] = {}
+        interval = float(config.getoption("asr_progress", 0) or 0)
+        self.progress = Progress(config, interval if active else 0)
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.active:
             return
         properties = dict(report.user_properties)
         if "asr_announced" in properties and "asr_implementation" in properties:
-            self.announced[str(properties["asr_implementation"])] = str(properties["asr_announced"])
+            key = str(properties["asr_implementation"])
+            self.announced[key] = str(properties["asr_announced"])
+            self.handshakes[key] = (str(properties.get("asr_announced_name", "")),
+                                    properties.get("asr_announced_version") or None)
         self.collector.add(report)
+        self.progress.finished(report)
+
+    # -- progress ------------------------------------------------------------------
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if self.active:
+            self.progress.planned([item.nodeid for item in session.items])
+
+    @pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
+    def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:
+        if self.active:
+            self.progress.planned(ids)
+
+    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
+        if self.active:
+            self.progress.started(nodeid)
 
     # -- the gate ----------------------------------------------------------------
 
@@ -145,8 +168,12 @@ class CertificationSession:
         self.written = write_reports(report, self.settings.report_dir)
 
     def _describe(self, target: Target) -> dict:
+        name, version = target.name, target.version
+        handshake = self.handshakes.get(target.key)
+        if handshake and handshake[0] and not target.source.endswith(".toml"):
+            name, version = handshake  # no manifest: the implementation's own name beats its file name
         described = {
-            "key": target.key, "name": target.name, "version": target.version, "roles": list(target.roles),
+            "key": target.key, "name": name, "version": version, "roles": list(target.roles),
             "protocol": target.protocol, "command": list(target.command), "source": target.source,
             "inputs": [str(i.path) for i in target.inputs],
             "expectations": str(target.expectations) if target.expectations else None,
@@ -162,6 +189,10 @@ class CertificationSession:
             return
         write = terminalreporter.write_line
         terminalreporter.section("asr-conformance")
+        facts = hypothesis_facts(self.config)
+        seed = f", seed {facts['seed']} (replay with --hypothesis-seed={facts['seed']})" \
+            if facts["seed"] is not None else ""
+        write(f"hypothesis: profile {facts['profile']}{seed}")
         results = self.results()
         for target in self.settings.targets:
             name = self.announced.get(target.key) or target.label
@@ -200,6 +231,81 @@ class CertificationSession:
         narrowed = partial_selection(self.config)
         suffix = f" (partial run: {narrowed}; only a full run certifies)" if narrowed else ""
         write(f"verdict: {overall}{suffix}", bold=True, red=overall != "CONFORMS", green=overall == "CONFORMS")
+
+
+_KIND_BY_MODULE = {"test_validator_corpus": ("validator", "corpus"), "test_validator_fuzz": ("validator", "fuzz"),
+                   "test_reader_corpus": ("reader", "cases"), "test_producer": ("producer", "conversions")}
+
+
+def _role_and_phase(nodeid: str) -> tuple[str, str]:
+    module = nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
+    return _KIND_BY_MODULE.get(module, ("other", "tests"))
+
+
+class Progress:
+    """A progress line per role (cases done, failures so far, current phase), at most every ``interval`` s.
+
+    Runs on the process that receives every report (the xdist controller too), and writes with the
+    terminal reporter's ``write_line``, so the line shows with ``-q`` and under ``-n``."""
+
+    def __init__(self, config: pytest.Config, interval: float) -> None:
+        self.config = config
+        self.interval = interval
+        self.started_at = time.monotonic()
+        self.last = self.started_at
+        self.total: Counter[str] = Counter()
+        self.done: Counter[str] = Counter()
+        self.failed: Counter[str] = Counter()
+        self.running: dict[str, tuple[str, str]] = {}
+        self.shown: set[str] = set()
+        self._planned = False
+
+    def planned(self, nodeids: list[str]) -> None:
+        if self._planned:  # every xdist worker collects the same items
+            return
+        self._planned = True
+        self.total.update(_role_and_phase(n)[0] for n in nodeids)
+
+    def started(self, nodeid: str) -> None:
+        self.running[nodeid] = _role_and_phase(nodeid)
+
+    def finished(self, report: pytest.TestReport) -> None:
+        if not self.interval:
+            return
+        role, _ = _role_and_phase(report.nodeid)
+        if report.when == "call" or (report.when == "setup" and not report.passed):
+            self.done[role] += 1
+            self.running.pop(report.nodeid, None)
+        if report.failed and report.when == "call":
+            self.failed[role] += 1
+        now = time.monotonic()
+        complete = role in self.total and self.done[role] >= self.total[role] and role not in self.shown
+        if now - self.last >= self.interval or complete:
+            self.last = now
+            self.write(now)
+            if complete:
+                self.shown.add(role)
+
+    def lines(self, now: float) -> list[str]:
+        found = []
+        for role in sorted(set(self.total) | set(self.done)):
+            phases = sorted({phase for r, phase in self.running.values() if r == role})
+            total = f"/{self.total[role]}" if self.total[role] else ""
+            phase = ", ".join(phases) if phases else ("done" if self.total[role] and
+                                                      self.done[role] >= self.total[role] else "waiting")
+            found.append(f"asr-conformance progress [{now - self.started_at:.0f} s]: {role} {self.done[role]}{total} "
+                         f"done, {self.failed[role]} failing, phase: {phase}")
+        return found
+
+    def write(self, now: float) -> None:
+        reporter = self.config.pluginmanager.getplugin("terminalreporter")
+        if reporter is None:
+            return
+        writer = getattr(reporter, "_tw", None)
+        if writer is not None and writer.width_of_current_line:
+            reporter.write("\n")  # after the progress dots (under xdist nothing else ends their line)
+        for line in self.lines(now):
+            reporter.write_line(line)
 
 
 def _overall(verdicts: list[dict], reasons: list[str]) -> str:

@@ -327,3 +327,13 @@ def test_naming_every_rule_is_not_the_right_reason(pytester: pytest.Pytester) ->
     expected = {c for c in named if group_of(next(x for x in CASES if x.id == c)) in ("ASR-164", "ASR-260")}
     assert expected and expected <= failed <= named
     assert "named beyond that set" in result.stdout.str()
+
+
+def test_scored_damage_kinds_are_those_whose_assumptions_are_settled() -> None:
+    """The fuzz judge scores SETTLED_DAMAGE; the audit reads damage.ASSUMPTIONS: both must say the same."""
+    from asr_conformance.generators.damage import ASSUMPTIONS, DAMAGES, SETTLED_DAMAGE
+    from asr_conformance.vocabulary.scoring import is_scored
+
+    assert set(ASSUMPTIONS) == set(DAMAGES)
+    scored = {kind for kind, ids in ASSUMPTIONS.items() if ids and is_scored(ids)}
+    assert scored == set(SETTLED_DAMAGE)

@@ -1,0 +1,263 @@
+"""A vendor's first run: the shrink budget, progress with -q and -n, the seed in the summary,
+a report folder that stands alone (counterexamples inside it, replays from anywhere, badges and
+rule cells only for what ran, the handshake's name, options as the manifest set them), and damaged
+bytes scored only where a standard settles the verdict.  Each feature is run against an
+implementation that should pass and one that should fail."""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from asr_conformance.gate.results import Result
+from asr_conformance.harness.answers import Outcome, Verdict
+from asr_conformance.harness.fuzzing import FuzzSession, ShrinkBudget
+from asr_conformance.reports.document import rule_matrix
+from asr_conformance.vocabulary.rules import load_catalog
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+MISBEHAVING = EXAMPLES / "misbehaving"
+ACCEPT_ALL = MISBEHAVING / "accept-all"
+
+
+def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+
+
+def report_of(folder: Path) -> dict:
+    return json.loads((folder / "report.json").read_text())
+
+
+def result_of(report: dict, test: str) -> dict:
+    return next(r for r in report["results"] if r["id"] == test)
+
+
+# -- the shrink budget -------------------------------------------------------------------
+
+
+def test_a_spent_shrink_budget_reports_the_smallest_example_so_far(pytester: pytest.Pytester) -> None:
+    """reject-all fails the adversarial property; three shrink steps are not enough to finish shrinking it."""
+    result = run(pytester, f"--implementation={MISBEHAVING / 'reject-all'}", "-m", "fuzz", "-k", "adversarial",
+                 "--asr-shrink-steps=3")
+    assert result.ret == 1
+    output = result.stdout.str()
+    assert "shrinking stopped at its budget (3 steps" in output
+    assert "this is the smallest failing example found so far" in output
+    report = report_of(pytester.path / "reports" / "out")
+    assert report["options"]["shrink"] == {"seconds": 10.0, "steps": 3}
+    failed = result_of(report, "validator/test_accepts_adversarial_valid_streams")
+    assert failed["details"]["shrink_stopped_by"] == "steps"
+    assert failed["details"]["shrink_steps"] == 3  # no call to the implementation past the budget
+    assert re.search(r"counterexample \(shrunk\): \S+\.jsonl", output)
+
+
+def test_a_generous_budget_lets_shrinking_finish(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--asr-shrink-steps=500")
+    assert result.ret == 1
+    assert re.search(r"shrunk in \d+ step\(s\)", result.stdout.str())
+    failed = result_of(report_of(pytester.path / "reports" / "out"), "validator/test_rejects_mutated_streams[ASR-289]")
+    assert failed["details"]["shrink_stopped_by"] == "finished"
+
+
+def test_a_passing_property_records_no_shrinking(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={EXAMPLES / 'reference.toml'}", "-m", "fuzz", "-k", "X-UTF8")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    passed = result_of(report_of(pytester.path / "reports" / "out"), "validator/test_rejects_mutated_streams[X-UTF8]")
+    assert passed["outcome"] == "pass" and "shrink_steps" not in passed.get("details", {})
+
+
+class _Always:
+    """An adapter that gives one answer to everything and counts the questions."""
+
+    def __init__(self, outcome: Outcome) -> None:
+        self.outcome = outcome
+        self.asked = 0
+
+    def validate(self, stream: Path) -> Verdict:
+        self.asked += 1
+        return Verdict(self.outcome)
+
+
+def _session(tmp_path: Path, adapter: _Always, budget: ShrinkBudget) -> FuzzSession:
+    from hypothesis import settings
+
+    return FuzzSession(adapter, tmp_path, tmp_path / "counterexamples", ["--implementation=/x"],
+                       settings(max_examples=20, derandomize=True, database=None), None, {}, budget)
+
+
+def test_past_the_budget_known_failures_fail_from_memory_and_nothing_is_asked(tmp_path: Path) -> None:
+    from asr_conformance.generators.mutators import serialize
+
+    adapter = _Always(Outcome.ACCEPT)
+    session = _session(tmp_path, adapter, ShrinkBudget(seconds=60, steps=0))
+    broken = b'{"type":"session","seq":0,"id":"h"\n'
+    with pytest.raises(AssertionError, match="accepted"):
+        session.expect_damaged(broken, "damaged", "a cut stream", kind="truncated")
+    assert adapter.asked == 1
+    with pytest.raises(AssertionError, match="accepted"):  # the same bytes again: from memory
+        session.expect_damaged(broken, "damaged", "a cut stream", kind="truncated")
+    other = serialize([{"type": "session", "seq": 0, "id": "h"}])[:20]
+    session.expect_damaged(other, "damaged", "a cut stream", kind="truncated")  # unseen: passes, unasked
+    assert adapter.asked == 1 and session.shrinking is not None and session.shrinking.stopped_by == "steps"
+
+
+# -- damaged bytes: scored only where a standard settles the verdict ----------------------------
+
+
+def test_damage_the_pages_leave_open_is_never_scored_even_on_the_header(tmp_path: Path) -> None:
+    """Deep nesting in line 1 makes the reference name ASR-003 too; the verdict still rests on A-DEPTH."""
+    from asr_conformance.reference.checks import validate_bytes
+
+    header = b'{"_d":' + b"[" * 1100 + b"]" * 1100 + b',"type":"session","seq":0,"id":"h"}\n'
+    assert "ASR-003" in validate_bytes(header).rules()
+    adapter = _Always(Outcome.ACCEPT)
+    _session(tmp_path, adapter, ShrinkBudget()).expect_damaged(header, "damaged", "deep nesting", kind="deep-nesting")
+    assert adapter.asked == 1
+
+
+def test_invalid_utf8_must_be_rejected_and_says_why(tmp_path: Path) -> None:
+    adapter = _Always(Outcome.ACCEPT)
+    with pytest.raises(AssertionError, match=r"RFC 8259 §8\.1"):
+        _session(tmp_path, adapter, ShrinkBudget()).expect_damaged(
+            b'{"type":"session","seq":0,"id":"h\xff"}\n', "damaged", "bad bytes", kind="invalid-utf8")
+    rejecting = _Always(Outcome.REJECT)
+    _session(tmp_path, rejecting, ShrinkBudget()).expect_damaged(
+        b'{"type":"session","seq":0,"id":"h\xff"}\n', "damaged", "bad bytes", kind="invalid-utf8")
+
+
+def test_accept_all_fails_only_the_damage_a_standard_settles(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "damaged", "-n", "2")
+    outcomes = {r["id"]: r["outcome"] for r in report_of(pytester.path / "reports" / "out")["results"]}
+    from asr_conformance.generators.damage import DAMAGES, SETTLED_DAMAGE
+
+    assert result.ret == 1
+    for kind in DAMAGES:
+        expected = "fail" if kind in SETTLED_DAMAGE else "pass"
+        assert outcomes[f"validator/test_survives_damaged_bytes[{kind}]"] == expected, kind
+
+
+# -- the terminal: progress and the seed --------------------------------------------------------
+
+
+def test_progress_lines_show_with_q_under_xdist(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-q", "-n", "2", "--asr-progress=0.001",
+                 "-k", "ASR-164")
+    lines = [line for line in result.stdout.lines if line.startswith("asr-conformance progress")]
+    assert lines, result.stdout.str()[-2000:]
+    last = re.search(r"validator (\d+)/(\d+) done, (\d+) failing, phase: (\S+)", lines[-1])
+    assert last and last.group(1) == last.group(2) and int(last.group(3)) > 0 and last.group(4) == "done"
+    assert any(re.search(r"phase: .*(corpus|fuzz)", line) for line in lines)
+
+
+def test_no_progress_lines_when_switched_off(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-q", "--asr-progress=0", "-m", "corpus", "-k", "ASR-164")
+    assert "asr-conformance progress" not in result.stdout.str()
+
+
+def test_the_seed_is_in_the_quiet_summary(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={EXAMPLES / 'reference.toml'}", "-q", "-m", "fuzz", "-k", "ASR-162",
+                 "--hypothesis-profile=asr-certify")
+    found = re.search(r"^hypothesis: profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)$",
+                      result.stdout.str(), re.MULTILINE)
+    assert found and result.ret == 0
+    assert report_of(pytester.path / "reports" / "out")["hypothesis"]["seed"] == int(found.group(1))
+
+
+def test_a_derandomized_run_says_it_has_no_seed(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-q", "-m", "corpus", "-k", "ASR-164")
+    assert "hypothesis: profile asr-fast" in result.stdout.str()
+    assert "seed" not in result.stdout.str()
+
+
+# -- a report folder that stands alone ------------------------------------------------------
+
+
+def test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere(pytester: pytest.Pytester) -> None:
+    reports = pytester.path / "my reports"
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", f"--report-dir={reports}")
+    match = re.search(r"counterexample \(shrunk\): (.+\.jsonl)\nreplay: (.+)", result.stdout.str())
+    assert match, result.stdout.str()[-3000:]
+    stream = Path(match.group(1))
+    assert stream.is_absolute() and reports / "counterexamples" in stream.parents
+    assert not (pytester.path / "reports").exists()
+    listed = report_of(reports)["counterexamples"]
+    assert [(c["path"], c["replay"]) for c in listed] == [(match.group(1), match.group(2).strip())]
+    elsewhere = pytester.mkdir("elsewhere")
+    words = shlex.split(match.group(2))
+    assert words[0] == "pytest"
+    done = subprocess.run([sys.executable, "-m", "pytest", *words[1:]], cwd=elsewhere, capture_output=True,
+                          text=True, timeout=300)
+    assert done.returncode == 1, done.stdout[-2000:]
+    assert "1 failed" in done.stdout and "accepted an invalid stream; it breaks ASR-289" in done.stdout
+    assert not list(elsewhere.rglob("report.json")), "a replay writes no report"
+
+
+def test_counterexamples_option_overrides_the_folder(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--counterexamples=found")
+    assert result.ret == 1
+    assert list((pytester.path / "found" / "validator").rglob("*.jsonl"))
+    assert not (pytester.path / "reports" / "out" / "counterexamples").exists()
+
+
+def test_stale_badges_of_roles_that_did_not_run_are_removed(pytester: pytest.Pytester) -> None:
+    out = pytester.mkdir("out")
+    for role in ("producer", "reader", "validator"):
+        (out / f"badge-{role}.json").write_text('{"message": "100%"}')
+    result = run(pytester, f"--implementation={ACCEPT_ALL}", "--report-dir=out", "-m", "corpus", "-k", "ASR-164")
+    assert result.ret == 1
+    assert sorted(p.name for p in out.glob("badge-*.json")) == ["badge-validator.json"]
+    assert json.loads((out / "badge-validator.json").read_text())["color"] == "red"
+
+
+def _result(rule: str, role: str, outcome: str = "pass") -> Result:
+    return Result(id=f"{role}/x", implementation="impl", role=role, kind="corpus", test="t", rules=[rule],
+                  outcome=outcome)
+
+
+def test_a_reader_rule_is_not_run_in_a_validator_run() -> None:
+    catalog = load_catalog()
+    assert catalog["ASR-269"].binds == ("reader",)
+    cells = {row["id"]: row["cells"]["impl"] for row in rule_matrix(
+        catalog, ["impl"], [_result("ASR-269", "validator"), _result("ASR-164", "validator", "fail")])}
+    assert cells["ASR-269"]["status"] == "not-run" and cells["ASR-269"]["results"] == []
+    assert cells["ASR-164"]["status"] == "fail"
+    read = {row["id"]: row["cells"]["impl"] for row in rule_matrix(catalog, ["impl"], [_result("ASR-269", "reader")])}
+    assert read["ASR-269"]["status"] == "pass"
+
+
+def test_the_html_page_says_not_run(pytester: pytest.Pytester) -> None:
+    run(pytester, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-269")
+    report = report_of(pytester.path / "reports" / "out")
+    row = next(r for r in report["rules"] if r["id"] == "ASR-269")
+    assert next(iter(row["cells"].values()))["status"] == "not-run"
+    assert "not run" in (pytester.path / "reports" / "out" / "report.html").read_text()
+
+
+def test_without_a_manifest_the_handshake_names_the_implementation(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={EXAMPLES / 'reference-validator-persistent'}", "--persistent",
+                 "-m", "corpus", "-k", "ASR-164")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    from asr_conformance import __version__
+
+    report = report_of(pytester.path / "reports" / "out")
+    described = report["implementations"][0]
+    assert (described["name"], described["version"]) == ("asr-conformance-reference", __version__)
+    assert report["options"]["persistent"] is True
+
+
+def test_a_manifest_keeps_its_name_and_sets_the_protocol_option(pytester: pytest.Pytester) -> None:
+    result = run(pytester, f"--implementation={EXAMPLES / 'reference.toml'}", "--role=validator",
+                 "-m", "corpus", "-k", "ASR-164")
+    assert result.ret == 0, result.stdout.str()[-2000:]
+    report = report_of(pytester.path / "reports" / "out")
+    assert report["options"]["persistent"] is True
+    assert report["implementations"][0]["name"] == "asr-conformance-reference"
+    run(pytester, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-164")
+    assert report_of(pytester.path / "reports" / "out")["options"]["persistent"] is False

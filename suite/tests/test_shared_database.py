@@ -1,0 +1,160 @@
+"""Fuzz campaigns across machines: ``ASR_HYPOTHESIS_REDIS`` gives ``asr-deep`` a shared Redis example
+database.  Tested against a real ``redis-server`` started here on a free localhost port: a failure
+one run finds is the first example a second run (another folder, sharing only the database) sends,
+and two runs with two xdist workers each, at the same time, both leave their failures in it.
+
+Why the ``redis`` extra earns its place: a directory database cannot be shared between machines
+without a network file system, and Hypothesis' own Redis database is the supported way to pool
+examples; the client is only imported when ``ASR_HYPOTHESIS_REDIS`` is set."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+MISBEHAVING = ROOT / "examples" / "misbehaving"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@pytest.fixture
+def redis_url(tmp_path: Path) -> Iterator[str]:
+    """A private redis-server for this test (no persistence), stopped by its process ID afterwards."""
+    server = shutil.which("redis-server")
+    if server is None:
+        pytest.skip("redis-server is not installed (.ci/run installs it with apt-get)")
+    redis = pytest.importorskip("redis", reason="the redis client is not installed: pip install -e '.[redis]'")
+    port = _free_port()
+    process = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
+                                "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    client = redis.Redis(host="127.0.0.1", port=port)
+    try:
+        for _ in range(200):
+            try:
+                client.ping()
+                break
+            except redis.exceptions.ConnectionError:
+                time.sleep(0.05)
+        else:
+            pytest.fail("redis-server did not answer")
+        yield f"redis://127.0.0.1:{port}/0"
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+
+
+def _campaign(folder: Path, url: str, implementation: str, selection: str, *extra: str) -> subprocess.Popen:
+    """An asr-deep run in its own folder (its own .hypothesis, reports), sharing only the Redis database."""
+    folder.mkdir(parents=True, exist_ok=True)
+    environment = {**os.environ, "ASR_HYPOTHESIS_REDIS": url, "ASR_HYPOTHESIS_DB": str(folder / "unused-db")}
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", f"--implementation={MISBEHAVING / implementation}", "--persistent",
+         "--hypothesis-profile=asr-deep", "-m", "fuzz", "-k", selection, "-p", "no:cacheprovider",
+         "--asr-shrink-steps=40", *extra],
+        cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+    )
+
+
+def _finish(process: subprocess.Popen) -> str:
+    output, _ = process.communicate(timeout=600)
+    return output
+
+
+def _failures(folder: Path) -> dict[str, dict]:
+    report = json.loads((folder / "reports" / "out" / "report.json").read_text())
+    return {r["id"]: r for r in report["results"] if r["outcome"] == "fail"}
+
+
+def _counterexample_digests(folder: Path) -> set[str]:
+    found = (folder / "reports" / "out" / "counterexamples").rglob("*.jsonl")
+    return {hashlib.sha256(path.read_bytes()).hexdigest() for path in found}
+
+
+#: A seeded bug the simplest example does not show: the over-strict validator rejects valid streams
+#: with two tool_calls sharing a callId, which a valid stream has only now and then.  A run that
+#: starts from scratch meets it after some examples; a run that reuses the database, at once.
+RARE = ("rejects-duplicate-call-ids", "accepts_valid_streams")
+RARE_TEST = "validator/test_accepts_valid_streams"
+#: A seeded bug every mutated example shows.
+COMMON = ("lenient-exit-code", "ASR-260")
+COMMON_TEST = "validator/test_rejects_mutated_streams[ASR-260]"
+
+
+def test_a_second_run_replays_the_first_runs_failure_first(redis_url: str, tmp_path: Path) -> None:
+    first = _finish(_campaign(tmp_path / "first", redis_url, *RARE))
+    assert RARE_TEST in _failures(tmp_path / "first"), first[-3000:]
+    shrunk = _counterexample_digests(tmp_path / "first")
+    assert len(shrunk) == 1
+
+    second = _finish(_campaign(tmp_path / "second", redis_url, *RARE))
+    details = _failures(tmp_path / "second")[RARE_TEST]["details"]
+    # The first stream the second run sent is the first run's shrunk counterexample, from the database.
+    assert details["fuzz_first_failure_call"] == 1, second[-3000:]
+    assert {details["fuzz_first_failure_sha256"]} == shrunk
+
+
+def test_a_run_on_another_database_starts_from_scratch(redis_url: str, tmp_path: Path) -> None:
+    """The control: database 1 of the same server shares nothing with database 0."""
+    _finish(_campaign(tmp_path / "first", redis_url, *RARE))
+    shrunk = _counterexample_digests(tmp_path / "first")
+    output = _finish(_campaign(tmp_path / "other", redis_url.removesuffix("/0") + "/1", *RARE))
+    details = _failures(tmp_path / "other")[RARE_TEST]["details"]
+    assert details["fuzz_first_failure_call"] > 1, output[-2000:]
+    assert details["fuzz_first_failure_sha256"] not in shrunk
+
+
+def test_two_parallel_xdist_runs_share_the_database_without_losing_examples(redis_url: str, tmp_path: Path) -> None:
+    runs = {"rare": (RARE, RARE_TEST), "common": (COMMON, COMMON_TEST)}
+    started = {name: _campaign(tmp_path / name, redis_url, *selection, "-n", "2")
+               for name, (selection, _) in runs.items()}
+    outputs = {name: _finish(process) for name, process in started.items()}
+    for name, (_, test) in runs.items():
+        assert test in _failures(tmp_path / name), outputs[name][-3000:]
+
+    # Both runs' failures are in the database: a run of each replays its failure first.
+    replays = {name: _campaign(tmp_path / f"replay-{name}", redis_url, *selection, "-n", "2")
+               for name, (selection, _) in runs.items()}
+    for name, (_, test) in runs.items():
+        output = _finish(replays[name])
+        details = _failures(tmp_path / f"replay-{name}")[test]["details"]
+        assert details["fuzz_first_failure_call"] == 1, output[-3000:]
+        assert details["fuzz_first_failure_sha256"] in _counterexample_digests(tmp_path / name)
+
+
+def test_the_redis_variable_selects_a_redis_database(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    from hypothesis.database import DirectoryBasedExampleDatabase
+
+    from asr_conformance.harness.fuzzing import FuzzSetupError, deep_database
+
+    monkeypatch.delenv("ASR_HYPOTHESIS_REDIS", raising=False)
+    monkeypatch.setenv("ASR_HYPOTHESIS_DB", str(tmp_path / "db"))
+    assert isinstance(deep_database(), DirectoryBasedExampleDatabase)
+    monkeypatch.setenv("ASR_HYPOTHESIS_REDIS", "redis://127.0.0.1:1/0")
+    monkeypatch.setitem(__import__("sys").modules, "redis", None)  # as if the client were not installed
+    with pytest.raises(FuzzSetupError, match=r"pip install 'asr-conformance\[redis\]'"):
+        deep_database()
+
+
+def test_the_redis_variable_makes_a_redis_database(monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("redis", reason="the redis client is not installed: pip install -e '.[redis]'")
+    from hypothesis.extra.redis import RedisExampleDatabase
+
+    from asr_conformance.harness.fuzzing import deep_database
+
+    monkeypatch.setenv("ASR_HYPOTHESIS_REDIS", "redis://127.0.0.1:1/0")
+    assert isinstance(deep_database(), RedisExampleDatabase)  # connecting waits for the first command
