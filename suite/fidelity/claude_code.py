@@ -421,3 +421,7 @@ def _answers(raw: Any, texts: tuple[str, ...]) -> tuple[str, ...] | None:
 
 
 WITNESS = ClaudeCodeWitness()
+
+from .claude_code_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
+
+__all__ = ["ClaudeCodeWitness", "FORMAT", "MUTATIONS", "WITNESS"]
