@@ -81,6 +81,15 @@ def _excerpt(line: bytes | str) -> str:
     return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
 
 
+def _excerpt_at(where: Where, raw: bytes, needle: str) -> Where:
+    """The same line, excerpted around the value that matters (a call's ID, a message's text)."""
+    at = raw.find(json.dumps(needle, ensure_ascii=False)[1:-1][:60].encode("utf-8"))
+    if at <= 0:
+        return where
+    start = max(0, at - 60)
+    return Where(where.line, ("…" if start else "") + _excerpt(raw[start:]))
+
+
 def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
@@ -233,7 +242,7 @@ class _Reading:
         self.note_identity(line)
         kind = line["type"]
         if kind in ("user", "assistant"):
-            self.message_line(number, where, line, ts)
+            self.message_line(number, where, raw, line, ts)
         elif kind == "progress":
             self.progress(line)
         elif kind == "file-history-snapshot":
@@ -278,7 +287,7 @@ class _Reading:
             if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 self.parent_links.setdefault(block["id"], set()).add(parent)
 
-    def message_line(self, number: int, where: Where, line: dict, ts: str | None) -> None:
+    def message_line(self, number: int, where: Where, raw: bytes, line: dict, ts: str | None) -> None:
         message = line.get("message")
         if not isinstance(message, dict):
             raise NotThisFormat(f"line {number}: a {line['type']} line without a message object")
@@ -303,11 +312,12 @@ class _Reading:
                     raise NotThisFormat(f"line {number}: text block {index} has no text")
                 texts.append(block["text"])
             elif kind == "tool_use":
-                self.call(number, index, where, line, block, ts)
+                self.call(number, index, _excerpt_at(where, raw, str(block.get("id"))), line, block, ts)
                 self.call_responses.append(response)
             elif kind == "tool_result":
-                self.result(number, index, where, line, block, ts, len(results))
-        self.message(where, line, texts, ts)
+                self.result(number, index, _excerpt_at(where, raw, str(block.get("tool_use_id"))), line, block, ts,
+                            len(results))
+        self.message(_excerpt_at(where, raw, texts[0]) if texts else where, line, texts, ts)
 
     def message(self, where: Where, line: dict, texts: list[str], ts: str | None) -> None:
         """A message is demanded only for text that is plainly the person's or the model's own."""

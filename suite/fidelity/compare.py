@@ -381,6 +381,8 @@ class Checker:
                      f"no such loss", result.where)
 
     def result(self, result: NativeResult, record: dict, calls: int) -> None:
+        if self.paired_elsewhere(result, record):
+            return
         self.pairing(result, record, calls)
         status = record.get("status")
         if result.statuses and status not in result.statuses:
@@ -391,6 +393,20 @@ class Checker:
         self.result_text(result, record)
         self.execution(result, record)
         self.same_time(result.ts, record, result.where)
+
+    def paired_elsewhere(self, result: NativeResult, record: dict) -> bool:
+        """The result's text sits under another call's ID: pairing by position, not by the source's ID."""
+        if not result.model_texts or not any(result.model_texts) or self.holds_texts(record, result):
+            return False
+        other = next((r for r in self.stream.all_results if r is not record and self.holds_texts(r, result)), None)
+        if other is None:
+            return False
+        self.add("ASR-262", "identity",
+                 f"the result the source attaches to {result.call_id} is written under "
+                 f"{_clip(str(other.get('callId') or other.get('nativeCallId')))}, and the stream's result for "
+                 f"{result.call_id} holds another result's output; pairing must follow the source's IDs, never position",
+                 result.where, other)
+        return True
 
     def pairing(self, result: NativeResult, record: dict, calls: int) -> None:
         call_id, linkage = record.get("callId"), record.get("linkage")
