@@ -11,7 +11,7 @@ crash, never a hang.  Which verdict is required is decided by the reference
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 

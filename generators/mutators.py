@@ -9,14 +9,15 @@ other.  Most mutators append or edit a record and serialize with
 
 ``MUTATORS`` maps rule ID -> mutator; ``NO_MUTATOR`` maps rule ID -> the
 written reason a stream rule has none.  A test fails when a stream rule of
-the catalog is in neither.
+the catalog is in neither.  The rule modules (``mutators_session``,
+``mutators_tools``) register into them; ``generators.mutated`` gathers them.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-from typing import Callable
+from collections.abc import Callable
 
 from hypothesis import strategies as st
 
@@ -83,15 +84,3 @@ def header(records: Records) -> dict:
 
 def of_type(records: Records, record_type: str) -> list[dict]:
     return [r for r in records if r.get("type") == record_type]
-
-
-def registry() -> dict[str, Mutator]:
-    """Every registered mutator (importing the modules that register them, by spec page)."""
-    from . import mutators_session, mutators_tools  # noqa: F401  (import registers)
-
-    return MUTATORS
-
-
-def reasons() -> dict[str, str]:
-    registry()
-    return NO_MUTATOR

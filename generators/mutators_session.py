@@ -16,7 +16,7 @@ import string
 
 from hypothesis import strategies as st
 
-from .mutators import (
+from asr_conformance.generators.mutators import (
     NO_MUTATOR,
     Records,
     append,
@@ -28,6 +28,7 @@ from .mutators import (
     of_type,
     serialize,
 )
+from asr_conformance.vocabulary.terms import CONTENT_LEVELS
 
 #: Rules whose breakage the reference validator reports under a companion rule.
 ALSO_NAMED: dict[str, set[str]] = {
@@ -47,7 +48,6 @@ NO_MUTATOR["X-UNKNOWN-TYPE"] = (
     "rejects it, so no stream breaks this rule."
 )
 
-CONTENT_LEVELS = ("full", "redacted", "metadata")
 REQUIRED_HEADER = ("formatVersion", "agent", "sessionId", "producer", "profiles", "contentLevel")
 TRIGGER_KINDS = (
     "schedule", "heartbeat", "event", "webhook", "task_completion", "peer", "auto_continuation", "recovery", "manual",

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from .mutators import Records, copied, fresh_id, mutator, of_type, serialize
+from asr_conformance.generators.mutators import Records, copied, fresh_id, mutator, of_type, serialize
 
 #: Companion rules the reference may name with a mutated rule: none are needed.
 ALSO_NAMED: dict[str, set[str]] = {}

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import json
 import random
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Iterator
 
 WORDS = (
     "parser test cargo build failed passed module error index value return empty list "

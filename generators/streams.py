@@ -22,7 +22,7 @@ from functools import cache
 
 from hypothesis import strategies as st
 
-from ..checks.context import CONTENT_LEVELS
+from asr_conformance.vocabulary.terms import CONTENT_LEVELS
 
 # --- small value strategies -------------------------------------------------------
 

@@ -9,9 +9,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from .badges import write_badges
-from .html_page import render_html
-from .markdown import render_markdown
+from asr_conformance.reports.badges import write_badges
+from asr_conformance.reports.html_page import render_html
+from asr_conformance.reports.markdown import render_markdown
 
 __all__ = ["write_reports"]
 

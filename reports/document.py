@@ -1,4 +1,4 @@
-"""The certification report as one JSON document (schema: ``report.schema.json`` beside this file).
+"""The certification report as one JSON document (schema: ``schemas/report.schema.json`` of the package).
 
 Everything the human summaries show is computed here once: per-role
 verdicts, the rule matrix (rule x implementation) and the counterexamples,
@@ -8,18 +8,15 @@ so the Markdown and HTML writers only lay it out.
 from __future__ import annotations
 
 import hashlib
-import json
 import re
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from functools import cache
-from importlib import resources
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
-from ..results import FAILING, OUTCOMES, SCORED, Result
-from ..rules import Rule
-from ..schema_errors import first_problem
+from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result
+from asr_conformance.vocabulary.rules import Rule
 
 REPORT_VERSION = 1
 _COUNTEREXAMPLE = re.compile(r"counterexample \(shrunk\): (?P<path>\S+)\nreplay: (?P<replay>[^\n]+)")
@@ -150,13 +147,3 @@ def counterexamples(results: Sequence[Result]) -> list[dict[str, str]]:
             found.append({"implementation": result.implementation, "test": result.id,
                           "path": match["path"], "replay": match["replay"].strip()})
     return found
-
-
-@cache
-def report_schema() -> dict[str, Any]:
-    return json.loads(resources.files("asr_conformance.reports").joinpath("report.schema.json").read_text())
-
-
-def check_report(data: Any) -> str | None:
-    """The first way ``data`` differs from the report schema, or None."""
-    return first_problem(report_schema(), data, separator=".")

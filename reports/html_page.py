@@ -9,8 +9,9 @@ with the stream given, the answer and what was expected.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from html import escape
-from typing import Any, Iterable
+from typing import Any
 
 STATUS_LABEL = {
     "fail": "fail", "expected-fail": "known failure", "pass": "pass", "not-scored": "not scored",

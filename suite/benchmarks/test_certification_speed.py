@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.adapters.oneshot import OneShotValidator
-from asr_conformance.adapters.persistent import PersistentValidator
-from asr_conformance.corpus import iter_cases
+from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.vocabulary.cases import iter_cases
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 STREAMS = [case.stream for case in iter_cases(CORPUS_DIR, role="validator")]

@@ -7,10 +7,10 @@ from pathlib import Path
 
 from hypothesis import given, settings
 
-from asr_conformance.adapters.oneshot import OneShotValidator
-from asr_conformance.adapters.persistent import PersistentValidator
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.streams import valid_streams
+from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.persistent import PersistentValidator
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COUNT = 60

@@ -16,8 +16,8 @@ from pathlib import Path
 
 import orjson
 
-from asr_conformance.checks import validate_path
-from asr_conformance.stream import StreamReader, _PairsCollector, _parse_float, _parse_int, _reject_constant
+from asr_conformance.reference.checks import validate_path
+from asr_conformance.reference.stream import StreamReader, _PairsCollector, _parse_float, _parse_int, _reject_constant
 
 ROUNDS = 2
 
@@ -74,7 +74,7 @@ def test_reference_validation(benchmark, big_stream) -> None:
 
 def test_jsonschema_validation(benchmark, big_stream) -> None:
     """Every record against the shipped per-record schemas (draft-07), with the jsonschema library."""
-    from asr_conformance.record_schemas import record_validator
+    from asr_conformance.vocabulary.record_schemas import record_validator
 
     validator = record_validator()
     path = big_stream[0]
@@ -96,7 +96,7 @@ def _peak_rss_kib(path: Path) -> int:
     """VmHWM of a fresh process (ru_maxrss would include the forking parent's pages)."""
     code = (
         "import sys\n"
-        "from asr_conformance.checks import validate_path\n"
+        "from asr_conformance.reference.checks import validate_path\n"
         "validate_path(sys.argv[1])\n"
         "print(next(l.split()[1] for l in open('/proc/self/status') if l.startswith('VmHWM:')))\n"
     )

@@ -9,23 +9,28 @@ valid stream; never a crash, a hang or an invalid stream.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Iterable, Iterator
 
 import pytest
 
-from asr_conformance.adapters.verdicts import Conversion, Outcome
-from asr_conformance.producing import (
-    INDEPENDENCE, ProducerRunner, Variant, damaged_inputs, differences, output_problems, rules_of, summarize,
+from asr_conformance.harness.answers import Conversion, Outcome
+from asr_conformance.harness.judging.producer import (
+    INDEPENDENCE,
+    OUTPUT_RULES,
+    ProducerRunner,
+    Variant,
+    damaged_inputs,
+    differences,
+    output_problems,
+    rules_of,
+    summarize,
     variants,
 )
 
 pytestmark = [pytest.mark.conformance, pytest.mark.producer]
 
 VARIANTS = variants()
-#: The rules the output test is marked with: the header and producer rules a converter most often
-#: breaks, and the producer-side linkage fact (every other stream rule is checked too).
-OUTPUT_RULES = ("ASR-003", "ASR-155", "ASR-156", "ASR-257")
 OUTPUT_LIMIT = 20_000
 PROBLEM_LIMIT = 20
 

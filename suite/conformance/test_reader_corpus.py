@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from asr_conformance.reader_judging import run_reader_case
+from asr_conformance.harness.judging.reader import run_reader_case
 
 pytestmark = [pytest.mark.conformance, pytest.mark.reader]
 

@@ -12,7 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from asr_conformance.generators.damage import DAMAGES
-from asr_conformance.generators.mutators import UNSCORED, registry, serialize
+from asr_conformance.generators.mutated import registry
+from asr_conformance.generators.mutators import UNSCORED, serialize
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
 
 pytestmark = [pytest.mark.conformance, pytest.mark.validator, pytest.mark.fuzz]

@@ -24,8 +24,9 @@ import shutil
 import sys
 import tempfile
 from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable, TextIO
+from typing import Any, TextIO
 
 NAME = "asr-from-claude-code"
 VERSION = "0.1.0"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -9,11 +10,9 @@ from pathlib import Path
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.checks import validate_path
-from asr_conformance.corpus import iter_cases
-from asr_conformance.rules import load_catalog
-
-import os
+from asr_conformance.reference.checks import validate_path
+from asr_conformance.vocabulary.cases import iter_cases
+from asr_conformance.vocabulary.rules import load_catalog
 
 #: The pages under test live beside the checkout (../shared/spec); ASR_SPEC_DIR overrides.
 SPEC_DIR = Path(os.environ.get("ASR_SPEC_DIR", Path(__file__).resolve().parents[3] / "shared" / "spec"))
@@ -115,8 +114,7 @@ def test_rules_not_tested_on_streams_say_why() -> None:
 def test_producer_rules_said_to_be_checked_metamorphically_are() -> None:
     """A producer rule whose reason promises metamorphic checks is marked on a producer test;
     every other producer and untestable rule says why it is not."""
-    from asr_conformance.conformance.test_producer import OUTPUT_RULES
-    from asr_conformance.producing import variants
+    from asr_conformance.harness.judging.producer import OUTPUT_RULES, variants
 
     marked = set(OUTPUT_RULES) | {rule for variant in variants().values() for rule in variant.rules}
     for rule in load_catalog().values():

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.cli import main
+from asr_conformance.reference.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
 HEADER = (

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.corpus import CorpusError, iter_cases, load_case, orphan_streams
-from asr_conformance.corpus_check import disagreement
+from asr_conformance.harness.corpus_check import disagreement
+from asr_conformance.vocabulary.cases import CorpusError, iter_cases, load_case, orphan_streams
 
 CASES = list(iter_cases(CORPUS_DIR))
 

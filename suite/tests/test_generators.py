@@ -10,13 +10,14 @@ import pytest
 from hypothesis import find, given, settings
 from hypothesis import strategies as st
 
-from asr_conformance.checks import validate_bytes
-from asr_conformance.checks.envelope import DEFINED_TYPES
 from asr_conformance.generators import mutators_session, mutators_tools
 from asr_conformance.generators.damage import DAMAGES, DEFINITE_RULES
-from asr_conformance.generators.mutators import reasons, registry, serialize
+from asr_conformance.generators.mutated import reasons, registry
+from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
-from asr_conformance.rules import load_catalog
+from asr_conformance.reference.checks import validate_bytes
+from asr_conformance.reference.checks.envelope import DEFINED_TYPES
+from asr_conformance.vocabulary.rules import load_catalog
 
 pytestmark = pytest.mark.fuzz
 
@@ -159,7 +160,7 @@ HEADER = {"type": "session", "seq": 0, "id": "h", "formatVersion": "0.1", "agent
 def test_record_schemas_agree_with_the_reference(record_type: str) -> None:
     """Records drawn from the shipped schema (hypothesis-jsonschema) validate against it
     (jsonschema) and the reference finds nothing wrong with them on their own."""
-    from asr_conformance.record_schemas import inlined, record_validator
+    from asr_conformance.vocabulary.record_schemas import inlined, record_validator
 
     if settings._current_profile != "asr-deep":  # type: ignore[attr-defined]
         pytest.skip("runs with --hypothesis-profile=asr-deep: drawing from the record schemas takes minutes")

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.adapters.oneshot import OneShotValidator
-from asr_conformance.adapters.verdicts import Outcome
-from asr_conformance.manifest import ManifestError, load_manifest
+from asr_conformance.harness.answers import Outcome
+from asr_conformance.harness.manifest import ManifestError, load_manifest
+from asr_conformance.harness.oneshot import OneShotValidator
 
 
 def write(folder: Path, text: str) -> Path:

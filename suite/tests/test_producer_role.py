@@ -12,9 +12,16 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance import producing
-from asr_conformance.producing import (
-    Difference, ProducerRunner, anchored, check_output, compare_streams, damaged_inputs, differences, rules_of,
+from asr_conformance.harness.judging import producer as producing
+from asr_conformance.harness.judging.producer import (
+    Difference,
+    ProducerRunner,
+    anchored,
+    check_output,
+    compare_streams,
+    damaged_inputs,
+    differences,
+    rules_of,
     variants,
 )
 
@@ -239,7 +246,7 @@ def test_damaged_inputs_are_deterministic_and_damaged() -> None:
     full_last = data.rstrip(b"\n").rsplit(b"\n", 1)[1]
     assert 0 < len(last) < len(full_last)
     flipped = damaged["flipped"]
-    assert len(flipped) == len(data) and sum(a != b for a, b in zip(data, flipped)) == len(producing.FLIP_AT)
+    assert len(flipped) == len(data) and sum(a != b for a, b in zip(data, flipped, strict=True)) == len(producing.FLIP_AT)
     assert damaged_inputs(b"") == {"truncated": b"", "flipped": b"", "empty": b""}
 
 

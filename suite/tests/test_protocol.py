@@ -10,9 +10,9 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from asr_conformance import protocol
-from asr_conformance.adapters.persistent import PersistentValidator
-from asr_conformance.adapters.verdicts import Outcome
+from asr_conformance.harness.answers import Outcome
+from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.vocabulary import protocol
 
 MESSAGES = [
     protocol.Start(),
@@ -30,7 +30,7 @@ MESSAGES = [
     protocol.Errored(7, "boom"),
     protocol.Skipped(7, "not supported"),
 ]
-SCHEMA_DIR = Path(protocol.__file__).parent / "schemas" / "protocol"
+SCHEMA_DIR = Path(protocol.__file__).parents[1] / "schemas" / "protocol"
 
 
 @pytest.mark.parametrize("message", MESSAGES, ids=lambda m: f"{type(m).__name__}")

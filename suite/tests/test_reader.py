@@ -13,16 +13,17 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from asr_conformance import CORPUS_DIR, protocol
-from asr_conformance.adapters.verdicts import Outcome, ReadAnswer
-from asr_conformance.corpus import CorpusError, iter_cases, load_case
-from asr_conformance.corpus_check import main as corpus_main
-from asr_conformance.corpus_check import reader_disagreement
-from asr_conformance.persistent_server import ROLES, serve
-from asr_conformance.reader import UnreadableStream, read_view
-from asr_conformance.reader_judging import clip_json, judge_read
-from asr_conformance.rules import load_catalog
-from asr_conformance.views import MISSING, check_partial_view, check_view, compare_views, view_schema
+from asr_conformance import CORPUS_DIR
+from asr_conformance.harness.answers import Outcome, ReadAnswer
+from asr_conformance.harness.corpus_check import main as corpus_main
+from asr_conformance.harness.corpus_check import reader_disagreement
+from asr_conformance.harness.judging.reader import clip_json, judge_read
+from asr_conformance.harness.views import MISSING, check_partial_view, check_view, compare_views, view_schema
+from asr_conformance.reference.reader import UnreadableStream, read_view
+from asr_conformance.reference.server import ROLES, serve
+from asr_conformance.vocabulary import protocol
+from asr_conformance.vocabulary.cases import CorpusError, iter_cases, load_case
+from asr_conformance.vocabulary.rules import load_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = ROOT / "examples" / "misbehaving"

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.corpus import iter_cases
+from asr_conformance.vocabulary.cases import iter_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

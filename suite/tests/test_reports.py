@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.corpus import iter_cases
-from asr_conformance.reports.document import check_report
+from asr_conformance.vocabulary.cases import iter_cases
+from asr_conformance.vocabulary.schemas import check_report
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -7,8 +7,8 @@ import json
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asr_conformance.checks import validate_bytes
-from asr_conformance.checks.envelope import DEFINED_TYPES, MENTIONED_TYPES
+from asr_conformance.reference.checks import validate_bytes
+from asr_conformance.reference.checks.envelope import DEFINED_TYPES, MENTIONED_TYPES
 
 MEMBER_NAMES = sorted(
     {

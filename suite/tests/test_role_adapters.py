@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.adapters.oneshot import OneShotProducer, OneShotReader
-from asr_conformance.adapters.persistent import PersistentValidator
-from asr_conformance.adapters.verdicts import Outcome
+from asr_conformance.harness.answers import Outcome
+from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader
+from asr_conformance.harness.persistent import PersistentValidator
 
 
 def _script(tmp_path: Path, body: str) -> list[str]:

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asr_conformance.stream import MAX_DEPTH, MAX_SAFE_INTEGER, LineProblem, Record, StreamReader
+from asr_conformance.reference.stream import MAX_DEPTH, MAX_SAFE_INTEGER, LineProblem, Record, StreamReader
 
 
 def read(data: bytes) -> list[Record | LineProblem]:

@@ -1,0 +1,84 @@
+"""Judging a reader's answer to one reader case against the case's expected view.
+
+The answer must be a view, the view must match the published view schema,
+and every member the expected (partial) view lists must be present and equal.
+A failure message names the case's rules and every difference, each with its
+JSON pointer into the view.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import pytest
+
+from asr_conformance.harness.answers import Outcome, ReadAnswer
+from asr_conformance.harness.views import Difference, check_view, compare_views
+from asr_conformance.vocabulary.cases import Case
+
+#: Longest JSON text recorded as a test property (the report keeps input and output of failures).
+PROPERTY_LIMIT = 20_000
+
+
+@dataclass(frozen=True, slots=True)
+class ReadJudgement:
+    """passed or failed, with a message and the differences found (if any)."""
+
+    status: str
+    message: str
+    differences: tuple[Difference, ...] = ()
+
+
+def judge_read(case: Case, answer: ReadAnswer) -> ReadJudgement:
+    """Compare a reader's answer with the case: a view, schema-valid, equal where the case says."""
+    rules = ", ".join(case.rules)
+    if answer.outcome is not Outcome.VIEWED or not isinstance(answer.view, dict):
+        return ReadJudgement("failed", _header(case) + f"{rules}: no view:\n" + answer.explain())
+    problem = check_view(answer.view)
+    if problem:
+        return ReadJudgement("failed", _header(case) + f"{rules}: the view breaks the view schema: {problem}")
+    differences = tuple(compare_views(case.view(), answer.view))
+    if not differences:
+        return ReadJudgement("passed", "the view agrees with the expected view")
+    count = f"{len(differences)} difference{'s' if len(differences) != 1 else ''}"
+    lines = [f"{rules}: {differences[0].message}", f"{count} from the expected view ({case.expected_view}):"]
+    lines += [f"  {d.path}: {d.message}" for d in differences]
+    return ReadJudgement("failed", _header(case) + "\n".join(lines), differences)
+
+
+def run_reader_case(case: Case, adapter: Any, record_property: Callable[[str, object], None]) -> None:
+    """The body of a reader corpus test: ask, judge, record, and fail with a readable message."""
+    answer = adapter.read(case.stream)
+    judgement = judge_read(case, answer)
+    record_property("asr_outcome", answer.outcome.value)
+    record_property("asr_status", judgement.status)
+    record_property("asr_rules", sorted(case.rules))
+    started = getattr(adapter, "implementation", None)
+    if started is not None:
+        record_property("asr_announced", f"{started.name} {started.implementation_version or ''}".strip())
+    if judgement.status == "failed":
+        # Only failures carry their views: a report of a passing run stays small.
+        actual = clip_json(answer.view) if answer.view is not None else None
+        record_property("asr_expected", clip_json(case.view()))
+        record_property("asr_input", case.data()[:PROPERTY_LIMIT].decode("utf-8", "backslashreplace"))
+        record_property("asr_output", actual if actual is not None else answer.explain())
+        pytest.fail(judgement.message, pytrace=False)
+
+
+def clip_json(value: Any, limit: int = PROPERTY_LIMIT) -> str:
+    """``value`` as JSON text, cut to ``limit`` characters (with a marker) for reports."""
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    if len(text) <= limit:
+        return text
+    marker = f"... [{len(text) - limit} more characters]"
+    return text[: limit - len(marker)] + marker
+
+
+def _header(case: Case) -> str:
+    return (
+        f"case {case.id} ({', '.join(case.rules)}; {case.spec})\n"
+        f"  {case.description}\n  stream: {case.stream}\n"
+    )

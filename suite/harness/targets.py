@@ -1,0 +1,204 @@
+"""The implementations under test, as the command line describes them.
+
+``--implementation`` may be given several times (a side-by-side run, one
+report column each).  Each becomes a :class:`Target`: how to start it, which
+roles it is certified in, its producer inputs and its expectations file.
+Without ``--implementation`` the target is the bundled reference, which plays
+all three roles through one persistent process.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import re
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from asr_conformance.harness.manifest import ManifestError, load_manifest
+from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, OneShotReader, OneShotValidator
+from asr_conformance.harness.persistent import PersistentValidator
+
+ROLES = ("validator", "producer", "reader")
+#: The example producer's samples: the bundled reference's producer inputs (in a checkout).
+REFERENCE_SAMPLES = Path(__file__).resolve().parents[2] / "examples" / "claude-code-converter" / "samples"
+
+
+class TargetError(Exception):
+    """An --implementation or --inputs the harness cannot use; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class ProducerInput:
+    """One native input: its test ID (the path under the --inputs root) and its file."""
+
+    id: str
+    path: Path
+
+
+@dataclass(frozen=True)
+class Target:
+    """One implementation under test."""
+
+    #: Unique among the run's targets: the report column and the test-ID prefix.
+    key: str
+    name: str
+    version: str | None
+    command: tuple[str, ...]
+    protocol: str
+    timeout: float
+    roles: tuple[str, ...]
+    cwd: str | None = None
+    accept_codes: frozenset[int] = frozenset({0})
+    reject_codes: frozenset[int] = frozenset({1})
+    placeholder: str | None = None
+    inputs: tuple[ProducerInput, ...] = ()
+    expectations: Path | None = None
+    #: False for the bundled reference (no --implementation given).
+    given: bool = True
+    source: str = ""
+
+    @property
+    def label(self) -> str:
+        return " ".join(filter(None, [self.name, self.version]))
+
+    def validator(self, check_protocol: bool = False):
+        if self.protocol == "persistent":
+            return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol)
+        return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
+                                self.placeholder, self.cwd)
+
+    def reader(self, check_protocol: bool = False):
+        if self.protocol == "persistent":
+            return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
+                                       role="reader")
+        return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd)
+
+
+def default_role(inputs: Sequence[str]) -> str:
+    """HARNESS §4.1: producer when inputs are given, else validator."""
+    return "producer" if inputs else "validator"
+
+
+def resolve_targets(implementations: Sequence[str], role: str | None, inputs: Sequence[str],
+                    protocol_flag: bool, timeout: float | None, expectations: str | None) -> list[Target]:
+    """Every --implementation as a Target (the bundled reference when there is none)."""
+    if not implementations:
+        return [bundled_reference(role, inputs, timeout, expectations)]
+    targets = [
+        _target(given, role, inputs, protocol_flag, timeout, expectations) for given in implementations
+    ]
+    return _unique_keys(targets)
+
+
+def bundled_reference(role: str | None, inputs: Sequence[str], timeout: float | None,
+                      expectations: str | None) -> Target:
+    """The embedded default: the reference over the persistent protocol, in every role it can play here."""
+    from asr_conformance import __version__
+
+    found = expand_inputs(inputs) if inputs else _reference_samples()
+    roles = (role,) if role else tuple(r for r in ROLES if r != "producer" or found)
+    return Target(
+        key="reference", name="asr-conformance-reference", version=__version__,
+        command=(sys.executable, "-m", "asr_conformance.reference.server"), protocol="persistent",
+        timeout=timeout or DEFAULT_TIMEOUT, roles=roles, inputs=found,
+        expectations=Path(expectations) if expectations else None, given=False, source="bundled",
+    )
+
+
+def _reference_samples() -> tuple[ProducerInput, ...]:
+    if not REFERENCE_SAMPLES.is_dir():
+        return ()
+    return expand_inputs([str(REFERENCE_SAMPLES)])
+
+
+def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: bool,
+            timeout: float | None, expectations: str | None) -> Target:
+    path = Path(given)
+    if path.suffix == ".toml":
+        try:
+            manifest = load_manifest(path)
+        except ManifestError as error:
+            raise TargetError(str(error)) from None
+        if role and role not in manifest.roles:
+            raise TargetError(f"{path}: roles {list(manifest.roles)} do not include {role}")
+        roles = (role,) if role else manifest.roles
+        found = expand_inputs(inputs or manifest.inputs, origin=f"{path}: inputs" if not inputs else "--inputs")
+        if "producer" in roles and not found:
+            raise TargetError(f"{path}: the producer role needs inputs (--inputs, or inputs in the manifest)")
+        chosen = Path(expectations) if expectations else manifest.expectations
+        return Target(
+            key=manifest.name, name=manifest.name, version=manifest.version, command=manifest.command,
+            protocol=manifest.protocol, timeout=timeout or manifest.timeout or DEFAULT_TIMEOUT, roles=roles,
+            cwd=str(manifest.folder), accept_codes=manifest.accept_codes, reject_codes=manifest.reject_codes,
+            placeholder=manifest.placeholder, inputs=found, expectations=chosen, source=str(path),
+        )
+    if not path.exists():
+        raise TargetError(f"--implementation={given}: no such file")
+    if path.is_dir() or not os.access(path, os.X_OK):
+        raise TargetError(f"--implementation={given}: not an executable file "
+                          "(chmod +x it, or describe it with a .toml manifest)")
+    chosen_role = role or default_role(inputs)
+    found = expand_inputs(inputs) if inputs else ()
+    if chosen_role == "producer" and not found:
+        raise TargetError(f"--implementation={given}: the producer role needs --inputs")
+    return Target(
+        key=path.name, name=path.name, version=None, command=(str(path.resolve()),),
+        protocol="persistent" if protocol_flag else "oneshot", timeout=timeout or DEFAULT_TIMEOUT,
+        roles=(chosen_role,), inputs=found, expectations=Path(expectations) if expectations else None,
+        source=given,
+    )
+
+
+def _unique_keys(targets: list[Target]) -> list[Target]:
+    """Two implementations with the same name get -2, -3... so report columns stay apart."""
+    seen: dict[str, int] = {}
+    unique = []
+    for target in targets:
+        key = re.sub(r"[^A-Za-z0-9._-]+", "-", target.key) or "implementation"
+        seen[key] = seen.get(key, 0) + 1
+        unique.append(replace(target, key=key if seen[key] == 1 else f"{key}-{seen[key]}"))
+    return unique
+
+
+_GLOB = re.compile(r"[*?\[]")
+
+
+def expand_inputs(patterns: Sequence[str], origin: str = "--inputs") -> tuple[ProducerInput, ...]:
+    """Files, folders (every file below, hidden ones left out) and globs, in a stable order.
+
+    A pattern that matches nothing is an error: a producer certified on no
+    input would be certified on nothing."""
+    found: dict[Path, ProducerInput] = {}
+    for pattern in patterns:
+        path = Path(pattern)
+        if _GLOB.search(pattern):
+            prefix = _GLOB.split(pattern, 1)[0]  # the folder part before the first wildcard
+            base = Path(prefix) if prefix.endswith(("/", os.sep)) else Path(prefix).parent
+            matches = [Path(m) for m in sorted(glob.glob(pattern, recursive=True)) if Path(m).is_file()]
+        elif path.is_dir():
+            base = path
+            matches = sorted(p for p in path.rglob("*") if p.is_file()
+                             and not any(part.startswith(".") for part in p.relative_to(path).parts))
+        elif path.is_file():
+            base, matches = path.parent, [path]
+        else:
+            raise TargetError(f"{origin}={pattern}: no such file or folder")
+        if not matches:
+            raise TargetError(f"{origin}={pattern}: matches no file")
+        for match in matches:
+            resolved = match.resolve()
+            if resolved not in found:
+                found[resolved] = ProducerInput(match.relative_to(base).as_posix(), resolved)
+    return _unique_input_ids(list(found.values()))
+
+
+def _unique_input_ids(inputs: list[ProducerInput]) -> tuple[ProducerInput, ...]:
+    counts: dict[str, int] = {}
+    unique = []
+    for item in inputs:
+        counts[item.id] = counts.get(item.id, 0) + 1
+        unique.append(item if counts[item.id] == 1 else ProducerInput(f"{item.id}~{counts[item.id]}", item.path))
+    return tuple(unique)

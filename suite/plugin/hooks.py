@@ -1,0 +1,413 @@
+"""pytest plugin of asr-conformance (entry point ``asr_conformance.plugin.hooks``).
+
+    pytest --implementation=./my-validator                     # one-shot executable (§4.1)
+    pytest --implementation=./my-converter --inputs=samples/   # a producer
+    pytest --implementation=acme.toml                          # manifest (§4.2), any roles
+    pytest --implementation=a.toml --implementation=b.toml     # side by side, one report column each
+    pytest                                                     # in the checkout: the bundled reference
+
+With ``--implementation`` the run collects the conformance suite and nothing
+else, whatever the current folder holds.  Options, markers (``corpus``,
+``fuzz``, ``validator``/``producer``/``reader`` and one per rule ID, so
+``-m ASR-164`` and ``-k ASR-164`` work), the fixtures and the hooks that
+stamp each test with its result ID live here; the end of the run (gate,
+verdicts, reports) is ``certification.py``.  Workers and controller under
+xdist compute the same collection from the same corpus.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.gate.baseline import BaselineError, load_baseline
+from asr_conformance.gate.expectations import ExpectationsError, load_expectations
+from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, DEFAULT_PROFILE, FuzzSession, register_profiles
+from asr_conformance.harness.judging.validator import judge
+from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
+from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
+from asr_conformance.plugin.run_config import (
+    SEED_KEY,
+    TARGETS_KEY,
+    corpus_of,
+    hypothesis_facts,
+    target_of,
+    targets_of,
+)
+from asr_conformance.plugin.session import GATE_KEY, CertificationSession, GateSettings, excuse
+from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
+from asr_conformance.vocabulary.rules import CatalogError, load_catalog
+
+CONFORMANCE_DIR = Path(__file__).resolve().parent.parent / "conformance"
+MARKERS = {
+    "corpus": "a test that runs one validator case of the case corpus",
+    "fuzz": "a property-based test driven by Hypothesis strategies",
+    "slow": "a long-running test, excluded from the default run",
+    "conformance": "a test of the implementation under test (not of the harness)",
+    "validator": "a test of the validator role",
+    "producer": "a test of the producer role",
+    "reader": "a test of the reader role",
+}
+DEFAULT_REPORT_DIR = Path("reports") / "out"
+
+# Registered on import, so that Hypothesis' own --hypothesis-profile can name them.
+register_profiles()
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("asr-conformance", "ASR conformance suite")
+    group.addoption(
+        "--implementation", action="append", default=[], metavar="PATH",
+        help="the implementation under test: an executable (one-shot, HARNESS §4.1) or a TOML manifest (§4.2); "
+        "give it several times for a side-by-side run; runs the conformance suite only",
+    )
+    group.addoption("--role", choices=ROLES, default=None,
+                    help="role to certify (default: a manifest's roles; else producer with --inputs, else validator)")
+    group.addoption("--inputs", action="append", default=[], metavar="PATH",
+                    help="producer inputs: files, folders or globs (repeatable)")
+    group.addoption("--asr-timeout", type=float, default=None, metavar="SECONDS", dest="asr_timeout",
+                    help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g})")
+    try:  # --timeout as the brief names it, unless another plugin (pytest-timeout) owns it
+        group.addoption("--timeout", type=float, default=None, metavar="SECONDS", dest="asr_timeout",
+                        help="same as --asr-timeout")
+    except ValueError:
+        pass
+    group.addoption("--persistent", action="store_true",
+                    help="talk to the executable with the persistent protocol (§4.3) instead of one process per case")
+    group.addoption("--check-protocol", action="store_true",
+                    help="check every persistent-protocol message against its published JSON Schema")
+    group.addoption("--cases", default=None, metavar="DIR", help=f"case corpus folder (default {CORPUS_DIR})")
+    group.addoption("--counterexamples", default=str(COUNTEREXAMPLES), metavar="DIR",
+                    help="where shrunk fuzz failures are written as case files (default %(default)s)")
+    group.addoption("--report-dir", default=str(DEFAULT_REPORT_DIR), metavar="DIR",
+                    help="where report.json, summary.md, report.html and the badges go (default %(default)s; "
+                    "'none' writes no files)")
+    group.addoption("--expectations", default=None, metavar="FILE",
+                    help="known failures (TOML); overrides a manifest's expectations file")
+    group.addoption("--write-expectations", default=None, metavar="FILE",
+                    help="write this run's failures as an expectations file to edit")
+    group.addoption("--baseline", default=None, metavar="REPORT",
+                    help="an earlier report.json: fail on results that passed there and fail now, list fixes")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Set up a certification run, and nothing at all in any other run.
+
+    Installed, the plugin is loaded by every pytest run of the environment; a run that
+    neither names an implementation nor points at the conformance suite is someone
+    else's, and keeps its own markers, Hypothesis profile and collection."""
+    if not is_certification(config):
+        return
+    for name, description in MARKERS.items():
+        config.addinivalue_line("markers", f"{name}: {description}")
+    try:
+        for rule in load_catalog().values():
+            config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
+    except CatalogError as error:
+        raise pytest.UsageError(f"asr-conformance: {error}") from None
+    _configure_hypothesis(config)
+    implementations = config.getoption("implementation")
+    try:
+        targets = resolve_targets(
+            implementations, config.getoption("role"), config.getoption("inputs"),
+            config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
+        )
+        settings = _gate_settings(config, targets)
+    except (TargetError, ExpectationsError, BaselineError) as error:
+        raise pytest.UsageError(f"asr-conformance: {error}") from None
+    config.stash[TARGETS_KEY] = targets
+    config.stash[GATE_KEY] = settings
+    if implementations:
+        # Run the conformance suite and nothing else (not the current folder's tests).
+        config.args[:] = [str(CONFORMANCE_DIR)]
+    writes_reports = not hasattr(config, "workerinput") and not config.getoption("collectonly")
+    config.pluginmanager.register(CertificationSession(config, settings, writes_reports), "asr-conformance-session")
+
+
+def _active(config: pytest.Config) -> bool:
+    """Whether pytest_configure set up a certification run (the other hooks do nothing otherwise)."""
+    return TARGETS_KEY in config.stash
+
+
+def _gate_settings(config: pytest.Config, targets: list[Target]) -> GateSettings:
+    expectations = {t.key: load_expectations(t.expectations) for t in targets if t.expectations}
+    baseline = config.getoption("baseline")
+    report_dir = config.getoption("report_dir")
+    written = config.getoption("write_expectations")
+    return GateSettings(
+        targets, expectations, load_baseline(Path(baseline)) if baseline else None,
+        None if report_dir in ("none", "") else Path(report_dir), Path(written) if written else None,
+    )
+
+
+def _configure_hypothesis(config: pytest.Config) -> None:
+    """Load the asr-fast profile unless one was chosen (CI=true would otherwise load Hypothesis' ci profile);
+    under asr-certify, choose a seed once (on the controller) and record it."""
+    from hypothesis import settings
+
+    chosen = config.getoption("hypothesis_profile", None)
+    # Loaded here too (Hypothesis' plugin may configure after this one), so the seed decision sees it.
+    settings.load_profile(chosen or DEFAULT_PROFILE)
+    seed = config.getoption("hypothesis_seed", None)
+    if hasattr(config, "workerinput"):
+        seed = config.workerinput.get("asr_seed", seed)
+    elif seed is None and settings.default.derandomize is False and settings.default.database is None:
+        # A forced seed switches the example database off, so only profiles without one get it.
+        import random
+
+        seed = random.getrandbits(32)
+    config.stash[SEED_KEY] = seed
+    if config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(_SeedToWorkers(seed), "asr-conformance-seed")
+
+
+class _SeedToWorkers:
+    """Gives every xdist worker the controller's seed."""
+
+    def __init__(self, seed: object) -> None:
+        self.seed = seed
+
+    def pytest_configure_node(self, node) -> None:
+        node.workerinput["asr_seed"] = self.seed
+
+
+def pytest_report_header(config: pytest.Config) -> list[str]:
+    if not _active(config):
+        return []
+    facts = hypothesis_facts(config)
+    line = f"asr-conformance: Hypothesis profile {facts['profile']}"
+    if config.stash.get(SEED_KEY, None) is not None:
+        seed = config.stash[SEED_KEY]
+        line += f", seed {seed} (replay with --hypothesis-seed={seed})"
+    lines = [line]
+    for target in targets_of(config):
+        lines.append(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}")
+    return lines
+
+
+# --- collection -----------------------------------------------------------
+
+
+def _cases(config: pytest.Config, role: str) -> list[Case]:
+    try:
+        return list(iter_cases(corpus_of(config), role=role)) if (corpus_of(config) / role).is_dir() else []
+    except CorpusError as error:
+        raise pytest.UsageError(f"asr-conformance: {error}") from None
+
+
+def validator_cases(config: pytest.Config) -> list[Case]:
+    return _cases(config, "validator")
+
+
+def _rule_marks(rules) -> list[pytest.MarkDecorator]:
+    return [getattr(pytest.mark, rule) for rule in rules]
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    config = metafunc.config
+    if not _active(config):
+        return
+    if "validator_case" in metafunc.fixturenames:
+        metafunc.parametrize("validator_case", [
+            pytest.param(case, id=case.id, marks=[pytest.mark.corpus, *_rule_marks(case.rules)])
+            for case in validator_cases(config)
+        ])
+    if "reader_case" in metafunc.fixturenames:
+        metafunc.parametrize("reader_case", [
+            pytest.param(case, id=case.id, marks=_rule_marks(case.rules)) for case in _cases(config, "reader")
+        ])
+    if "producer_input" in metafunc.fixturenames:
+        inputs: dict[str, ProducerInput] = {}
+        for target in targets_of(config):
+            for item in target.inputs:
+                inputs.setdefault(item.id, item)
+        metafunc.parametrize("producer_input", [pytest.param(i, id=i.id) for i in inputs.values()])
+    targets = targets_of(config)
+    if len(targets) > 1 and "asr_target" in metafunc.fixturenames:
+        metafunc.parametrize("asr_target", [pytest.param(t, id=t.key) for t in targets], scope="session")
+
+
+def item_role(item: pytest.Item) -> str:
+    for role in ROLES:
+        if item.get_closest_marker(role) is not None:
+            return role
+    names = getattr(item, "fixturenames", ())
+    if "reader_case" in names or "asr_reader" in names:
+        return "reader"
+    if "producer_input" in names:
+        return "producer"
+    return "validator"
+
+
+def _item_target(item: pytest.Item, targets: list[Target]) -> Target:
+    callspec = getattr(item, "callspec", None)
+    if callspec is not None and isinstance(callspec.params.get("asr_target"), Target):
+        return callspec.params["asr_target"]
+    return targets[0]
+
+
+def result_id(item: pytest.Item, role: str) -> str:
+    """Stable across runs and implementations: the case ID, or role/test[parameters]."""
+    callspec = getattr(item, "callspec", None)
+    params = dict(callspec.params) if callspec is not None else {}
+    for name in ("validator_case", "reader_case"):
+        if isinstance(params.get(name), Case):
+            return params[name].id
+    parts = []
+    for name, value in params.items():
+        if name == "asr_target":
+            continue
+        parts.append(value.id if isinstance(value, (Case, ProducerInput)) else str(value))
+    name = getattr(item, "originalname", item.name)
+    return f"{role}/{name}" + (f"[{'-'.join(parts)}]" if parts else "")
+
+
+def _item_rules(item: pytest.Item) -> list[str]:
+    catalog = load_catalog()
+    return sorted({mark.name for mark in item.iter_markers() if mark.name in catalog})
+
+
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Keep the tests of the roles each implementation plays, and stamp each with what its report needs."""
+    if not _active(config):
+        return
+    targets = targets_of(config)
+    kept, dropped = [], []
+    for item in items:
+        if item.get_closest_marker("conformance") is None:
+            kept.append(item)
+            continue
+        role = item_role(item)
+        target = _item_target(item, targets)
+        callspec = getattr(item, "callspec", None)
+        given = callspec.params.get("producer_input") if callspec is not None else None
+        if role not in target.roles or (isinstance(given, ProducerInput) and given not in target.inputs):
+            dropped.append(item)
+            continue
+        kind = "corpus" if role == "validator" and item.get_closest_marker("corpus") else (
+            "fuzz" if item.get_closest_marker("fuzz") else role)
+        item.user_properties += [
+            ("asr_id", result_id(item, role)), ("asr_implementation", target.key), ("asr_role", role),
+            ("asr_kind", kind), ("asr_rules", _item_rules(item)),
+        ]
+        kept.append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+    """A failure the expectations file (or the baseline) lists is reported as an expected failure."""
+    outcome = yield
+    report: pytest.TestReport = outcome.get_result()
+    if report.when != "call" or not report.failed:
+        return
+    properties = dict(item.user_properties)
+    if "asr_id" not in properties or not _active(item.config):
+        return
+    reason = excuse(item.config.stash[GATE_KEY], properties["asr_id"], properties["asr_rules"],
+                    properties["asr_implementation"])
+    if reason:
+        report.outcome = "skipped"
+        report.wasxfail = reason  # type: ignore[attr-defined]
+
+
+# --- fixtures -------------------------------------------------------------------
+
+
+@pytest.fixture(scope="session")
+def asr_target(request: pytest.FixtureRequest) -> Target:
+    """The implementation under test (the bundled reference when none is given)."""
+    return target_of(request.config)
+
+
+@pytest.fixture(scope="session")
+def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
+    """One adapter per session (per xdist worker): one persistent process at most."""
+    adapter = asr_target.validator(request.config.getoption("check_protocol"))
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(scope="session")
+def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
+    """The reader role's adapter, one per session (per xdist worker)."""
+    adapter = asr_target.reader(request.config.getoption("check_protocol"))
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture(scope="session")
+def asr_also_named() -> dict[str, set[str]]:
+    """Rule IDs a validator may name besides each mutator's own rule."""
+    from asr_conformance.generators.mutated import ALSO_NAMED
+
+    return {rule: set(companions) for rule, companions in ALSO_NAMED.items()}
+
+
+@pytest.fixture
+def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, asr_also_named,
+             tmp_path: Path, record_property) -> Iterator[FuzzSession]:
+    """Runs a property against the implementation under test, with the chosen profile."""
+    from hypothesis import settings
+
+    implementation = asr_target.source if asr_target.given else "the bundled reference"
+    seed = request.config.stash.get(SEED_KEY, None)
+    session = FuzzSession(asr_validator, tmp_path, Path(request.config.getoption("counterexamples")),
+                          implementation, settings(), seed if isinstance(seed, int) else None, asr_also_named)
+    yield session
+    record_property("asr_fuzz_examples", session.examples)
+    if seed is not None:
+        record_property("asr_hypothesis_seed", seed)
+
+
+def announce(adapter: object, record_property) -> None:
+    """Record the name and version the implementation gave in its handshake (persistent protocol)."""
+    started = getattr(adapter, "implementation", None)
+    if started is not None:
+        record_property("asr_announced", f"{started.name} {started.implementation_version or ''}".strip())
+
+
+def run_validator_case(case: Case, adapter, record_property) -> None:
+    """The body of a corpus test: ask, judge, and fail/skip/pass with a readable message."""
+    verdict = adapter.validate(case.stream)
+    judgement = judge(case, verdict)
+    record_property("asr_outcome", verdict.outcome.value)
+    record_property("asr_rules_named", sorted(verdict.rules))
+    record_property("asr_status", judgement.status)
+    if judgement.rule_level:
+        record_property("asr_rule_level", judgement.rule_level)
+    announce(adapter, record_property)
+    if judgement.status == "failed":
+        record_property("asr_input", _stream_text(case.stream))
+        record_property("asr_output", verdict.explain())
+        record_property("asr_expected", _expected_verdict(case))
+        pytest.fail(judgement.message, pytrace=False)
+    if judgement.status == "reported":
+        pytest.skip(judgement.message)
+
+
+def _stream_text(path: Path, limit: int = 20_000) -> str:
+    data = path.read_bytes()[:limit]
+    return data.decode("utf-8", "backslashreplace")
+
+
+def _expected_verdict(case: Case) -> str:
+    if case.verdict == "valid":
+        return "accept (exit 0)"
+    return f"reject (exit 1), naming one of {', '.join(case.scored_rules)} if it names rules" if case.scored_rules \
+        else "reject (exit 1)"
+
+
+def is_certification(config: pytest.Config) -> bool:
+    """A run of the conformance suite (given an implementation, or pointed at it)."""
+    if config.getoption("implementation"):
+        return True
+    for arg in config.args:
+        where = Path(arg.split("::")[0]).resolve()
+        if where == CONFORMANCE_DIR or CONFORMANCE_DIR in where.parents:
+            return True
+    return False

@@ -1,0 +1,111 @@
+"""The reference validator: every check decidable from the stream alone.
+
+``validate_path`` reads a stream with the strict reader, runs the envelope
+checks and the checks of the record's type against the declarations in force
+at that record (ASR-167), then resolves the references the whole stream may
+satisfy.  It never raises on a stream's content.
+"""
+
+from __future__ import annotations
+
+import gc
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from asr_conformance.reference.checks import session_records, tool_records
+from asr_conformance.reference.checks.context import Pending, RecordContext, StreamIndex
+from asr_conformance.reference.checks.envelope import check_envelope, check_unsafe_integers
+from asr_conformance.reference.checks.tool_records import RANGED_MEMBERS
+from asr_conformance.reference.diagnostics import Diagnostic, Level, Outcome
+from asr_conformance.reference.stream import LineProblem, Record, StreamReader
+
+RecordCheck = Callable[[RecordContext, StreamIndex], None]
+
+#: The checks of each record type the pages define.
+CHECKS_BY_TYPE: dict[str, RecordCheck] = {
+    "session": session_records.check_session,
+    "session_info": session_records.check_session_info,
+    "declaration": session_records.check_declaration,
+    "state": session_records.check_state,
+    "config_change": session_records.check_config_change,
+    "instructions": session_records.check_instructions,
+    "memory_change": session_records.check_memory_change,
+    "tool_call": tool_records.check_tool_call,
+    "tool_result": tool_records.check_tool_result,
+    "permission": tool_records.check_permission,
+    "input_request": tool_records.check_input_request,
+    "terminal": tool_records.check_terminal,
+    "hook": tool_records.check_hook,
+}
+
+
+class Validation:
+    """One pass over one stream; feed it lines in order, then ``finish``."""
+
+    def __init__(self) -> None:
+        self.index = StreamIndex()
+        self.outcome = Outcome()
+
+    def add(self, item: Record | LineProblem) -> None:
+        sink = self.outcome.diagnostics
+        if isinstance(item, LineProblem):
+            sink.append(Diagnostic(item.rule, item.message, item.line))
+            if item.fatal and item.line == 1 and item.rule != "ASR-003":
+                sink.append(Diagnostic("ASR-003", "line 1 is not a readable session header", 1))
+            return
+        self.outcome.records += 1
+        value = item.value
+        if type(value) is not dict:
+            sink.append(Diagnostic("X-RECORD", "a line must hold a JSON object (a record)", item.line))
+            if item.line == 1:
+                sink.append(Diagnostic("ASR-003", "line 1 is not a session header", 1))
+            return
+        seq = value.get("seq")
+        ctx = RecordContext(value, item.line, seq if type(seq) is int else None, sink)
+        if item.line == 1 and value.get("type") != "session":
+            ctx.error("ASR-003", f"line 1 must be the session header, not a {value.get('type')!r} record", "/type")
+        check_envelope(ctx, self.index)
+        if item.unsafe_integers:
+            kind = value.get("type")
+            ranged = kind in ("tool_result", "terminal", "hook")
+            check_unsafe_integers(ctx, [p for p in item.unsafe_integers if not (ranged and p in RANGED_MEMBERS)])
+        session_records.check_turn_placement(ctx, self.index)
+        kind = value.get("type")
+        check = CHECKS_BY_TYPE.get(kind) if type(kind) is str else None
+        if check is not None:
+            check(ctx, self.index)
+
+    def finish(self) -> Outcome:
+        sink = self.outcome.diagnostics
+
+        def report(pending: Pending, rule: str, message: str, warning: bool = False) -> None:
+            level = Level.WARNING if warning else Level.ERROR
+            sink.append(Diagnostic(rule, message, pending.line, pending.seq, level, pending.pointer))
+
+        session_records.finish(self.index, report)
+        tool_records.finish(self.index, report)
+        sink.sort(key=lambda d: d.line)
+        return self.outcome
+
+
+def validate_items(items: Iterable[Record | LineProblem]) -> Outcome:
+    """Validate one stream.  Records and the index form no reference cycles, so the
+    cyclic garbage collector is paused meanwhile: it would only rescan the index."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        validation = Validation()
+        for item in items:
+            validation.add(item)
+        return validation.finish()
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def validate_path(path: str | Path, reader: StreamReader | None = None) -> Outcome:
+    return validate_items((reader or StreamReader()).read_path(path))
+
+
+def validate_bytes(data: bytes, reader: StreamReader | None = None) -> Outcome:
+    return validate_items((reader or StreamReader()).read_bytes(data))

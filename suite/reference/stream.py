@@ -1,0 +1,305 @@
+"""Strict reader for ASR streams: one record per line, never raises on bad bytes.
+
+Common JSON parsers are lenient in ways that matter for conformance: none of
+them rejects duplicate object keys, orjson turns integers of 2^64 and more into
+floats, and the standard library accepts NaN, Infinity and lone surrogates.
+This reader therefore parses each line with orjson (fast) and proves, for the
+lines that pass, that nothing was lost:
+
+* duplicate keys: the number of ``"<ws>:`` sequences in the raw line is at
+  least the number of object members written there (every member's key ends
+  with one); if it equals the number of keys in the parsed value, no key was
+  written twice.  Otherwise the line is
+  re-parsed with the strict decoder, which sees every member.
+* integers: every parsed int is range-checked; a parsed float of magnitude
+  2^53 or more may have been an integer literal, so the line is re-parsed
+  strictly, where integer literals are seen as written.
+* depth: measured while counting keys.
+
+Lines orjson rejects are re-parsed strictly too, to say precisely what is
+wrong.  Problems are returned as data (``LineProblem``) with the line number.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import BinaryIO
+
+import orjson
+
+#: Largest integer magnitude that ASR-032 (inferred) allows: 2^53 - 1.
+MAX_SAFE_INTEGER = 2**53 - 1
+#: Deepest nesting of arrays and objects a record may have (suite-defined).
+MAX_DEPTH = 256
+
+_BOM = b"\xef\xbb\xbf"
+_KEY_END = re.compile(rb'"[ \t\r\n]*:')
+
+
+@dataclass(frozen=True, slots=True)
+class LineProblem:
+    """Something wrong with the bytes or JSON of one line."""
+
+    line: int
+    rule: str
+    message: str
+    #: True when the line could not be read as a record at all.
+    fatal: bool = True
+
+
+@dataclass(slots=True)
+class Record:
+    """One parsed line: a JSON value (a record when it is an object)."""
+
+    line: int
+    value: object
+    #: JSON pointers to integer literals outside the safe range.
+    unsafe_integers: list[str] = field(default_factory=list)
+
+
+class _UnsafeInteger(int):
+    """An integer literal outside ±(2^53 - 1), marked by the strict decoder."""
+
+
+class _StrictDecodeError(ValueError):
+    pass
+
+
+def _reject_constant(name: str) -> object:
+    raise _StrictDecodeError(f"{name} is not a JSON value")
+
+
+def _parse_int(text: str) -> int:
+    value = int(text)
+    if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+        return value
+    return _UnsafeInteger(value)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise _StrictDecodeError(f"the number {text} is too large for any IEEE 754 double")
+    return value
+
+
+class _PairsCollector:
+    """object_pairs_hook that remembers the first duplicated key of a line."""
+
+    __slots__ = ("duplicate",)
+
+    def __init__(self) -> None:
+        self.duplicate: str | None = None
+
+    def __call__(self, pairs: list[tuple[str, object]]) -> dict[str, object]:
+        result = dict(pairs)
+        if len(result) != len(pairs) and self.duplicate is None:
+            seen: set[str] = set()
+            for key, _ in pairs:
+                if key in seen:
+                    self.duplicate = key
+                    break
+                seen.add(key)
+        return result
+
+
+def _shape(value: object) -> tuple[int, int, bool]:
+    """Count object keys and nesting depth; flag numbers needing a strict look.
+
+    Breadth-first so that no per-node tuples are allocated: this runs on every
+    line of every stream and dominates the reader's own cost.
+    """
+    keys = 0
+    depth = 0
+    suspicious = False
+    kind = type(value)
+    if kind is not dict and kind is not list:
+        if kind is int:
+            suspicious = not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER  # type: ignore[operator]
+        elif kind is float:
+            suspicious = not -9.007199254740992e15 < value < 9.007199254740992e15  # type: ignore[operator]
+        return 0, 0, suspicious
+    level = [value]
+    while level:
+        depth += 1
+        following: list[object] = []
+        for node in level:
+            if type(node) is dict:
+                keys += len(node)
+                children: Iterable[object] = node.values()
+            else:
+                children = node  # type: ignore[assignment]
+            for child in children:
+                kind = type(child)
+                if kind is dict or kind is list:
+                    following.append(child)
+                elif kind is int:
+                    if not -MAX_SAFE_INTEGER <= child <= MAX_SAFE_INTEGER:  # type: ignore[operator]
+                        suspicious = True
+                elif kind is float and not -9.007199254740992e15 < child < 9.007199254740992e15:  # type: ignore[operator]
+                    suspicious = True
+        level = following
+    return keys, depth, suspicious
+
+
+def _unsafe_integer_paths(value: object, path: str = "") -> list[str]:
+    """JSON pointers to the integers outside the safe range (rare, so recursive)."""
+    found: list[str] = []
+    stack: list[tuple[str, object]] = [(path, value)]
+    while stack:
+        where, node = stack.pop()
+        if type(node) is dict:
+            for key, child in node.items():
+                escaped = key.replace("~", "~0").replace("/", "~1")
+                stack.append((f"{where}/{escaped}", child))
+        elif type(node) is list:
+            for index, child in enumerate(node):
+                stack.append((f"{where}/{index}", child))
+        elif isinstance(node, int) and not isinstance(node, bool):
+            if isinstance(node, _UnsafeInteger) or not -MAX_SAFE_INTEGER <= node <= MAX_SAFE_INTEGER:
+                found.append(where)
+    return sorted(found)
+
+
+def _has_lone_surrogate(value: object) -> bool:
+    stack = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) is dict:
+            for key, child in node.items():
+                if not _encodable(key):
+                    return True
+                stack.append(child)
+        elif type(node) is list:
+            stack.extend(node)
+        elif type(node) is str and not _encodable(node):
+            return True
+    return False
+
+
+def _encodable(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _column_of(error: json.JSONDecodeError) -> str:
+    return f"column {error.colno}"
+
+
+class StreamReader:
+    """Reads a stream's lines as ``Record`` or ``LineProblem`` items, in order."""
+
+    def __init__(self, max_depth: int = MAX_DEPTH) -> None:
+        self.max_depth = max_depth
+
+    def read_path(self, path: str | Path) -> Iterator[Record | LineProblem]:
+        with open(path, "rb") as handle:
+            yield from self.read(handle)
+
+    def read_bytes(self, data: bytes) -> Iterator[Record | LineProblem]:
+        import io
+
+        yield from self.read(io.BytesIO(data))
+
+    def read(self, handle: BinaryIO) -> Iterator[Record | LineProblem]:
+        number = 0
+        for number, raw in enumerate(handle, start=1):
+            if number == 1 and raw.startswith(_BOM):
+                yield LineProblem(
+                    number,
+                    "X-BOM",
+                    "the stream starts with a UTF-8 byte order mark; JSON text exchanged "
+                    "between systems must not begin with one (RFC 8259 §8.1)",
+                    fatal=False,
+                )
+                raw = raw[len(_BOM) :]
+            yield from self._read_line(number, raw)
+        if number == 0:
+            yield LineProblem(
+                1,
+                "ASR-003",
+                "the stream is empty: its first line must be the session header",
+            )
+
+    def _read_line(self, number: int, raw: bytes) -> list[Record | LineProblem]:
+        """A list, not a generator: this runs once per line and generators cost more."""
+        body = raw[:-1] if raw.endswith(b"\n") else raw
+        if not body.strip(b" \t\r"):
+            return [LineProblem(number, "X-BLANK", "blank line: every line of a stream must hold one JSON record")]
+        try:
+            value = orjson.loads(body)
+        except orjson.JSONDecodeError:
+            return self._read_strictly(number, body)
+        keys, depth, suspicious = _shape(value)
+        if suspicious or len(_KEY_END.findall(body)) != keys:
+            return self._read_strictly(number, body)
+        if depth > self.max_depth:
+            return [self._too_deep(number, depth), Record(number, value)]
+        return [Record(number, value)]
+
+    def _too_deep(self, number: int, depth: int | None) -> LineProblem:
+        measured = f"{depth} levels" if depth else "too deep to measure"
+        return LineProblem(
+            number,
+            "X-DEPTH",
+            f"arrays and objects nest {measured}; the suite allows at most {self.max_depth}",
+            fatal=depth is None,
+        )
+
+    def _read_strictly(self, number: int, body: bytes) -> list[Record | LineProblem]:
+        try:
+            text = body.decode("utf-8")
+        except UnicodeDecodeError as error:
+            return [LineProblem(number, "X-UTF8", f"invalid UTF-8 at byte {error.start + 1} of the line ({error.reason})")]
+        pairs = _PairsCollector()
+        decoder = json.JSONDecoder(
+            object_pairs_hook=pairs,
+            parse_constant=_reject_constant,
+            parse_int=_parse_int,
+            parse_float=_parse_float,
+        )
+        try:
+            value, end = decoder.raw_decode(text, _skip_whitespace(text, 0))
+        except _StrictDecodeError as error:
+            return [LineProblem(number, "X-JSON", f"not JSON: {error}")]
+        except json.JSONDecodeError as error:
+            return [LineProblem(number, "X-JSON", f"not JSON: {error.msg} at {_column_of(error)}")]
+        except RecursionError:
+            return [self._too_deep(number, None)]
+        if text[end:].strip(" \t\r\n"):
+            message = f"extra text after the JSON value at column {end + 1}; a line holds exactly one record"
+            return [LineProblem(number, "X-JSON", message)]
+        found: list[Record | LineProblem] = []
+        if pairs.duplicate is not None:
+            found.append(LineProblem(
+                number,
+                "X-DUPKEY",
+                f"the key {pairs.duplicate!r} appears twice in one object; which value counts is undefined",
+                fatal=False,
+            ))
+        if _has_lone_surrogate(value):
+            found.append(LineProblem(
+                number,
+                "X-SURROGATE",
+                "a string holds an unpaired UTF-16 surrogate escape (such as \\ud800), "
+                "which is not a Unicode character",
+                fatal=False,
+            ))
+        _, depth, _ = _shape(value)
+        if depth > self.max_depth:
+            found.append(self._too_deep(number, depth))
+        found.append(Record(number, value, _unsafe_integer_paths(value)))
+        return found
+
+
+def _skip_whitespace(text: str, index: int) -> int:
+    while index < len(text) and text[index] in " \t\r\n":
+        index += 1
+    return index

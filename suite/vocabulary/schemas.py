@@ -1,0 +1,55 @@
+"""The package's published schemas (``schemas/``), one loader for them, and one way to turn a
+JSON Schema failure into a message a person can act on."""
+
+from __future__ import annotations
+
+import json
+import tomllib
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+
+def first_problem(schema: dict[str, Any], data: Any, separator: str = "/") -> str | None:
+    """``where: what`` for the first problem (in document order), or None when ``data`` is valid.
+
+    ``separator`` joins the path: "/" for JSON documents, "." for TOML keys."""
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(map(str, e.path)))
+    if not errors:
+        return None
+    where = separator.join(str(part) for part in errors[0].path) or "(top level)"
+    return f"{where}: {errors[0].message}"
+
+
+@cache
+def published_schema(name: str) -> dict[str, Any]:
+    """One of the schemas under ``schemas/`` (``"report.schema.json"``, ``"protocol/start.schema.json"``)."""
+    return json.loads(resources.files("asr_conformance").joinpath("schemas", *name.split("/")).read_text(encoding="utf-8"))
+
+
+def check_report(data: Any) -> str | None:
+    """The first way ``data`` differs from the report schema, or None."""
+    return first_problem(published_schema("report.schema.json"), data, separator=".")
+
+
+class FileProblem(Exception):
+    """A file the suite cannot use; the message names the file (and the key, for a schema problem)."""
+
+
+def load_checked_toml(path: Path, schema_name: str, what: str) -> dict[str, Any]:
+    """Read a TOML file and check it against one of the package's schemas (``schemas/<schema_name>``).
+
+    Manifests and expectations files fail the same way: the file, then what is wrong, then where."""
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise FileProblem(f"{path}: cannot read the {what}: {error.strerror or error}") from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        raise FileProblem(f"{path}: not valid TOML: {error}") from None
+    problem = first_problem(published_schema(schema_name), data, separator=".")
+    if problem:
+        raise FileProblem(f"{path}: {problem}")
+    return data
