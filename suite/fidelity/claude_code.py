@@ -447,3 +447,6 @@ WITNESS = ClaudeCodeWitness()
 from .claude_code_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
 
 __all__ = ["ClaudeCodeWitness", "FORMAT", "MUTATIONS", "WITNESS"]
+
+#: The harness looks for a witness's source edits on the witness itself (see harness.judging.fidelity).
+ClaudeCodeWitness.mutations = MUTATIONS  # type: ignore[attr-defined]
