@@ -261,6 +261,8 @@ class _Reader:
             raise NotThisFormat(f"line {meta.number}: session_meta has no session id")
         facts.session_ids = frozenset({session})
         facts.agent_version = _text(meta.payload, "cli_version")
+        versions = (_text(line.payload, "cli_version") for line in metas)
+        facts.agent_versions = tuple(dict.fromkeys(v for v in versions if v is not None))
         times = [line.ts for line in self.lines if line.ts is not None]
         if _is_timestamp(meta.payload.get("timestamp")):
             times.append(meta.payload["timestamp"])
@@ -269,7 +271,12 @@ class _Reader:
             facts.earliest_time = min(times, key=_instant)
         facts.calls = self._calls()
         facts.results = self._results({c.call_id for c in facts.calls})
-        facts.messages = self._messages()
+        facts.messages = self._messages(facts.skipped)
+        for line in self.lines:
+            kind = line.payload.get("type") if line.kind in ("response_item", "event_msg") else line.kind
+            if kind in ("reasoning", "agent_reasoning", "compacted", "compaction", "context_compacted",
+                        "web_search_call", "local_shell_call"):
+                facts.skipped[str(kind)] = facts.skipped.get(str(kind), 0) + 1
         return facts
 
     def _items(self, *kinds: str) -> list[_Line]:
@@ -378,7 +385,7 @@ class _Reader:
         return NativeResult(where=line.where(), call_id=call_id, statuses=_statuses(output, event),
                             model_texts=texts, exit_code=exit_code, timing=timing, ts=line.ts)
 
-    def _messages(self) -> list[NativeMessage]:
+    def _messages(self, skipped: dict[str, int]) -> list[NativeMessage]:
         typed = {line.payload["message"] for line in self._events("user_message")
                  if isinstance(line.payload.get("message"), str)}
         has_events = bool(self._events("user_message"))
@@ -391,9 +398,11 @@ class _Reader:
             if not isinstance(role, str) or texts is None:
                 raise NotThisFormat(f"line {line.number}: a message without a role or a content list")
             if role not in item_texts:
+                skipped[f"{role} messages"] = skipped.get(f"{role} messages", 0) + 1
                 continue
             item_texts[role].add("".join(texts))
             if role == "user" and not _typed(texts, typed, has_events):
+                skipped["injected user messages"] = skipped.get("injected user messages", 0) + 1
                 continue
             messages.append(NativeMessage(role=role, texts=texts, where=line.where(),
                                           native_id=_text(item, "id"), ts=line.ts))
@@ -434,3 +443,8 @@ def _statuses(output: Any, event: dict | None) -> frozenset[str]:
     if isinstance(output, dict) and isinstance(output.get("success"), bool):
         return frozenset({"completed" if output["success"] else "failed"})
     return frozenset()
+
+
+from .codex_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
+
+__all__ = ["CodexWitness", "FORMAT", "MUTATIONS", "WITNESS"]
