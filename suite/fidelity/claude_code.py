@@ -34,6 +34,7 @@ import json
 import math
 import re
 from collections import Counter
+from dataclasses import replace
 from typing import Any, Iterator
 
 from .facts import (
@@ -185,6 +186,8 @@ class _Reading:
         self.skipped: Counter[str] = Counter()
         self.questions: dict[str, tuple[NativeCall, tuple[str, ...]]] = {}
         self.answers: dict[str, tuple[tuple[str, ...], Where]] = {}
+        self.response_times: dict[str, set[str]] = {}
+        self.call_responses: list[str | None] = []
 
     def run(self, data: bytes) -> SourceFacts:
         recognised = False
@@ -211,7 +214,12 @@ class _Reading:
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
         facts.skipped = dict(self.skipped)
         facts.questions = [self.question(call_id, call, texts) for call_id, (call, texts) in self.questions.items()]
+        facts.calls = [self.with_response_times(call, response) for call, response in zip(facts.calls, self.call_responses)]
         return facts
+
+    def with_response_times(self, call: NativeCall, response: str | None) -> NativeCall:
+        times = self.response_times.get(response or "", set()) - {call.ts}
+        return replace(call, other_ts=frozenset(times)) if times else call
 
     def question(self, call_id: str, call: NativeCall, texts: tuple[str, ...]) -> NativeQuestion:
         answers, where = self.answers.get(call_id, (None, call.where))
@@ -282,6 +290,9 @@ class _Reading:
         else:
             raise NotThisFormat(f"line {number}: message.content is neither text nor a list of blocks")
         results = [b for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result"]
+        response = message.get("id") if line["type"] == "assistant" and isinstance(message.get("id"), str) else None
+        if response is not None and ts is not None:
+            self.response_times.setdefault(response, set()).add(ts)
         texts: list[str] = []
         for index, block in enumerate(blocks):
             if not isinstance(block, dict) or not isinstance(block.get("type"), str):
@@ -293,6 +304,7 @@ class _Reading:
                 texts.append(block["text"])
             elif kind == "tool_use":
                 self.call(number, index, where, line, block, ts)
+                self.call_responses.append(response)
             elif kind == "tool_result":
                 self.result(number, index, where, line, block, ts, len(results))
         self.message(where, line, texts, ts)

@@ -284,7 +284,7 @@ class Checker:
             self.add("ASR-274", "nothing-invented",
                      f"requestedBy {_clip(str(requested))} contradicts the source, which records the call as made by "
                      f"{call.requested_by}", call.where, record)
-        self.same_time(call.ts, record, call.where)
+        self.same_time(call.ts, record, call.where, call.other_ts)
 
     def arguments(self, call: NativeCall, record: dict) -> None:
         if "input" in record:
@@ -362,7 +362,8 @@ class Checker:
 
     def missing_result(self, result: NativeResult, calls: int) -> None:
         stand_in = next((r for r in self.stream.all_results if id(r) not in self.matched
-                         and result.model_texts and self.holds_texts(r, result)), None)
+                         and (r.get("nativeCallId") or r.get("callId")) not in self.native_ids
+                         and self.holds_texts(r, result)), None)
         if stand_in is not None:
             self.matched.add(id(stand_in))
             self.add("ASR-262", "identity",
@@ -509,14 +510,14 @@ class Checker:
                          f"mapping of exact names, never from the title, input or other heuristics",
                          record=list(by_kind.values())[1])
 
-    def same_time(self, native: str | None, record: dict, where: Where) -> None:
+    def same_time(self, native: str | None, record: dict, where: Where, others: frozenset[str] = frozenset()) -> None:
         ts = record.get("ts")
         if ts is None:
             return
         if native is None:
             self.add("ASR-104", "nothing-invented",
                      f"{record.get('type')} has ts {ts}, but the source line records no time", where, record)
-        elif not same_instant(ts, native):
+        elif not same_instant(ts, native) and not any(same_instant(ts, other) for other in others):
             self.add("ASR-103", "exact-values",
                      f"{record.get('type')} has ts {ts}, not the source's {native} (the same instant is required; "
                      f"the offset and precision may differ)", where, record)

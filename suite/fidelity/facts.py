@@ -62,6 +62,9 @@ class NativeCall:
     sidechain: bool = False
     #: Whether the source records arguments at all (``arguments`` may be a JSON ``null``).
     has_arguments: bool = True
+    #: Other times a faithful stream may give the call: those of the other lines of the same model
+    #: response (Claude Code writes one response over several lines; a converter may join them).
+    other_ts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
