@@ -33,7 +33,7 @@ import calendar
 import json
 import math
 import re
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any
 
 from .facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Timing, Where
@@ -46,8 +46,13 @@ TEXT_ITEMS = frozenset({"input_text", "output_text", "text"})
 #: Outcome events that add to the result of the call they name.
 OUTCOME_EVENTS = frozenset({"exec_command_end", "patch_apply_end", "mcp_tool_call_end"})
 #: Codex's outcome words and the stream status each means (``declined`` is a recorded refusal).
-STATUS_WORDS = {"completed": "completed", "success": "completed", "failed": "failed",
-                "declined": "denied", "rejected": "denied"}
+STATUS_WORDS = {"completed": frozenset({"completed"}), "success": frozenset({"completed"}),
+                "failed": frozenset({"failed", "interrupted", "cancelled"}),
+                "declined": frozenset({"denied"}), "rejected": frozenset({"denied"})}
+#: A failure Codex records may be written as failed, or as an interruption or cancellation when the
+#: converter knows more; never as denied, which needs a recorded refusal (ASR-258).
+FAILED = STATUS_WORDS["failed"]
+COMPLETED = STATUS_WORDS["completed"]
 #: Openings of the user-role messages Codex injects (context, not something a person typed).
 INJECTED_OPENINGS = (
     "<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<INSTRUCTIONS>",
@@ -193,6 +198,7 @@ class _Reader:
 
     def __init__(self, data: bytes) -> None:
         self.lines = self._parse(data)
+        self.skipped: dict[str, int] = {}
 
     # -- lines --
 
@@ -272,6 +278,7 @@ class _Reader:
         facts.calls = self._calls()
         facts.results = self._results({c.call_id for c in facts.calls})
         facts.messages = self._messages(facts.skipped)
+        facts.skipped.update(self.skipped)
         for line in self.lines:
             kind = line.payload.get("type") if line.kind in ("response_item", "event_msg") else line.kind
             if kind in ("reasoning", "agent_reasoning", "compacted", "compaction", "context_compacted",
@@ -365,8 +372,13 @@ class _Reader:
             event = outcomes.get(call_id)
             results.append(self._result(line, call_id, texts, output, event.payload if event else None))
         for call_id, line in outcomes.items():
-            if call_id not in answered:
+            if call_id in answered:
+                continue
+            if call_id in call_ids:  # the call's outcome, though its output was never written
                 results.append(self._result(line, call_id, None, None, line.payload))
+            else:  # a person's shell command (source user_shell) or another call the rollout does not hold
+                kind = f"{line.payload['type']} without a call"
+                self.skipped[kind] = self.skipped.get(kind, 0) + 1
         results.sort(key=lambda r: r.where.line)
         return results
 
@@ -377,11 +389,14 @@ class _Reader:
         timing = Timing()
         if event is not None and event.get("type") == "exec_command_end":
             exit_code = _int(event.get("exit_code"))
+            duration_ms = None
             duration = event.get("duration")
             if isinstance(duration, dict):
                 secs, nanos = _int(duration.get("secs")), _int(duration.get("nanos"))
                 if secs is not None and nanos is not None and secs >= 0 and nanos >= 0:
-                    timing = Timing(duration_ms=secs * 1000 + nanos / 1_000_000)
+                    duration_ms = secs * 1000 + nanos / 1_000_000
+            timing = Timing(started_at=_epoch_ms(event.get("started_at_ms")),
+                            completed_at=_epoch_ms(event.get("completed_at_ms")), duration_ms=duration_ms)
         return NativeResult(where=line.where(), call_id=call_id, statuses=_statuses(output, event),
                             model_texts=texts, exit_code=exit_code, timing=timing, ts=line.ts)
 
@@ -400,10 +415,13 @@ class _Reader:
             if role not in item_texts:
                 skipped[f"{role} messages"] = skipped.get(f"{role} messages", 0) + 1
                 continue
-            item_texts[role].add("".join(texts))
+            item_texts[role].update({"".join(texts), *texts})
             if role == "user" and not _typed(texts, typed, has_events):
                 skipped["injected user messages"] = skipped.get("injected user messages", 0) + 1
                 continue
+            if role == "user" and has_events:  # the typed text; image tags around it are not demanded
+                joined = "".join(texts)
+                texts = (joined,) if joined in typed else tuple(t for t in texts if t in typed)
             messages.append(NativeMessage(role=role, texts=texts, where=line.where(),
                                           native_id=_text(item, "id"), ts=line.ts))
         for line in self._events("user_message", "agent_message"):
@@ -417,6 +435,15 @@ class _Reader:
         return messages
 
 
+def _epoch_ms(value: Any) -> str | None:
+    """A time recorded as milliseconds since the epoch (0 means unset), as an RFC 3339 UTC time."""
+    millis = _int(value)
+    if millis is None or millis <= 0 or millis > 253402300799999:
+        return None
+    moment = datetime.fromtimestamp(millis // 1000, timezone.utc)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis % 1000:03d}Z"
+
+
 def _typed(texts: tuple[str, ...], typed: set[str], has_events: bool) -> bool:
     """Whether a user message item is the person's input rather than injected context."""
     if has_events:
@@ -425,23 +452,23 @@ def _typed(texts: tuple[str, ...], typed: set[str], has_events: bool) -> bool:
 
 
 def _statuses(output: Any, event: dict | None) -> frozenset[str]:
-    """Stream statuses consistent with the outcome the rollout records (ASR-258)."""
+    """Stream statuses consistent with the outcome the rollout records (ASR-258); empty means any."""
     if event is not None:
         word = event.get("status")
         if isinstance(word, str) and word in STATUS_WORDS:
-            return frozenset({STATUS_WORDS[word]})
+            return STATUS_WORDS[word]
         if isinstance(event.get("success"), bool):
-            return frozenset({"completed" if event["success"] else "failed"})
+            return COMPLETED if event["success"] else FAILED
         result = event.get("result")
         if isinstance(result, dict) and ("Ok" in result or "Err" in result):
             ok = result.get("Ok")
             failed = "Err" in result or (isinstance(ok, dict) and ok.get("isError") is True)
-            return frozenset({"failed" if failed else "completed"})
+            return FAILED if failed else COMPLETED
         code = _int(event.get("exit_code"))
         if code is not None:  # a process exit status without Codex's own verdict: not completed if non-zero
-            return frozenset({"unknown", "failed"} if code != 0 else {"unknown", "completed"})
+            return FAILED | {"unknown"} if code != 0 else COMPLETED | {"unknown"}
     if isinstance(output, dict) and isinstance(output.get("success"), bool):
-        return frozenset({"completed" if output["success"] else "failed"})
+        return COMPLETED if output["success"] else FAILED
     return frozenset()
 
 

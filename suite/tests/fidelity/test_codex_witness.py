@@ -114,11 +114,12 @@ def test_old_format_exit_codes_in_text_are_not_exit_codes() -> None:
 
 def test_statuses_follow_what_codex_records() -> None:
     results = by_call(facts_of("cli-exec-exit-codes.jsonl"))
-    assert results["call_Xq81vB"][0].statuses == {"failed"}  # exec_command_end status
+    assert results["call_Xq81vB"][0].statuses == {"failed", "interrupted", "cancelled"}  # exec_command_end status
     assert results["call_Rt4w9Q"][0].statuses == {"completed"}
     assert results["call_Pa7Lm2"][0].statuses == {"completed"}  # patch_apply_end
     desktop = by_call(facts_of("desktop-parallel-web-search.jsonl"))
-    assert desktop["call_WrkCfg2"][0].statuses == {"failed"}
+    assert "completed" not in desktop["call_WrkCfg2"][0].statuses
+    assert "denied" not in desktop["call_WrkCfg2"][0].statuses  # no refusal is recorded
     assert desktop["call_Plan3"][0].statuses == frozenset()
 
 
@@ -134,7 +135,7 @@ def test_an_exit_code_without_codex_verdict_rules_out_only_the_contrary_status()
     ]
     (result,) = WITNESS.read(_rollout(lines)).results
     assert result.exit_code == 2
-    assert result.statuses == {"failed", "unknown"}
+    assert "completed" not in result.statuses and {"failed", "unknown"} <= result.statuses
 
 
 def test_timing_only_as_recorded() -> None:
@@ -142,6 +143,7 @@ def test_timing_only_as_recorded() -> None:
     assert results["call_Xq81vB"][0].timing.duration_ms == pytest.approx(4870.0)
     assert results["call_Pa7Lm2"][0].timing.duration_ms is None
     assert results["call_Xq81vB"][0].timing.started_at is None
+    assert results["call_Rt4w9Q"][0].timing.completed_at == "2026-09-14T08:12:19.377Z"  # completed_at_ms
 
 
 def test_arguments_parsed_when_json_the_stream_can_hold_else_text() -> None:
@@ -240,3 +242,28 @@ def test_damaged_samples_never_raise_anything_but_not_this_format(path: Path) ->
             WITNESS.read(damaged)
         except NotThisFormat:
             pass
+
+
+def test_outcome_events_of_calls_the_rollout_does_not_hold_are_not_demanded() -> None:
+    """A person's shell command (source user_shell) has an exec_command_end but no call item."""
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "event_msg",
+         "payload": {"type": "exec_command_end", "call_id": "u1", "exit_code": 0, "source": "user_shell"}},
+    ]
+    facts = WITNESS.read(_rollout(lines))
+    assert facts.results == [] and facts.skipped["exec_command_end without a call"] == 1
+
+
+def test_a_typed_message_with_an_image_demands_the_typed_text() -> None:
+    item = {"type": "message", "role": "user", "content": [
+        {"type": "input_text", "text": "<image name=[Image #1]>"}, {"type": "input_image", "image_url": "data:,"},
+        {"type": "input_text", "text": "</image>"}, {"type": "input_text", "text": "What is this?"}]}
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": item},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "event_msg",
+         "payload": {"type": "user_message", "message": "What is this?", "images": ["data:,"]}},
+    ]
+    (message,) = WITNESS.read(_rollout(lines)).messages
+    assert (message.role, message.texts, message.where.line) == ("user", ("What is this?",), 2)
