@@ -320,9 +320,11 @@ class _Reader:
             arguments: Any = None
             arguments_text: str | None = None
             raw = item.get("arguments") if item["type"] == "function_call" else item.get("input")
-            if raw is not None and not isinstance(raw, str):
-                raise NotThisFormat(f"line {line.number}: {item['type']} arguments are not text")
-            if isinstance(raw, str):
+            if isinstance(raw, (dict, list)):  # arguments already held as JSON rather than JSON text
+                arguments, arguments_text = (raw, None) if _fits(raw) else (None, json.dumps(raw, ensure_ascii=False))
+            elif raw is not None and not isinstance(raw, str):
+                raise NotThisFormat(f"line {line.number}: {item['type']} arguments are neither text nor JSON")
+            elif isinstance(raw, str):
                 if item["type"] == "function_call":
                     try:
                         arguments = _loads(raw)
@@ -403,7 +405,7 @@ class _Reader:
     def _messages(self, skipped: dict[str, int]) -> list[NativeMessage]:
         typed = {line.payload["message"] for line in self._events("user_message")
                  if isinstance(line.payload.get("message"), str)}
-        has_events = bool(self._events("user_message"))
+        has_events = bool(typed)
         item_texts: dict[str, set[str]] = {"user": set(), "assistant": set()}
         messages: list[NativeMessage] = []
         for line in self._items("message"):
@@ -427,7 +429,7 @@ class _Reader:
         for line in self._events("user_message", "agent_message"):
             text = line.payload.get("message")
             if not isinstance(text, str):
-                raise NotThisFormat(f"line {line.number}: a {line.payload['type']} event without message text")
+                continue  # an event without text holds nothing to keep
             role = "user" if line.payload["type"] == "user_message" else "assistant"
             if text not in item_texts[role]:
                 messages.append(NativeMessage(role=role, texts=(text,), where=line.where(), ts=line.ts))
