@@ -267,3 +267,24 @@ def test_a_typed_message_with_an_image_demands_the_typed_text() -> None:
     ]
     (message,) = WITNESS.read(_rollout(lines)).messages
     assert (message.role, message.texts, message.where.line) == ("user", ("What is this?",), 2)
+
+
+def test_a_message_event_without_text_is_passed_over() -> None:
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "Fix it"}]}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "event_msg", "payload": {"type": "user_message"}},
+    ]
+    facts = WITNESS.read(_rollout(lines))
+    assert [(m.role, m.texts) for m in facts.messages] == [("user", ("Fix it",))]
+
+
+def test_arguments_already_held_as_json_are_json() -> None:
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item",
+         "payload": {"type": "function_call", "name": "shell", "arguments": {"command": ["ls"]}, "call_id": "c"}},
+    ]
+    (call,) = WITNESS.read(_rollout(lines)).calls
+    assert (call.arguments, call.arguments_text) == ({"command": ["ls"]}, None)
