@@ -13,16 +13,25 @@ they are read too. The witness reads what every faithful converter must keep:
 - **Results**: ``function_call_output`` and ``custom_tool_call_output``; their ``output``
   (a string, content items, or the early ``{content, success}`` object) is what reached the
   model. ``exec_command_end``, ``patch_apply_end`` and ``mcp_tool_call_end`` with the same
-  call ID add the recorded outcome; an outcome event whose call has no output item is a
-  result of its own (what the model saw is then not recorded).
+  call ID add the recorded outcome (the last event for a call wins); an outcome event for a
+  call the rollout holds but never answered is a result of its own (what the model saw is
+  then not recorded). Outcome events of calls the rollout does not hold (a person's shell
+  command, ``source: user_shell``) are not demanded.
+- **Statuses**: Codex's own verdict (``status``, ``success``, an MCP ``Err``); a recorded
+  failure may be written ``failed``, ``interrupted`` or ``cancelled``, never ``completed``
+  or ``denied``. An exit code without a verdict rules out only the contrary status. A bare
+  output records no outcome, so any status is consistent with it.
 - **Exit codes** come only from ``exec_command_end.exit_code``, a number. "Exit code: N",
   "Process exited with code N" and ``{"metadata": {"exit_code": N}}`` inside an output
   string are text the model read, never an exit code (ASR-260).
 - **Messages**: assistant ``message`` items; user ``message`` items that the rollout also
-  records as a ``user_message`` event (the rest are injected context: AGENTS.md,
-  environment context, permission notes), or, in rollouts with no such events at all, the
-  ones that do not open with a known context tag; and message events with no item copy.
-  Developer and system messages are instructions and not demanded.
+  records as a ``user_message`` event, with the typed text only (the rest are injected
+  context: AGENTS.md, environment context, permission notes; image tags around the text),
+  or, in rollouts with no such events at all, the ones that do not open with a known
+  context tag; and message events whose text no item holds. Developer and system messages
+  are instructions and not demanded. Texts are compared byte for byte.
+- **Times**: every line's ``timestamp`` and ``session_meta``'s own ``timestamp`` (the
+  session's start, often earlier than its line's); ``completed_at_ms`` of an exec end.
 
 Malformed input raises ``NotThisFormat`` naming the line; nothing here raises anything else.
 """
