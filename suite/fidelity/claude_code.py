@@ -74,11 +74,23 @@ DURATION_KEYS = (("durationMs", 1.0), ("totalDurationMs", 1.0), ("durationSecond
 EXCERPT = 200
 SNIFF_BYTES = 65536
 ANSWERED = "User has answered your questions:"
+#: Placeholder text Claude Code writes for an empty response; a converter may leave it out.
+PLACEHOLDERS = frozenset({"(no content)"})
+ANY_DECIDER = frozenset({"*"})
 
 
 def _excerpt(line: bytes | str) -> str:
     text = line.decode("utf-8", "replace") if isinstance(line, bytes) else line
     return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
+
+
+def _excerpt_at(where: Where, raw: bytes, needle: str) -> Where:
+    """The same line, excerpted around the value that matters (a call's ID, a message's text)."""
+    at = raw.find(json.dumps(needle, ensure_ascii=False)[1:-1][:60].encode("utf-8"))
+    if at <= 0:
+        return where
+    start = max(0, at - 60)
+    return Where(where.line, ("…" if start else "") + _excerpt(raw[start:]))
 
 
 def _refuse_constant(name: str) -> Any:
@@ -202,7 +214,9 @@ class _Reading:
 
     def finish(self) -> SourceFacts:
         facts = self.facts
-        ids = {*self.session_ids[:1]}
+        # Every sessionId the file records: a resumed session's file can begin with lines copied from
+        # the session it continues, so no single one is "the" ID by position alone.
+        ids = set(self.session_ids)
         for agent in self.agent_ids[:1]:  # a subagent file: its own ID is a native session ID too
             ids |= {agent, f"agent-{agent}"}
         facts.session_ids = frozenset(ids)
@@ -233,16 +247,28 @@ class _Reading:
         self.note_identity(line)
         kind = line["type"]
         if kind in ("user", "assistant"):
-            self.message_line(number, where, line, ts)
+            self.message_line(number, where, raw, line, ts)
         elif kind == "progress":
             self.progress(line)
+            self.decision_near(raw, line)
         elif kind == "file-history-snapshot":
             snapshot = line.get("snapshot")
             if isinstance(snapshot, dict):
                 self.timestamp(number, snapshot.get("timestamp"), required=False)
             self.skipped[kind] += 1
         else:
+            self.decision_near(raw, line)
             self.skipped[f"{kind}:{line.get('subtype')}" if "subtype" in line else kind] += 1
+
+    def decision_near(self, raw: bytes, line: dict) -> None:
+        """A hook, attachment or system line that speaks of a decision for one tool use (ASR-270).
+
+        Which decider such a line establishes is not documented, so any ``decidedBy`` for that call
+        is accepted; what is refused is a decider for a call the transcript says nothing about.
+        """
+        tool = line.get("toolUseID")
+        if isinstance(tool, str) and b"ecision" in raw:
+            self.facts.decided_by[tool] = ANY_DECIDER
 
     def timestamp(self, number: int, value: Any, required: bool = True) -> str | None:
         if value is None:
@@ -278,7 +304,7 @@ class _Reading:
             if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 self.parent_links.setdefault(block["id"], set()).add(parent)
 
-    def message_line(self, number: int, where: Where, line: dict, ts: str | None) -> None:
+    def message_line(self, number: int, where: Where, raw: bytes, line: dict, ts: str | None) -> None:
         message = line.get("message")
         if not isinstance(message, dict):
             raise NotThisFormat(f"line {number}: a {line['type']} line without a message object")
@@ -303,15 +329,19 @@ class _Reading:
                     raise NotThisFormat(f"line {number}: text block {index} has no text")
                 texts.append(block["text"])
             elif kind == "tool_use":
-                self.call(number, index, where, line, block, ts)
+                self.call(number, index, _excerpt_at(where, raw, str(block.get("id"))), line, block, ts)
                 self.call_responses.append(response)
             elif kind == "tool_result":
-                self.result(number, index, where, line, block, ts, len(results))
-        self.message(where, line, texts, ts)
+                self.result(number, index, _excerpt_at(where, raw, str(block.get("tool_use_id"))), line, block, ts,
+                            len(results))
+        self.message(_excerpt_at(where, raw, texts[0]) if texts else where, line, texts, ts)
 
     def message(self, where: Where, line: dict, texts: list[str], ts: str | None) -> None:
         """A message is demanded only for text that is plainly the person's or the model's own."""
         role = line["type"]
+        if role == "assistant" and (line.get("isApiErrorMessage") is True or _model(line) == "<synthetic>"):
+            self.skipped["assistant:synthetic"] += len(texts)  # the harness's own error text, often a state record
+            return
         if role == "user":
             for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"):
                 if line.get(flag) is True:
@@ -319,7 +349,7 @@ class _Reading:
                     return
         kept = []
         for text in texts:
-            if not text.strip():
+            if not text.strip() or text in PLACEHOLDERS:
                 self.skipped[f"{role}:blank"] += 1
             elif role == "user" and _is_harness_text(text):
                 self.skipped["user:harness-text"] += 1
@@ -372,6 +402,11 @@ class _Reading:
             answers = _answers(raw, texts)
             if answers is not None:
                 self.answers[native] = (answers, where)
+
+
+def _model(line: dict) -> object:
+    message = line.get("message")
+    return message.get("model") if isinstance(message, dict) else None
 
 
 def _statuses(is_error: bool | None) -> frozenset[str]:
