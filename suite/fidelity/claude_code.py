@@ -74,6 +74,9 @@ DURATION_KEYS = (("durationMs", 1.0), ("totalDurationMs", 1.0), ("durationSecond
 EXCERPT = 200
 SNIFF_BYTES = 65536
 ANSWERED = "User has answered your questions:"
+#: Placeholder text Claude Code writes for an empty response; a converter may leave it out.
+PLACEHOLDERS = frozenset({"(no content)"})
+ANY_DECIDER = frozenset({"*"})
 
 
 def _excerpt(line: bytes | str) -> str:
@@ -211,7 +214,9 @@ class _Reading:
 
     def finish(self) -> SourceFacts:
         facts = self.facts
-        ids = {*self.session_ids[:1]}
+        # Every sessionId the file records: a resumed session's file can begin with lines copied from
+        # the session it continues, so no single one is "the" ID by position alone.
+        ids = set(self.session_ids)
         for agent in self.agent_ids[:1]:  # a subagent file: its own ID is a native session ID too
             ids |= {agent, f"agent-{agent}"}
         facts.session_ids = frozenset(ids)
@@ -245,13 +250,25 @@ class _Reading:
             self.message_line(number, where, raw, line, ts)
         elif kind == "progress":
             self.progress(line)
+            self.decision_near(raw, line)
         elif kind == "file-history-snapshot":
             snapshot = line.get("snapshot")
             if isinstance(snapshot, dict):
                 self.timestamp(number, snapshot.get("timestamp"), required=False)
             self.skipped[kind] += 1
         else:
+            self.decision_near(raw, line)
             self.skipped[f"{kind}:{line.get('subtype')}" if "subtype" in line else kind] += 1
+
+    def decision_near(self, raw: bytes, line: dict) -> None:
+        """A hook, attachment or system line that speaks of a decision for one tool use (ASR-270).
+
+        Which decider such a line establishes is not documented, so any ``decidedBy`` for that call
+        is accepted; what is refused is a decider for a call the transcript says nothing about.
+        """
+        tool = line.get("toolUseID")
+        if isinstance(tool, str) and b"ecision" in raw:
+            self.facts.decided_by[tool] = ANY_DECIDER
 
     def timestamp(self, number: int, value: Any, required: bool = True) -> str | None:
         if value is None:
@@ -322,6 +339,9 @@ class _Reading:
     def message(self, where: Where, line: dict, texts: list[str], ts: str | None) -> None:
         """A message is demanded only for text that is plainly the person's or the model's own."""
         role = line["type"]
+        if role == "assistant" and (line.get("isApiErrorMessage") is True or _model(line) == "<synthetic>"):
+            self.skipped["assistant:synthetic"] += len(texts)  # the harness's own error text, often a state record
+            return
         if role == "user":
             for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"):
                 if line.get(flag) is True:
@@ -329,7 +349,7 @@ class _Reading:
                     return
         kept = []
         for text in texts:
-            if not text.strip():
+            if not text.strip() or text in PLACEHOLDERS:
                 self.skipped[f"{role}:blank"] += 1
             elif role == "user" and _is_harness_text(text):
                 self.skipped["user:harness-text"] += 1
@@ -382,6 +402,11 @@ class _Reading:
             answers = _answers(raw, texts)
             if answers is not None:
                 self.answers[native] = (answers, where)
+
+
+def _model(line: dict) -> object:
+    message = line.get("message")
+    return message.get("model") if isinstance(message, dict) else None
 
 
 def _statuses(is_error: bool | None) -> frozenset[str]:

@@ -215,11 +215,11 @@ class Checker:
     def agent_version(self, header: dict) -> None:
         agent = header.get("agent") if isinstance(header.get("agent"), dict) else {}
         version = agent.get("version")
-        if version is not None and version != self.facts.agent_version:
-            expected = _clip(self.facts.agent_version) if self.facts.agent_version else "none"
+        if version is not None and version not in self.facts.agent_versions:
+            expected = ", ".join(map(_clip, self.facts.agent_versions)) or "none"
             self.add("ASR-150", "exact-values",
-                     f"header agent.version {_clip(str(version))} is not the version the source records first "
-                     f"({expected}), verbatim", record=header)
+                     f"header agent.version {_clip(str(version))} is not a version the source records ({expected}), "
+                     f"verbatim", record=header)
         for record in self.stream.records:
             declared = record.get("agentVersion") if record.get("type") == "declaration" else None
             if declared is not None and declared not in self.facts.agent_versions:
@@ -364,7 +364,10 @@ class Checker:
         stand_in = next((r for r in self.stream.all_results if id(r) not in self.matched
                          and (r.get("nativeCallId") or r.get("callId")) not in self.native_ids
                          and self.holds_texts(r, result)), None)
-        if stand_in is not None:
+        if stand_in is not None and calls == 0 and not stand_in.get("callId") and stand_in.get("linkage") == "none":
+            self.matched.add(id(stand_in))  # an orphan kept unlinked: its ID is lost, but it is kept (ASR-266)
+            self.result(result, stand_in, 0)
+        elif stand_in is not None:
             self.matched.add(id(stand_in))
             self.add("ASR-262", "identity",
                      f"the result for {result.call_id} is written under {_clip(str(stand_in.get('callId')))}: a result "
@@ -575,7 +578,8 @@ class Checker:
                 call_id = record.get("callId")
             if not isinstance(permission, dict) or "decidedBy" not in permission:
                 continue
-            if permission["decidedBy"] not in self.facts.decided_by.get(str(call_id), ()):
+            allowed = self.facts.decided_by.get(str(call_id), frozenset())
+            if permission["decidedBy"] not in allowed and "*" not in allowed:
                 self.add("ASR-270", "nothing-invented",
                          f"{record.get('type')} for {_clip(str(call_id))} says decidedBy "
                          f"{_clip(str(permission['decidedBy']))}, which the source does not record", record=record)

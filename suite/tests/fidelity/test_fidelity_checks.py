@@ -211,3 +211,30 @@ def test_kind_may_not_vary_for_one_name() -> None:
     assert rules(facts, records) == {"ASR-253"}
     bash[0].pop("kind")
     assert rules(facts, records) == {"ASR-253"}
+
+
+def test_orphan_kept_without_its_id_passes_but_dropped_fails() -> None:
+    facts, records = example("orphan-and-duplicate-ids.jsonl")
+    calls = {c["callId"] for c in of(records, "tool_call")}
+    orphan = next(r for r in of(records, "tool_result") if r.get("callId") and r["callId"] not in calls)
+    orphan.pop("callId")
+    orphan["linkage"] = "none"
+    assert check_fidelity(facts, records) == []
+    records.remove(orphan)
+    assert rules(facts, records) == {"ASR-266"}
+
+
+def test_decider_accepted_only_where_the_source_speaks_of_a_decision() -> None:
+    import json
+
+    lines = (SAMPLES_DIR / "fix-parser-test.jsonl").read_bytes()
+    call_id = "toolu_01Vb8XkQ3mLp9RtW2sYc6HzN"
+    hook = {"type": "progress", "sessionId": "7b2e4c1a-93d5-4f60-8a1e-2c5d9b0f7e31", "uuid": "f1",
+            "timestamp": "2026-03-14T09:21:07.600Z", "toolUseID": call_id, "parentToolUseID": call_id,
+            "data": {"type": "hook_progress", "hookEvent": "PreToolUse", "permissionDecision": "allow"}}
+    with_hook = lines + json.dumps(hook).encode() + b"\n"
+    records = convert(EXAMPLE, lines)
+    next(r for r in of(records, "tool_result") if r["callId"] == call_id)["permission"] = {
+        "decision": "allow_once", "decidedBy": "hook"}
+    assert rules(WITNESS.read(lines), records) == {"ASR-270"}
+    assert "ASR-270" not in rules(WITNESS.read(with_hook), records)

@@ -194,3 +194,18 @@ def test_damaged_copies_give_facts_or_not_this_format(path) -> None:
                 WITNESS.read(damaged)
             except NotThisFormat as why:
                 assert str(why)
+
+
+def test_synthetic_assistant_text_and_placeholders_are_not_demanded() -> None:
+    lines = [GOOD,
+             json.dumps({"type": "assistant", "sessionId": "s1", "uuid": "a1", "isApiErrorMessage": True,
+                         "message": {"model": "<synthetic>", "content": [{"type": "text", "text": "API Error: 529"}]}}),
+             json.dumps({"type": "assistant", "sessionId": "s1", "uuid": "a2",
+                         "message": {"content": [{"type": "text", "text": "(no content)"}]}})]
+    facts = WITNESS.read("\n".join(lines).encode())
+    assert [m.texts for m in facts.messages] == [("hi",)]
+
+
+def test_every_recorded_session_id_is_accepted() -> None:
+    resumed = GOOD + "\n" + GOOD.replace('"s1"', '"s2"')
+    assert WITNESS.read(resumed.encode()).session_ids == {"s1", "s2"}
