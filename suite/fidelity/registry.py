@@ -19,9 +19,10 @@ GROUP = "asr_conformance.witnesses"
 
 
 def builtin_witnesses() -> list[Witness]:
-    from .claude_code import WITNESS
+    """The witnesses the suite ships: Claude Code transcripts and Codex rollouts."""
+    from asr_conformance.fidelity import claude_code, codex
 
-    return [WITNESS]
+    return [claude_code.WITNESS, codex.WITNESS]
 
 
 def _instance(loaded: Any) -> Witness:
