@@ -139,6 +139,8 @@ class SourceFacts:
     parent_links: dict[str, frozenset[str]] = field(default_factory=dict)
     #: ``decidedBy`` values the source records per call ID (ASR-270); Claude Code records none.
     decided_by: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Permission modes the source records (Claude Code's ``permissionMode``), as written.
+    permission_modes: frozenset[str] = frozenset()
     #: Every agent version the source records, in order of first appearance.
     agent_versions: tuple[str, ...] = ()
     #: Content categories the witness saw that no faithful converter is asked to keep as messages

@@ -32,6 +32,7 @@ SEEDED = {
     "cc-invents-answers": "ASR-285",
     "cc-invents-decisions": "ASR-270",
     "cc-requested-by-user": "ASR-274",
+    "cc-invents-permission-mode": "ASR-187",
 }
 
 
