@@ -147,6 +147,21 @@ class SourceFacts:
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)
 
+    def dangling(self) -> list[NativeCall]:
+        """Calls the source gives no result (ASR-265)."""
+        answered = {r.call_id for r in self.results}
+        return [c for c in self.calls if c.call_id not in answered]
+
+    def orphans(self) -> list[NativeResult]:
+        """Results whose call ID no call has (ASR-266)."""
+        called = {c.call_id for c in self.calls}
+        return [r for r in self.results if r.call_id is not None and r.call_id not in called]
+
+    def duplicate_ids(self) -> set[str]:
+        """Native call IDs that more than one call carries (ASR-262)."""
+        seen: set[str] = set()
+        return {c.call_id for c in self.calls if c.call_id in seen or seen.add(c.call_id)}
+
 
 @dataclass(frozen=True)
 class Finding:
