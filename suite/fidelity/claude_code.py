@@ -199,6 +199,7 @@ class _Reading:
         self.questions: dict[str, tuple[NativeCall, tuple[str, ...]]] = {}
         self.answers: dict[str, tuple[tuple[str, ...], Where]] = {}
         self.response_times: dict[str, set[str]] = {}
+        self.modes: set[str] = set()
         self.call_responses: list[str | None] = []
 
     def run(self, data: bytes) -> SourceFacts:
@@ -223,6 +224,7 @@ class _Reading:
         facts.agent_versions = tuple(dict.fromkeys(self.versions))
         facts.agent_version = facts.agent_versions[0] if facts.agent_versions else None
         facts.times = frozenset(self.times)
+        facts.permission_modes = frozenset(self.modes)
         instants = [(parse_instant(t), t) for t in self.times]
         facts.earliest_time = min(instants)[1] if instants else None
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
@@ -245,6 +247,8 @@ class _Reading:
         where = Where(number, _excerpt(raw))
         ts = self.timestamp(number, line.get("timestamp"))
         self.note_identity(line)
+        if isinstance(line.get("permissionMode"), str):
+            self.modes.add(line["permissionMode"])
         kind = line["type"]
         if kind in ("user", "assistant"):
             self.message_line(number, where, raw, line, ts)

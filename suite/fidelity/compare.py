@@ -187,6 +187,7 @@ class Checker:
         self.times()
         self.questions()
         self.decisions()
+        self.modes()
         self.secrets()
         return self.findings
 
@@ -584,6 +585,17 @@ class Checker:
                          f"{record.get('type')} for {_clip(str(call_id))} says decidedBy "
                          f"{_clip(str(permission['decidedBy']))}, which the source does not record", record=record)
 
+    def modes(self) -> None:
+        """A permission mode is one the source records (ASR-187, ASR-172); another spelling of it is accepted."""
+        recorded = {_spelling(m) for m in self.facts.permission_modes}
+        for record in self.stream.records:
+            mode = record.get("permissionMode") if record.get("type") == "config_change" else None
+            if isinstance(mode, str) and _spelling(mode) not in recorded:
+                shown = ", ".join(sorted(self.facts.permission_modes)) or "none"
+                self.add("ASR-187", "nothing-invented",
+                         f"config_change says permissionMode {_clip(mode)}, a mode the source does not record "
+                         f"(it records {shown})", record=record)
+
     def secrets(self) -> None:
         if not self.facts.secrets:
             return
@@ -594,6 +606,10 @@ class Checker:
                     self.add("ASR-283", "nothing-invented",
                              "the stream holds the value given for a secret; only that it was asked may be recorded",
                              record=record)
+
+
+def _spelling(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
 
 
 def _answer_values(answer: dict) -> list[str]:

@@ -139,11 +139,28 @@ class SourceFacts:
     parent_links: dict[str, frozenset[str]] = field(default_factory=dict)
     #: ``decidedBy`` values the source records per call ID (ASR-270); Claude Code records none.
     decided_by: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Permission modes the source records (Claude Code's ``permissionMode``), as written.
+    permission_modes: frozenset[str] = frozenset()
     #: Every agent version the source records, in order of first appearance.
     agent_versions: tuple[str, ...] = ()
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)
+
+    def dangling(self) -> list[NativeCall]:
+        """Calls the source gives no result (ASR-265)."""
+        answered = {r.call_id for r in self.results}
+        return [c for c in self.calls if c.call_id not in answered]
+
+    def orphans(self) -> list[NativeResult]:
+        """Results whose call ID no call has (ASR-266)."""
+        called = {c.call_id for c in self.calls}
+        return [r for r in self.results if r.call_id is not None and r.call_id not in called]
+
+    def duplicate_ids(self) -> set[str]:
+        """Native call IDs that more than one call carries (ASR-262)."""
+        seen: set[str] = set()
+        return {c.call_id for c in self.calls if c.call_id in seen or seen.add(c.call_id)}
 
 
 @dataclass(frozen=True)

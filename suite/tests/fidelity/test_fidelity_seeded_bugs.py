@@ -9,6 +9,7 @@ import pytest
 from asr_conformance.checks import validate_bytes
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
+from asr_conformance.fidelity.facts import FAMILIES
 from fidelity_helpers import MISBEHAVING, SAMPLES, convert, run_converter
 
 #: Each producer and the rule its bug breaks.
@@ -32,6 +33,7 @@ SEEDED = {
     "cc-invents-answers": "ASR-285",
     "cc-invents-decisions": "ASR-270",
     "cc-requested-by-user": "ASR-274",
+    "cc-invents-permission-mode": "ASR-187",
 }
 
 
@@ -53,5 +55,7 @@ def test_seeded_bug_is_caught_with_its_rule_while_output_stays_valid(name: str) 
         stream = run_converter(MISBEHAVING / name, data)
         outcome = validate_bytes(stream)
         assert outcome.valid, f"{name} on {path.name}: {[d.rule for d in outcome.errors]}"
-        caught |= {f.rule for f in check_fidelity(WITNESS.read(data), convert(MISBEHAVING / name, data))}
+        findings = check_fidelity(WITNESS.read(data), convert(MISBEHAVING / name, data))
+        assert all(f.family in FAMILIES and f.message for f in findings)
+        caught |= {f.rule for f in findings}
     assert SEEDED[name] in caught

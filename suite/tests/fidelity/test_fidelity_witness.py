@@ -91,12 +91,12 @@ def test_questions_and_their_answers() -> None:
 
 def test_dangling_orphan_and_duplicate_ids() -> None:
     dangling = facts_of("interrupted-edit.jsonl")
-    answered = {r.call_id for r in dangling.results}
-    assert [c.call_id for c in dangling.calls if c.call_id not in answered] == ["toolu_01Hn7RoB5sYz8QeX2dTu6NfL"]
+    assert [c.call_id for c in dangling.dangling()] == ["toolu_01Hn7RoB5sYz8QeX2dTu6NfL"]
+    assert not dangling.orphans() and not dangling.duplicate_ids()
     both = facts_of("orphan-and-duplicate-ids.jsonl")
     ids = [c.call_id for c in both.calls]
-    assert len(ids) == 2 and len(set(ids)) == 1
-    assert any(r.call_id not in set(ids) for r in both.results)
+    assert len(ids) == 2 and both.duplicate_ids() == set(ids)
+    assert len(both.orphans()) == 1 and both.orphans()[0].call_id not in ids
 
 
 def test_times_and_earliest_time() -> None:
@@ -125,6 +125,13 @@ def test_sniff_refuses_other_inputs(data: bytes) -> None:
 def test_sniff_refuses_an_asr_stream() -> None:
     stream = run_converter(EXAMPLE, (SAMPLES_DIR / "fix-parser-test.jsonl").read_bytes())
     assert not WITNESS.sniff(stream)
+
+
+def test_sniff_with_a_first_line_longer_than_the_window() -> None:
+    long_line = json.dumps({"type": "user", "sessionId": "s1", "uuid": "u1",
+                            "message": {"role": "user", "content": "x" * 200_000}}).encode()
+    assert WITNESS.sniff(long_line + b"\n" + GOOD.encode() + b"\n")
+    assert not WITNESS.sniff(b'{"kind": "other", "text": "' + b"x" * 200_000 + b'"}\n')
 
 
 def test_sniff_reads_only_the_head() -> None:
