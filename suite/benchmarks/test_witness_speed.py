@@ -17,9 +17,9 @@ import os
 import random
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -39,7 +39,7 @@ class Transcript:
 
     def __init__(self, seed: int, sidechain: bool = False) -> None:
         self.rng = random.Random(seed)
-        self.clock = datetime(2026, 7, 1, 9, 0, tzinfo=timezone.utc)
+        self.clock = datetime(2026, 7, 1, 9, 0, tzinfo=UTC)
         self.sidechain = sidechain
         self.count = 0
         self.parent: str | None = None

@@ -34,20 +34,12 @@ import json
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import replace
-from typing import Any, Iterator
+from typing import Any
 
-from .facts import (
-    NativeCall,
-    NativeMessage,
-    NativeQuestion,
-    NativeResult,
-    NotThisFormat,
-    SourceFacts,
-    Timing,
-    Where,
-)
-from .timestamps import parse_instant
+from suite.fidelity.facts import NativeCall, NativeMessage, NativeQuestion, NativeResult, NotThisFormat, SourceFacts, Timing, Where
+from suite.fidelity.timestamps import parse_instant
 
 try:  # orjson is a dependency of the suite; the witness still works without it
     import orjson as _orjson
@@ -230,7 +222,7 @@ class _Reading:
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
         facts.skipped = dict(self.skipped)
         facts.questions = [self.question(call_id, call, texts) for call_id, (call, texts) in self.questions.items()]
-        facts.calls = [self.with_response_times(call, response) for call, response in zip(facts.calls, self.call_responses)]
+        facts.calls = [self.with_response_times(call, response) for call, response in zip(facts.calls, self.call_responses, strict=False)]
         return facts
 
     def with_response_times(self, call: NativeCall, response: str | None) -> NativeCall:
@@ -473,7 +465,7 @@ def _answers(raw: Any, texts: tuple[str, ...]) -> tuple[str, ...] | None:
 
 WITNESS = ClaudeCodeWitness()
 
-from .claude_code_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
+from suite.fidelity.claude_code_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
 
 __all__ = ["ClaudeCodeWitness", "FORMAT", "MUTATIONS", "WITNESS"]
 

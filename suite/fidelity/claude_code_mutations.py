@@ -8,12 +8,13 @@ calls and once among the results, so that the expected change is unambiguous.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
 
-from .facts import Finding, SourceFacts
-from .mutations import Mutation, records_of
-from .timestamps import parse_instant, same_instant
+from suite.fidelity.facts import Finding, SourceFacts
+from suite.fidelity.mutations import Mutation, records_of
+from suite.fidelity.timestamps import parse_instant, same_instant
 
 Lines = list[tuple[bytes, Any]]
 #: A name no converter could produce by accident from the original: mixed case, separators, a digit.
@@ -148,7 +149,7 @@ def move_timestamp(data: bytes) -> bytes | None:
         instant = parse_instant(str(line.get("timestamp")))
         if instant is None:
             raise LookupError("no timestamp")
-        moved = datetime.fromtimestamp(instant[0], timezone.utc) + MOVED_BY
+        moved = datetime.fromtimestamp(instant[0], UTC) + MOVED_BY
         line["timestamp"] = moved.strftime("%Y-%m-%dT%H:%M:%S.") + "500Z"
 
     try:
@@ -170,7 +171,7 @@ def change_message(data: bytes) -> bytes | None:
 
 
 def _is_prompt(value: Any) -> bool:
-    from .claude_code import _is_harness_text
+    from suite.fidelity.claude_code import _is_harness_text
 
     if not isinstance(value, dict) or value.get("type") != "user":
         return False
@@ -184,7 +185,7 @@ def _is_prompt(value: Any) -> bool:
 
 
 def _changed_call(before: SourceFacts, after: SourceFacts, attribute: str) -> tuple[str, Any] | None:
-    for old, new in zip(before.calls, after.calls):
+    for old, new in zip(before.calls, after.calls, strict=False):
         if getattr(old, attribute) != getattr(new, attribute):
             return new.call_id, getattr(new, attribute)
     return None
@@ -246,7 +247,7 @@ def expect_duplicates_kept(before: SourceFacts, after: SourceFacts, _: list[dict
 
 def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
     findings = []
-    for old, new in zip(before.results, after.results):
+    for old, new in zip(before.results, after.results, strict=False):
         if old.statuses == new.statuses or new.call_id is None:
             continue
         records = records_of(stream, "tool_result", new.call_id)

@@ -42,10 +42,10 @@ import calendar
 import json
 import math
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
-from .facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Timing, Where
+from suite.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Timing, Where
 
 FORMAT = "codex-rollout-jsonl"
 #: Envelope line types.
@@ -284,6 +284,11 @@ class _Reader:
         facts.times = frozenset(times)
         if times:
             facts.earliest_time = min(times, key=_instant)
+        # The approval policy of each turn is the rollout's permission mode (ASR-187 holds snapshots to it).
+        facts.permission_modes = frozenset(
+            line.payload["approval_policy"] for line in self.lines
+            if line.kind == "turn_context" and isinstance(line.payload.get("approval_policy"), str)
+        )
         facts.calls = self._calls()
         facts.results = self._results({c.call_id for c in facts.calls})
         facts.messages = self._messages(facts.skipped)
@@ -451,7 +456,7 @@ def _epoch_ms(value: Any) -> str | None:
     millis = _int(value)
     if millis is None or millis <= 0 or millis > 253402300799999:
         return None
-    moment = datetime.fromtimestamp(millis // 1000, timezone.utc)
+    moment = datetime.fromtimestamp(millis // 1000, UTC)
     return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{millis % 1000:03d}Z"
 
 
@@ -483,7 +488,7 @@ def _statuses(output: Any, event: dict | None) -> frozenset[str]:
     return frozenset()
 
 
-from .codex_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
+from suite.fidelity.codex_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
 
 __all__ = ["CodexWitness", "FORMAT", "MUTATIONS", "WITNESS"]
 

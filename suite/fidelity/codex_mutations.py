@@ -11,10 +11,11 @@ Expectations shared with Claude Code (dangling, orphan, duplicates, name, time, 
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
-from typing import Any, Callable
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any
 
-from .claude_code_mutations import (
+from suite.fidelity.claude_code_mutations import (
     ADDED_TEXT,
     MOVED_BY,
     RENAMED_PREFIX,
@@ -26,10 +27,10 @@ from .claude_code_mutations import (
     expect_text,
     expect_time,
 )
-from .compare import Lossy
-from .facts import Finding, SourceFacts
-from .mutations import Mutation, records_of
-from .timestamps import parse_instant
+from suite.fidelity.compare import Lossy
+from suite.fidelity.facts import Finding, SourceFacts
+from suite.fidelity.mutations import Mutation, records_of
+from suite.fidelity.timestamps import parse_instant
 
 Lines = list[tuple[bytes, Any]]
 CALLS = ("function_call", "custom_tool_call")
@@ -168,7 +169,7 @@ def move_timestamp(data: bytes) -> bytes | None:
     instant = parse_instant(str(lines[index][1].get("timestamp")))
     if instant is None:
         return None
-    moved = (datetime.fromtimestamp(instant[0], timezone.utc) + MOVED_BY).strftime("%Y-%m-%dT%H:%M:%S.") + "500Z"
+    moved = (datetime.fromtimestamp(instant[0], UTC) + MOVED_BY).strftime("%Y-%m-%dT%H:%M:%S.") + "500Z"
     return _dump(_rewrite(lines, index, lambda value: value.update(timestamp=moved)))
 
 
@@ -272,7 +273,7 @@ def expect_exit_code(before: SourceFacts, after: SourceFacts, _: list[dict], str
 
 def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
     findings = []
-    for old, new in zip(before.results, after.results):
+    for old, new in zip(before.results, after.results, strict=False):
         if old.statuses == new.statuses or new.call_id is None or not new.statuses:
             continue
         records = records_of(stream, "tool_result", new.call_id)

@@ -24,11 +24,12 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any
 
-from .facts import Finding, NativeCall, NativeMessage, NativeResult, SourceFacts, Where
-from .timestamps import parse_instant, same_instant
+from suite.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, SourceFacts, Where
+from suite.fidelity.timestamps import parse_instant, same_instant
 
 #: Categories a lossy entry may name, per kind of native item. An entry excuses an item when it
 #: equals one of the item's categories or is a prefix of one up to a dot ("message" excuses
@@ -43,6 +44,7 @@ def message_categories(role: str) -> tuple[str, ...]:
     return (f"message.{role}", f"content.text.{role}", f"{role}.text", f"{role}")
 
 
+EXIT_CODE_CATEGORIES = ("tool_result.exec", "tool_result.exec.exitCode", "exec", "exec.exitCode", "exitCode")
 RESULT_TEXT_CATEGORIES = ("tool_result.content", "content.text", "tool_result.text")
 EXCERPT = 120
 
@@ -54,7 +56,7 @@ class Lossy:
     names: frozenset[str]
 
     @classmethod
-    def of(cls, records: list[dict]) -> "Lossy":
+    def of(cls, records: list[dict]) -> Lossy:
         names: set[str] = set()
         for record in records:
             source = record.get("producer") if record.get("type") == "session" else record
@@ -98,7 +100,7 @@ class Stream:
     texts: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def of(cls, records: list[dict]) -> "Stream":
+    def of(cls, records: list[dict]) -> Stream:
         stream = cls(records)
         superseded = {r.get("supersedes") for r in records if isinstance(r.get("supersedes"), str)}
         for record in records:
@@ -158,7 +160,7 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
     if isinstance(a, list) and isinstance(b, list):
-        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b))
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=False))
     return type(a) is type(b) and a == b
 
 
@@ -293,7 +295,7 @@ class Checker:
                 self.add("ASR-254", "exact-values",
                          f"tool call {call.call_id}: input differs from the arguments the source records", call.where, record)
         elif isinstance(record.get("inputText"), str):
-            if not self.same_text_arguments(record["inputText"], call.arguments):
+            if not self.same_text_arguments(record["inputText"], call):
                 self.add("ASR-254", "exact-values",
                          f"tool call {call.call_id}: inputText does not hold the complete arguments the source records",
                          call.where, record)
@@ -304,10 +306,13 @@ class Checker:
                      call.where, record)
 
     @staticmethod
-    def same_text_arguments(text: str, arguments: Any) -> bool:
+    def same_text_arguments(text: str, call: NativeCall) -> bool:
+        """inputText holds the arguments verbatim (text the source holds), or the same JSON value (ASR-254)."""
+        if call.arguments_text is not None and text == call.arguments_text:
+            return True
         try:
-            return json_equal(json.loads(text), arguments)
-        except ValueError:
+            return json_equal(json.loads(text), call.arguments)
+        except (ValueError, RecursionError):
             return False
 
     def parent_links(self) -> None:
@@ -450,6 +455,11 @@ class Checker:
             self.add("ASR-260", "nothing-invented",
                      f"result {result.call_id}: exec.exitCode {exec_['exitCode']} but the source {recorded}; exit codes "
                      f"are never parsed from output or descriptive fields (ASR-267)", result.where, record)
+        elif "exitCode" not in exec_ and result.exit_code is not None \
+                and not self.excused(EXIT_CODE_CATEGORIES, False) and "exec" not in (record.get("capture") or {}):
+            self.add("ASR-157", "completeness",
+                     f"result {result.call_id}: the source records exit code {result.exit_code}, the stream has no "
+                     f"exec.exitCode, and producer.lossy declares no such loss", result.where, record)
         timing = result.timing
         for key, value in (("startedAt", timing.started_at), ("completedAt", timing.completed_at)):
             if key in record and not same_instant(record[key], value):

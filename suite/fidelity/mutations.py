@@ -15,10 +15,10 @@ so each witness module offers its own list (``claude_code_mutations.MUTATIONS``)
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from .facts import Finding, SourceFacts
+from suite.fidelity.facts import Finding, SourceFacts
 
 Expectation = Callable[[SourceFacts, SourceFacts, list[dict], list[dict]], list[Finding]]
 

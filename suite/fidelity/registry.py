@@ -9,11 +9,12 @@ reason, and never counts as passed.
 from __future__ import annotations
 
 import inspect
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Any, Iterable
+from typing import Any
 
-from .facts import Finding, Witness
+from suite.fidelity.facts import Finding, Witness
 
 GROUP = "asr_conformance.witnesses"
 

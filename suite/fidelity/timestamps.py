@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from functools import lru_cache
 
 #: RFC 3339 date-time; the fraction is kept apart so that nanoseconds survive the comparison.
@@ -26,7 +26,7 @@ def parse_instant(text: str) -> Instant | None:
         moment = datetime.fromisoformat(f"{day}T{clock}{offset}")
     except ValueError:
         return None
-    return int(moment.astimezone(timezone.utc).timestamp()), (fraction or "").rstrip("0")
+    return int(moment.astimezone(UTC).timestamp()), (fraction or "").rstrip("0")
 
 
 def same_instant(a: str | None, b: str | None) -> bool:

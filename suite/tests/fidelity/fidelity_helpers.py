@@ -19,7 +19,7 @@ def sample_id(path: Path) -> str:
     return str(path.relative_to(SAMPLES_DIR))
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def run_converter(converter: Path, data: bytes) -> bytes:
     """The stream a one-shot producer writes for these input bytes (it must exit 0)."""
     import tempfile

@@ -14,19 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.checks import validate_bytes
 from asr_conformance.fidelity.codex import MUTATIONS, WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import Finding
+from asr_conformance.reference.checks import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[3]
 CONVERTER = ROOT / "examples" / "codex-converter" / "asr-from-codex"
 SAMPLES = sorted((ROOT / "examples" / "codex-converter" / "samples").glob("*.jsonl"))
 MISBEHAVING = ROOT / "examples" / "misbehaving"
 #: Samples whose calls hold non-JSON arguments (apply_patch text, an integer beyond ASR-032).
-TEXT_ARGUMENTS = {"cli-exec-exit-codes.jsonl", "desktop-parallel-web-search.jsonl"}
-COMPARE_IGNORES_TEXT = ("compare.py checks inputText only as JSON and ignores NativeCall.arguments_text, so a "
-                        "converter that keeps non-JSON arguments whole (ASR-254) gets an ASR-254 finding")
 
 
 def run(command: Path, source: Path, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
@@ -60,11 +57,6 @@ def fidelity(command: Path, data: bytes, tmp_path: Path, until: str | None = Non
         findings += mutation.expect(facts, after, stream, changed)
         findings += check_fidelity(after, changed)
     return findings
-
-
-def text_argument_case(path: Path) -> object:
-    marks = [pytest.mark.xfail(strict=True, reason=COMPARE_IGNORES_TEXT)] if path.name in TEXT_ARGUMENTS else []
-    return pytest.param(path, id=path.name, marks=marks)
 
 
 # --- the example converter ------------------------------------------------------------------
@@ -163,7 +155,7 @@ def test_turns_and_configuration_are_mapped_where_the_rollout_records_them() -> 
     assert not [r for r in stream if r.get("callId") == "call_Wait1" and r["type"] == "tool_result"]  # dangling
 
 
-@pytest.mark.parametrize("path", [text_argument_case(p) for p in SAMPLES])
+@pytest.mark.parametrize("path", [pytest.param(p, id=p.name) for p in SAMPLES])
 def test_passes_every_check_and_mutation(path: Path, tmp_path: Path) -> None:
     findings = fidelity(CONVERTER, path.read_bytes(), tmp_path)
     assert not findings, [(f.rule, f.message) for f in findings]

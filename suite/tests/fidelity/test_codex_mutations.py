@@ -42,7 +42,7 @@ def test_the_list_covers_the_edits_the_issue_asks_for() -> None:
 def test_alter_exit_code_changes_only_that_exit_code() -> None:
     data, changed = mutated("alter-exit-code")
     before, after = WITNESS.read(data), WITNESS.read(changed)
-    diffs = [(a.call_id, a.exit_code, b.exit_code) for a, b in zip(before.results, after.results) if a != b]
+    diffs = [(a.call_id, a.exit_code, b.exit_code) for a, b in zip(before.results, after.results, strict=False) if a != b]
     assert diffs == [("call_Xq81vB", 101, ALTERED_EXIT_CODE)]
     assert len(changed.splitlines()) == len(data.splitlines())
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 import copy
 
 import pytest
+from fidelity_helpers import EXAMPLE, SAMPLES, SAMPLES_DIR, convert, run_converter, sample_id
 
-from asr_conformance.checks import validate_bytes
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import SourceFacts
-from fidelity_helpers import EXAMPLE, SAMPLES, SAMPLES_DIR, convert, run_converter, sample_id
+from asr_conformance.reference.checks import validate_bytes
 
 
 def example(name: str) -> tuple[SourceFacts, list[dict]]:

@@ -4,11 +4,11 @@ ignores its input does not."""
 from __future__ import annotations
 
 import pytest
+from fidelity_helpers import EXAMPLE, MISBEHAVING, SAMPLES, convert, sample_id
 
 from asr_conformance.fidelity.claude_code import MUTATIONS, WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.mutations import Mutation
-from fidelity_helpers import EXAMPLE, MISBEHAVING, SAMPLES, convert, sample_id
 
 #: (mutation, sample) pairs where the sample has something to mutate, found at collection time.
 APPLICABLE = [(m, p) for m in MUTATIONS for p in SAMPLES if m.apply(p.read_bytes()) is not None]

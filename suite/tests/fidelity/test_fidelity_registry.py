@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import pytest
+from fidelity_helpers import EXAMPLE, SAMPLES_DIR, run_converter
 
 from asr_conformance.fidelity import registry
 from asr_conformance.fidelity.claude_code import WITNESS, ClaudeCodeWitness
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts, Witness
-from fidelity_helpers import EXAMPLE, SAMPLES_DIR, run_converter
 
 TRANSCRIPT = (SAMPLES_DIR / "fix-parser-test.jsonl").read_bytes()
 ROLLOUT = b'{"timestamp":"2026-01-01T00:00:00Z","type":"session_meta","payload":{"id":"019a"}}\n'
@@ -76,9 +76,15 @@ def test_header_naming_claude_code_for_a_stream_is_a_finding() -> None:
 
 
 def test_no_witness_is_not_checked_never_passed() -> None:
-    chosen = registry.select_witness(header("codex-rollout-jsonl"), ROLLOUT)
+    unknown = b'{"kind":"acme-agent-event","at":"2026-01-01T00:00:00Z"}\n'
+    chosen = registry.select_witness(header("acme-agent-log"), unknown)
     assert chosen.witness is None and not chosen.findings
-    assert chosen.not_checked == "not checked: no witness for format 'codex-rollout-jsonl'"
+    assert chosen.not_checked == "not checked: no witness for format 'acme-agent-log'"
+
+
+def test_codex_rollouts_have_a_built_in_witness() -> None:
+    chosen = registry.select_witness(header("codex-rollout-jsonl"), ROLLOUT)
+    assert chosen.witness is not None and chosen.witness.format == "codex-rollout-jsonl"
 
 
 def test_another_witness_is_chosen_for_its_own_format() -> None:

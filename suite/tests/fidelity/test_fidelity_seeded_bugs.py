@@ -5,12 +5,12 @@ from __future__ import annotations
 import ast
 
 import pytest
+from fidelity_helpers import MISBEHAVING, SAMPLES, convert, run_converter
 
-from asr_conformance.checks import validate_bytes
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import FAMILIES
-from fidelity_helpers import MISBEHAVING, SAMPLES, convert, run_converter
+from asr_conformance.reference.checks import validate_bytes
 
 #: Each producer and the rule its bug breaks.
 SEEDED = {

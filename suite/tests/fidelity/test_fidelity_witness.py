@@ -5,10 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from fidelity_helpers import EXAMPLE, SAMPLES, SAMPLES_DIR, run_converter, sample_id
 
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts
-from fidelity_helpers import EXAMPLE, SAMPLES, SAMPLES_DIR, run_converter, sample_id
 
 #: Per sample: calls, results, messages, questions, the first agent version.
 EXPECTED = {
