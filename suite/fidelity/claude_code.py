@@ -38,8 +38,8 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from suite.fidelity.facts import NativeCall, NativeMessage, NativeQuestion, NativeResult, NotThisFormat, SourceFacts, Timing, Where
-from suite.fidelity.timestamps import parse_instant
+from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeQuestion, NativeResult, NotThisFormat, SourceFacts, Timing, Where
+from asr_conformance.fidelity.timestamps import parse_instant
 
 try:  # orjson is a dependency of the suite; the witness still works without it
     import orjson as _orjson
@@ -465,9 +465,5 @@ def _answers(raw: Any, texts: tuple[str, ...]) -> tuple[str, ...] | None:
 
 WITNESS = ClaudeCodeWitness()
 
-from suite.fidelity.claude_code_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
 
-__all__ = ["ClaudeCodeWitness", "FORMAT", "MUTATIONS", "WITNESS"]
-
-#: The harness looks for a witness's source edits on the witness itself (see harness.judging.fidelity).
-ClaudeCodeWitness.mutations = MUTATIONS  # type: ignore[attr-defined]
+__all__ = ["ClaudeCodeWitness", "FORMAT", "WITNESS"]

@@ -12,9 +12,10 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from suite.fidelity.facts import Finding, SourceFacts
-from suite.fidelity.mutations import Mutation, records_of
-from suite.fidelity.timestamps import parse_instant, same_instant
+from asr_conformance.fidelity.claude_code import ClaudeCodeWitness, _is_harness_text
+from asr_conformance.fidelity.facts import Finding, SourceFacts
+from asr_conformance.fidelity.mutations import Mutation, records_of
+from asr_conformance.fidelity.timestamps import parse_instant, same_instant
 
 Lines = list[tuple[bytes, Any]]
 #: A name no converter could produce by accident from the original: mixed case, separators, a digit.
@@ -171,8 +172,6 @@ def change_message(data: bytes) -> bytes | None:
 
 
 def _is_prompt(value: Any) -> bool:
-    from suite.fidelity.claude_code import _is_harness_text
-
     if not isinstance(value, dict) or value.get("type") != "user":
         return False
     if any(value.get(flag) is True for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")):
@@ -328,3 +327,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
              change_message, expect_text),
 )
+
+# The harness looks for a witness's source edits on the witness itself (harness.judging.fidelity);
+# the registry imports this module, so the built-in witness always carries them.
+ClaudeCodeWitness.mutations = MUTATIONS  # type: ignore[attr-defined]

@@ -45,7 +45,7 @@ import re
 from datetime import UTC, datetime
 from typing import Any
 
-from suite.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Timing, Where
+from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Timing, Where
 
 FORMAT = "codex-rollout-jsonl"
 #: Envelope line types.
@@ -488,9 +488,5 @@ def _statuses(output: Any, event: dict | None) -> frozenset[str]:
     return frozenset()
 
 
-from suite.fidelity.codex_mutations import MUTATIONS  # noqa: E402  (the edits this format offers; see mutations)
 
-__all__ = ["CodexWitness", "FORMAT", "MUTATIONS", "WITNESS"]
-
-#: The harness looks for a witness's source edits on the witness itself (see harness.judging.fidelity).
-CodexWitness.mutations = MUTATIONS  # type: ignore[attr-defined]
+__all__ = ["CodexWitness", "FORMAT", "WITNESS"]

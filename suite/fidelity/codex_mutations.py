@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-from suite.fidelity.claude_code_mutations import (
+from asr_conformance.fidelity.claude_code_mutations import (
     ADDED_TEXT,
     MOVED_BY,
     RENAMED_PREFIX,
@@ -27,10 +27,11 @@ from suite.fidelity.claude_code_mutations import (
     expect_text,
     expect_time,
 )
-from suite.fidelity.compare import Lossy
-from suite.fidelity.facts import Finding, SourceFacts
-from suite.fidelity.mutations import Mutation, records_of
-from suite.fidelity.timestamps import parse_instant
+from asr_conformance.fidelity.codex import CodexWitness
+from asr_conformance.fidelity.compare import Lossy
+from asr_conformance.fidelity.facts import Finding, SourceFacts
+from asr_conformance.fidelity.mutations import Mutation, records_of
+from asr_conformance.fidelity.timestamps import parse_instant
 
 Lines = list[tuple[bytes, Any]]
 CALLS = ("function_call", "custom_tool_call")
@@ -306,3 +307,7 @@ MUTATIONS: tuple[Mutation, ...] = (
     Mutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
              change_message, expect_text),
 )
+
+# The harness looks for a witness's source edits on the witness itself (harness.judging.fidelity);
+# the registry imports this module, so the built-in witness always carries them.
+CodexWitness.mutations = MUTATIONS  # type: ignore[attr-defined]

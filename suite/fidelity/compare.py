@@ -28,8 +28,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from suite.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, SourceFacts, Where
-from suite.fidelity.timestamps import parse_instant, same_instant
+from asr_conformance.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, SourceFacts, Where
+from asr_conformance.fidelity.timestamps import parse_instant, same_instant
 
 #: Categories a lossy entry may name, per kind of native item. An entry excuses an item when it
 #: equals one of the item's categories or is a prefix of one up to a dot ("message" excuses

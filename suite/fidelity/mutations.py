@@ -18,7 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from suite.fidelity.facts import Finding, SourceFacts
+from asr_conformance.fidelity.facts import Finding, SourceFacts
 
 Expectation = Callable[[SourceFacts, SourceFacts, list[dict], list[dict]], list[Finding]]
 

@@ -14,14 +14,15 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from typing import Any
 
-from suite.fidelity.facts import Finding, Witness
+from asr_conformance.fidelity.facts import Finding, Witness
 
 GROUP = "asr_conformance.witnesses"
 
 
 def builtin_witnesses() -> list[Witness]:
     """The witnesses the suite ships: Claude Code transcripts and Codex rollouts."""
-    from asr_conformance.fidelity import claude_code, codex
+    # The mutation modules attach each format's source edits to its witness.
+    from asr_conformance.fidelity import claude_code, claude_code_mutations, codex, codex_mutations  # noqa: F401
 
     return [claude_code.WITNESS, codex.WITNESS]
 

@@ -14,7 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.fidelity.codex import MUTATIONS, WITNESS
+from asr_conformance.fidelity.codex import WITNESS
+from asr_conformance.fidelity.codex_mutations import MUTATIONS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import Finding
 from asr_conformance.reference.checks import validate_bytes

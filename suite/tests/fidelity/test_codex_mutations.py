@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.fidelity.codex import MUTATIONS, WITNESS
-from asr_conformance.fidelity.codex_mutations import ALTERED_EXIT_CODE
+from asr_conformance.fidelity.codex import WITNESS
+from asr_conformance.fidelity.codex_mutations import ALTERED_EXIT_CODE, MUTATIONS
 from asr_conformance.fidelity.mutations import Mutation
 
 ROOT = Path(__file__).resolve().parents[3]

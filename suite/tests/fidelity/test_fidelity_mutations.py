@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 from fidelity_helpers import EXAMPLE, MISBEHAVING, SAMPLES, convert, sample_id
 
-from asr_conformance.fidelity.claude_code import MUTATIONS, WITNESS
+from asr_conformance.fidelity.claude_code import WITNESS
+from asr_conformance.fidelity.claude_code_mutations import MUTATIONS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.mutations import Mutation
 
