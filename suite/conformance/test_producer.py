@@ -15,6 +15,16 @@ from pathlib import Path
 import pytest
 
 from asr_conformance.harness.answers import Conversion, Outcome
+from asr_conformance.harness.judging.fidelity import (
+    FIDELITY_RULES,
+    Fidelity,
+    SourceEdit,
+    describe,
+    judge_fidelity,
+    judge_mutation,
+    mutation_named,
+    witness_for_input,
+)
 from asr_conformance.harness.judging.producer import (
     INDEPENDENCE,
     OUTPUT_RULES,
@@ -122,6 +132,60 @@ def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: 
         pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): exit 0 with a stream that breaks "
                     f"{', '.join(broken)}; refuse damaged input instead:\n"
                     + "\n".join(str(p) for p in problems[:PROBLEM_LIMIT]), pytrace=False)
+
+
+@_marked(FIDELITY_RULES)
+def test_fidelity(producer_input, producer_runner: ProducerRunner, record_property) -> None:
+    """The stream keeps what the native input records and invents nothing (the witness reads the input)."""
+    source = _path(producer_input)
+    baseline = producer_runner.baseline(source)
+    if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
+        pytest.skip(f"no stream to hold to its source ({baseline.outcome.value}; see test_output_conforms)")
+    result = judge_fidelity(source.read_bytes(), baseline.stream)
+    _judge_fidelity_result(result, source, baseline.stream, "a stream that keeps every fact of its source",
+                           record_property, f"{source.name}: the stream does not follow its source")
+
+
+@_marked(FIDELITY_RULES)
+def test_follows_source_edit(source_edit: SourceEdit, producer_runner: ProducerRunner, tmp_path: Path,
+                             record_property) -> None:
+    """An edited copy of the input converts to a stream that changed exactly as the edit implies."""
+    source = Path(source_edit.input.path)
+    data = source.read_bytes()
+    if source_edit.mutation is None:
+        record_property("asr_fidelity", "not-checked")
+        pytest.skip("fidelity not checked: no witness reads this input, so it cannot be edited in known ways")
+    witness = witness_for_input(data)
+    mutation = mutation_named(witness, source_edit.mutation) if witness is not None else None
+    if witness is None or mutation is None:
+        pytest.skip(f"fidelity not checked: the {source_edit.mutation} edit is not offered for this input")
+    baseline = producer_runner.baseline(source)
+    if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
+        pytest.skip(f"no stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
+
+    def convert(edited: bytes) -> bytes | str:
+        copy = tmp_path / f"edited{source.suffix}"
+        copy.write_bytes(edited)
+        conversion = producer_runner.convert(copy, "baseline")
+        if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
+            return conversion.stream
+        return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
+
+    result = judge_mutation(mutation, witness, data, baseline.stream, convert)
+    _judge_fidelity_result(result, source, baseline.stream, f"after the edit: {mutation.description}",
+                           record_property, f"{source.name}, edited ({mutation.name}): the stream did not follow")
+
+
+def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, record_property,
+                           headline: str) -> None:
+    if result.not_checked is not None and not result.findings:
+        record_property("asr_fidelity", "not-checked")
+        pytest.skip(f"fidelity {result.not_checked}")
+    rules = result.rules or list(FIDELITY_RULES)
+    _record(record_property, source, stream, expected, rules, "failed" if result.findings else "passed")
+    if result.findings:
+        pytest.fail(f"{headline} (breaks {', '.join(result.rules)}):\n" + "\n".join(describe(result.findings)),
+                    pytrace=False)
 
 
 # --- helpers ---------------------------------------------------------------------------

@@ -1,1 +1,10 @@
-"""Producer fidelity: witnesses that read native inputs, and checks that hold a stream to them."""
+"""Producer fidelity: witnesses that read native inputs, and checks that hold a stream to them.
+
+``facts``      what a witness reports (SourceFacts, Finding) and the Witness interface
+``claude_code`` the witness for Claude Code transcripts, and its source mutations (``MUTATIONS``)
+``registry``   which witness reads an input (built-ins and ``asr_conformance.witnesses`` entry points)
+``compare``    ``check_fidelity(facts, records)``: the findings, per rule and family
+``mutations``  the Mutation type: an edit of the source and what it must change in the stream
+
+See docs/witnesses.md.
+"""

@@ -58,6 +58,13 @@ class NativeCall:
     parent_call_id: str | None = None
     #: The time of the native line that holds the call.
     ts: str | None = None
+    #: The source marks the call as part of a side conversation (a subagent's, ``isSidechain``).
+    sidechain: bool = False
+    #: Whether the source records arguments at all (``arguments`` may be a JSON ``null``).
+    has_arguments: bool = True
+    #: Other times a faithful stream may give the call: those of the other lines of the same model
+    #: response (Claude Code writes one response over several lines; a converter may join them).
+    other_ts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -75,6 +82,7 @@ class NativeResult:
     exit_code: int | None = None
     timing: Timing = field(default_factory=Timing)
     ts: str | None = None
+    sidechain: bool = False
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,7 @@ class NativeMessage:
     #: The source's own ID for the message, when it has one.
     native_id: str | None = None
     ts: str | None = None
+    sidechain: bool = False
 
 
 @dataclass(frozen=True)
@@ -125,6 +134,51 @@ class SourceFacts:
     records_exit_codes: bool = False
     #: Secret values the source holds that must not reach the stream (ASR-283).
     secrets: tuple[str, ...] = ()
+    #: Parent links the source records outside the calls themselves (call ID -> parent call IDs), for
+    #: example Claude Code's ``parentToolUseID`` beside a subagent's copied tool use (ASR-275).
+    parent_links: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: ``decidedBy`` values the source records per call ID (ASR-270); Claude Code records none.
+    decided_by: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: Permission modes the source records (Claude Code's ``permissionMode``), as written.
+    permission_modes: frozenset[str] = frozenset()
+    #: Every agent version the source records, in order of first appearance.
+    agent_versions: tuple[str, ...] = ()
+    #: Content categories the witness saw that no faithful converter is asked to keep as messages
+    #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
+    skipped: dict[str, int] = field(default_factory=dict)
+
+    def dangling(self) -> list[NativeCall]:
+        """Calls the source gives no result (ASR-265)."""
+        answered = {r.call_id for r in self.results}
+        return [c for c in self.calls if c.call_id not in answered]
+
+    def orphans(self) -> list[NativeResult]:
+        """Results whose call ID no call has (ASR-266)."""
+        called = {c.call_id for c in self.calls}
+        return [r for r in self.results if r.call_id is not None and r.call_id not in called]
+
+    def duplicate_ids(self) -> set[str]:
+        """Native call IDs that more than one call carries (ASR-262)."""
+        seen: set[str] = set()
+        return {c.call_id for c in self.calls if c.call_id in seen or seen.add(c.call_id)}
+
+
+@dataclass(frozen=True)
+class Finding:
+    """One disagreement between a stream and its source, written for the vendor who must fix it."""
+
+    #: The rule broken (``ASR-252``), as the spec pages number it.
+    rule: str
+    #: ``completeness``, ``identity``, ``exact-values`` or ``nothing-invented`` (``format`` for witness choice).
+    family: str
+    message: str
+    #: Where the source records the value; ``None`` for facts of the whole input.
+    where: Where | None = None
+    #: The stream record that disagrees (its ``seq``); ``None`` when the record is missing.
+    seq: int | None = None
+
+
+FAMILIES = ("completeness", "identity", "exact-values", "nothing-invented")
 
 
 class NotThisFormat(Exception):

@@ -23,7 +23,9 @@ from asr_conformance.harness.persistent import PersistentValidator
 
 ROLES = ("validator", "producer", "reader")
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
-REFERENCE_SAMPLES = Path(__file__).resolve().parents[2] / "examples" / "claude-code-converter" / "samples"
+REFERENCE_SAMPLES = tuple(
+    Path(__file__).resolve().parents[2] / "examples" / name / "samples" for name in ("claude-code-converter", "codex-converter")
+)
 
 
 class TargetError(Exception):
@@ -109,9 +111,8 @@ def bundled_reference(role: str | None, inputs: Sequence[str], timeout: float | 
 
 
 def _reference_samples() -> tuple[ProducerInput, ...]:
-    if not REFERENCE_SAMPLES.is_dir():
-        return ()
-    return expand_inputs([str(REFERENCE_SAMPLES)])
+    found = [str(folder) for folder in REFERENCE_SAMPLES if folder.is_dir()]
+    return expand_inputs(found) if found else ()
 
 
 def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: bool,

@@ -253,6 +253,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
             for item in target.inputs:
                 inputs.setdefault(item.id, item)
         metafunc.parametrize("producer_input", [pytest.param(i, id=i.id) for i in inputs.values()])
+    if "source_edit" in metafunc.fixturenames:
+        from asr_conformance.harness.judging.fidelity import source_edits
+
+        unique = {i.id: i for target in targets_of(config) for i in target.inputs}
+        metafunc.parametrize("source_edit", [
+            pytest.param(edit, id=edit.id) for item in unique.values() for edit in source_edits(item)
+        ])
     targets = targets_of(config)
     if len(targets) > 1 and "asr_target" in metafunc.fixturenames:
         metafunc.parametrize("asr_target", [pytest.param(t, id=t.key) for t in targets], scope="session")
@@ -265,7 +272,7 @@ def item_role(item: pytest.Item) -> str:
     names = getattr(item, "fixturenames", ())
     if "reader_case" in names or "asr_reader" in names:
         return "reader"
-    if "producer_input" in names:
+    if "producer_input" in names or "source_edit" in names:
         return "producer"
     return "validator"
 
@@ -288,7 +295,7 @@ def result_id(item: pytest.Item, role: str) -> str:
     for name, value in params.items():
         if name == "asr_target":
             continue
-        parts.append(value.id if isinstance(value, (Case, ProducerInput)) else str(value))
+        parts.append(value.id if isinstance(value, (Case, ProducerInput)) or hasattr(value, "input") else str(value))
     name = getattr(item, "originalname", item.name)
     return f"{role}/{name}" + (f"[{'-'.join(parts)}]" if parts else "")
 
@@ -311,7 +318,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         role = item_role(item)
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
-        given = callspec.params.get("producer_input") if callspec is not None else None
+        params = callspec.params if callspec is not None else {}
+        given = params.get("producer_input") or getattr(params.get("source_edit"), "input", None)
         if role not in target.roles or (isinstance(given, ProducerInput) and given not in target.inputs):
             dropped.append(item)
             continue

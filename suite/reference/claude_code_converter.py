@@ -143,6 +143,7 @@ class Conversion:
             block["id"] for _, e in entries for block in _blocks(e)
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str)
         )
+        self.questions: dict[str, dict] = {}
         self.agent_version: str | None = None
         self.title: str | None = None
         self.permission_mode: str | None = None
@@ -165,6 +166,7 @@ class Conversion:
 
     def header(self, session_id: str) -> dict:
         version = next((v for _, e in self.entries if (v := _string(e, "version"))), None)
+        agent_id = self.subagent_id()
         started = next((e["timestamp"] for _, e in self.entries if e.get("timestamp") is not None), None)
         root = self.root()
         source: dict[str, Any] = {"format": SOURCE_FORMAT}
@@ -173,7 +175,7 @@ class Conversion:
         header: dict[str, Any] = {
             "type": "session", "seq": 0, "id": "h", "formatVersion": "0.1",
             "agent": {"name": "claude-code", **({"version": version} if version else {})},
-            "sessionId": session_id,
+            "sessionId": agent_id or session_id,
             "producer": {
                 "name": NAME, "version": VERSION, "method": "converter", "instance": self.instance(),
                 "source": source, "lossy": sorted(self.lossy),
@@ -181,11 +183,26 @@ class Conversion:
         }
         if started is not None:
             header["startedAt"] = started
+        if agent_id is not None:
+            header["scope"] = "subagent"
         if root is not None:
             header["workspace"] = {"roots": [root]}
         header["profiles"] = ["core", "coding"] if root is not None else ["core"]
         header["contentLevel"] = "full"
         return header
+
+    def subagent_id(self) -> str | None:
+        """A subagent's own file: every conversation line is a sidechain of one agentId.
+
+        Its lines carry the parent's sessionId; the subagent's own native ID is its agentId,
+        so that is the stream's sessionId, and the header says scope: subagent.
+        """
+        lines = [e for _, e in self.entries if e["type"] in MESSAGE_ENTRIES]
+        agents = {e.get("agentId") for e in lines}
+        if lines and all(e.get("isSidechain") is True for e in lines) and len(agents) == 1:
+            agent = agents.pop()
+            return agent if isinstance(agent, str) and agent else None
+        return None
 
     def instance(self) -> str:
         """ASR-006: opaque; derived from the input so that a conversion is repeatable."""
@@ -310,6 +327,8 @@ class Conversion:
             else:  # ASR-254: kept whole, as text
                 members["inputText"] = json.dumps(block["input"], ensure_ascii=False)
         self.emit("tool_call", ts, **members)
+        if name == "AskUserQuestion" and self.call_counts[call_id] == 1 and isinstance(block.get("input"), dict):
+            self.questions[call_id] = block["input"]
 
     def tool_result(self, number: int, index: int, block: dict, raw: Any, has_raw: bool, ts: str | None) -> None:
         native = block.get("tool_use_id")
@@ -333,6 +352,33 @@ class Conversion:
             else:
                 self.lossy.add("tool_result.raw")
         self.emit("tool_result", ts, **members)
+        if members.get("linkage") == "exact" and native in self.questions and has_raw:
+            self.input_request(native, self.questions.pop(native), raw, ts)
+
+    def input_request(self, call_id: str, arguments: dict, raw: Any, ts: str | None) -> None:
+        """AskUserQuestion and the answers its result records (toolUseResult.answers); IDs by position."""
+        asked = [q for q in arguments.get("questions") or () if isinstance(q, dict) and isinstance(q.get("question"), str)]
+        answers = raw.get("answers") if isinstance(raw, dict) else None
+        if not asked or not isinstance(answers, dict):
+            return
+        questions, given = [], []
+        for index, item in enumerate(asked):
+            question: dict[str, Any] = {"id": str(index), "text": item["question"]}
+            if isinstance(item.get("header"), str):
+                question["header"] = item["header"]
+            options = [o for o in item.get("options") or () if isinstance(o, dict) and isinstance(o.get("label"), str)]
+            if options:
+                question["options"] = [{k: o[k] for k in ("label", "description") if isinstance(o.get(k), str)}
+                                       for o in options]
+            if isinstance(item.get("multiSelect"), bool):
+                question["multiSelect"] = item["multiSelect"]
+            questions.append(question)
+            answer = answers.get(item["question"])
+            if isinstance(answer, str):
+                labels = {o["label"] for o in options}
+                given.append({"questionId": str(index), **({"selected": [answer]} if answer in labels else {"text": answer})})
+        self.emit("input_request", ts, requestId=call_id, idSource="derived", callId=call_id, mode="questions",
+                  questions=questions, status="answered", answers=given)
 
     def result_content(self, number: int, index: int, content: Any) -> list[dict]:
         """What the model received: the result block's text (ASR-259)."""

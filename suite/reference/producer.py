@@ -1,16 +1,19 @@
-"""The reference's producer role: the example Claude Code converter.
+"""The reference's producer role: the example converters for Claude Code and Codex.
 
-The converter is one standard-library file meant to be copied; it lives in the
-package (``reference/claude_code_converter.py``) so that an installed suite keeps
-its producer role, and ``examples/claude-code-converter/asr-from-claude-code`` is
-a link to it.
+Each converter is one standard-library file meant to be copied; both live in the package
+(``reference/claude_code_converter.py``, ``reference/codex_converter.py``) so that an
+installed suite keeps its producer role, and the ``examples/`` paths link to them. The
+reference picks one by the input's first line: a Codex rollout line is an envelope
+(``session_meta``, ``response_item``, ...) or the old header without ``type``.
 """
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from types import ModuleType
 
-from asr_conformance.reference import claude_code_converter as converter
+from asr_conformance.reference import claude_code_converter, codex_converter
 
 
 class Refusal(Exception):
@@ -18,13 +21,29 @@ class Refusal(Exception):
 
 
 def available() -> bool:
-    """Always true now that the converter ships in the package; kept for the server's handshake."""
+    """Always true now that the converters ship in the package; kept for the server's handshake."""
     return True
+
+
+def converter_for(data: bytes) -> ModuleType:
+    """The Codex converter for a rollout, else the Claude Code converter (which refuses what it cannot read)."""
+    first = next((line for line in data[:1 << 20].splitlines() if line.strip()), b"")
+    try:
+        value = json.loads(first)
+    except ValueError:
+        return claude_code_converter
+    if isinstance(value, dict) and (
+        (value.get("type") in codex_converter.ENVELOPE_TYPES and isinstance(value.get("payload"), dict))
+        or ("type" not in value and isinstance(value.get("id"), str))
+    ):
+        return codex_converter
+    return claude_code_converter
 
 
 def reference_convert(path: str) -> bytes:
     """The stream for one native input; OSError when it cannot be read, Refusal when it is not a transcript."""
     data = Path(path).read_bytes()
+    converter = converter_for(data)
     try:
         return converter.convert(data)
     except converter.Refused as refused:

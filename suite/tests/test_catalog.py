@@ -122,3 +122,21 @@ def test_producer_rules_said_to_be_checked_metamorphically_are() -> None:
             assert rule.reason, f"{rule.id} has no reason"
         if rule.tested == "producer" and "Metamorphic" in (rule.reason or ""):
             assert rule.id in marked, f"{rule.id} promises metamorphic checks, and no producer test checks it"
+
+
+def test_rules_said_to_be_checked_by_fidelity_are() -> None:
+    """A rule whose reason promises fidelity checks is one the fidelity tests are marked with, and the
+    fidelity tests are marked with every rule the fidelity modules name."""
+    import re
+    from pathlib import Path
+
+    from asr_conformance import fidelity
+    from asr_conformance.harness.judging.fidelity import FIDELITY_RULES
+
+    for rule in load_catalog().values():
+        if "idelity checks" in (rule.reason or ""):
+            assert rule.id in FIDELITY_RULES, f"{rule.id} promises fidelity checks, and no fidelity test is marked with it"
+    named = set()
+    for path in Path(fidelity.__file__).parent.glob("*.py"):
+        named |= set(re.findall(r'"(ASR-\d{3})"', path.read_text(encoding="utf-8")))
+    assert named <= set(FIDELITY_RULES), f"fidelity modules name rules the fidelity tests are not marked with: {sorted(named - set(FIDELITY_RULES))}"

@@ -178,3 +178,16 @@ def test_the_check_sees_a_cycle_and_a_wrong_import() -> None:
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
     assert side_of(f"{PACKAGE}.harness.targets") == "harness"
     assert "plugin" not in ALLOWED["harness"]
+
+
+@pytest.mark.parametrize("module", sorted(modules()))
+def test_imports_name_the_package_not_a_folder(module: str) -> None:
+    """``from suite.x import`` loads a second copy of a module (a tool that names imports by
+    folder writes it): classes then differ from the package's own and isinstance fails."""
+    path = modules()[module]
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    folders = ("suite", "generators", "reports", "cases")
+    wrong = [node.lineno for node in ast.walk(tree)
+             if isinstance(node, ast.ImportFrom) and (node.module or "").split(".")[0] in folders
+             or isinstance(node, ast.Import) and any(a.name.split(".")[0] in folders for a in node.names)]
+    assert not wrong, f"{module}: imports a folder instead of asr_conformance on line(s) {wrong}"

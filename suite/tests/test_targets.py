@@ -52,7 +52,9 @@ def test_role_defaults_follow_the_contract() -> None:
 def test_the_bundled_reference_plays_every_role_it_can() -> None:
     (target,) = resolve()
     assert not target.given and set(target.roles) == {"validator", "reader", "producer"}
-    assert {i.id for i in target.inputs} == {p.name for p in SAMPLES.glob("*.jsonl")}
+    codex = SAMPLES.parent.parent / "codex-converter" / "samples"
+    expected = {p.relative_to(SAMPLES).as_posix() for p in SAMPLES.rglob("*.jsonl")} | {p.name for p in codex.glob("*.jsonl")}
+    assert {i.id for i in target.inputs} == expected
 
 
 def test_a_manifest_brings_its_inputs_and_expectations(tmp_path: Path) -> None:

@@ -1,0 +1,333 @@
+"""Source mutations of Claude Code transcripts (see ``mutations``); ``MUTATIONS`` lists them.
+
+Each edit touches one line (or drops it when nothing is left in it), re-serialising only that
+line, and picks its target deterministically: the first call whose ID appears once among the
+calls and once among the results, so that the expected change is unambiguous.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from asr_conformance.fidelity.claude_code import ClaudeCodeWitness, _is_harness_text
+from asr_conformance.fidelity.facts import Finding, SourceFacts
+from asr_conformance.fidelity.mutations import Mutation, records_of
+from asr_conformance.fidelity.timestamps import parse_instant, same_instant
+
+Lines = list[tuple[bytes, Any]]
+#: A name no converter could produce by accident from the original: mixed case, separators, a digit.
+RENAMED_PREFIX = "Mutated__"
+RENAMED_SUFFIX = "-V2"
+ADDED_TEXT = "\n\n  Also:\tkeep  the   spacing.  "
+MOVED_BY = timedelta(days=1, seconds=1, milliseconds=500)
+
+
+def _lines(data: bytes) -> Lines | None:
+    out: Lines = []
+    for raw in data.split(b"\n"):
+        if not raw.strip():
+            out.append((raw, None))
+            continue
+        try:
+            out.append((raw, json.loads(raw)))
+        except ValueError:
+            return None
+    return out
+
+
+def _dump(lines: Lines) -> bytes:
+    return b"\n".join(raw for raw, _ in lines)
+
+
+def _encode(value: dict) -> bytes:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _blocks(value: Any) -> list:
+    message = value.get("message") if isinstance(value, dict) else None
+    content = message.get("content") if isinstance(message, dict) else None
+    return content if isinstance(content, list) else []
+
+
+def _blocks_of(lines: Lines, kind: str) -> list[tuple[int, dict]]:
+    return [(i, b) for i, (_, v) in enumerate(lines) for b in _blocks(v) if isinstance(b, dict) and b.get("type") == kind]
+
+
+def _clean_pairs(lines: Lines) -> list[str]:
+    """Call IDs used by exactly one tool_use and one tool_result, in file order."""
+    uses = [b.get("id") for _, b in _blocks_of(lines, "tool_use")]
+    results = [b.get("tool_use_id") for _, b in _blocks_of(lines, "tool_result")]
+    return [i for i in uses if isinstance(i, str) and uses.count(i) == 1 and results.count(i) == 1]
+
+
+def _replace(lines: Lines, index: int, value: dict | None) -> Lines:
+    """The lines with one line rewritten, or dropped when ``value`` is None."""
+    changed = list(lines)
+    if value is None:
+        del changed[index]
+    else:
+        changed[index] = (_encode(value), value)
+    return changed
+
+
+def _remove_block(lines: Lines, kind: str, key: str, call_id: str) -> Lines:
+    index, value = next((i, v) for i, (_, v) in enumerate(lines) if any(
+        isinstance(b, dict) and b.get("type") == kind and b.get(key) == call_id for b in _blocks(v)))
+    value = json.loads(json.dumps(value))
+    value["message"]["content"] = [b for b in _blocks(value) if not (b.get("type") == kind and b.get(key) == call_id)]
+    if kind == "tool_result":
+        value.pop("toolUseResult", None)
+    return _replace(lines, index, value if value["message"]["content"] else None)
+
+
+def _edit_block(lines: Lines, kind: str, key: str, call_id: str, edit: Callable[[dict, dict], None]) -> Lines:
+    index, value = next((i, v) for i, (_, v) in enumerate(lines) if any(
+        isinstance(b, dict) and b.get("type") == kind and b.get(key) == call_id for b in _blocks(v)))
+    value = json.loads(json.dumps(value))
+    block = next(b for b in _blocks(value) if b.get("type") == kind and b.get(key) == call_id)
+    edit(value, block)
+    return _replace(lines, index, value)
+
+
+def _first_pair(data: bytes, count: int = 1) -> tuple[Lines, list[str]] | None:
+    lines = _lines(data)
+    if lines is None:
+        return None
+    pairs = _clean_pairs(lines)
+    return (lines, pairs[:count]) if len(pairs) >= count else None
+
+
+# --- the edits ------------------------------------------------------------------------
+
+
+def delete_result(data: bytes) -> bytes | None:
+    found = _first_pair(data)
+    return None if found is None else _dump(_remove_block(found[0], "tool_result", "tool_use_id", found[1][0]))
+
+
+def delete_call(data: bytes) -> bytes | None:
+    found = _first_pair(data)
+    return None if found is None else _dump(_remove_block(found[0], "tool_use", "id", found[1][0]))
+
+
+def duplicate_call_id(data: bytes) -> bytes | None:
+    found = _first_pair(data, 2)
+    if found is None:
+        return None
+    lines, (first, second) = found
+    lines = _edit_block(lines, "tool_use", "id", second, lambda _, b: b.update(id=first))
+    return _dump(_edit_block(lines, "tool_result", "tool_use_id", second, lambda _, b: b.update(tool_use_id=first)))
+
+
+def flip_error(data: bytes) -> bytes | None:
+    found = _first_pair(data)
+    if found is None:
+        return None
+    lines, (call_id,) = found
+    return _dump(_edit_block(lines, "tool_result", "tool_use_id", call_id,
+                             lambda _, b: b.update(is_error=not b.get("is_error", False))))
+
+
+def rename_tool(data: bytes) -> bytes | None:
+    found = _first_pair(data)
+    if found is None:
+        return None
+    lines, (call_id,) = found
+    return _dump(_edit_block(lines, "tool_use", "id", call_id,
+                             lambda _, b: b.update(name=RENAMED_PREFIX + b["name"] + RENAMED_SUFFIX)))
+
+
+def move_timestamp(data: bytes) -> bytes | None:
+    found = _first_pair(data)
+    if found is None:
+        return None
+    lines, (call_id,) = found
+
+    def move(line: dict, _: dict) -> None:
+        instant = parse_instant(str(line.get("timestamp")))
+        if instant is None:
+            raise LookupError("no timestamp")
+        moved = datetime.fromtimestamp(instant[0], UTC) + MOVED_BY
+        line["timestamp"] = moved.strftime("%Y-%m-%dT%H:%M:%S.") + "500Z"
+
+    try:
+        return _dump(_edit_block(lines, "tool_use", "id", call_id, move))
+    except LookupError:
+        return None
+
+
+def change_message(data: bytes) -> bytes | None:
+    lines = _lines(data)
+    if lines is None:
+        return None
+    for index, (_, value) in enumerate(lines):
+        if _is_prompt(value):
+            value = json.loads(json.dumps(value))
+            value["message"]["content"] += ADDED_TEXT
+            return _dump(_replace(lines, index, value))
+    return None
+
+
+def _is_prompt(value: Any) -> bool:
+    if not isinstance(value, dict) or value.get("type") != "user":
+        return False
+    if any(value.get(flag) is True for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")):
+        return False
+    content = value.get("message", {}).get("content") if isinstance(value.get("message"), dict) else None
+    return isinstance(content, str) and bool(content.strip()) and not _is_harness_text(content)
+
+
+# --- the expectations -------------------------------------------------------------------
+
+
+def _changed_call(before: SourceFacts, after: SourceFacts, attribute: str) -> tuple[str, Any] | None:
+    for old, new in zip(before.calls, after.calls, strict=False):
+        if getattr(old, attribute) != getattr(new, attribute):
+            return new.call_id, getattr(new, attribute)
+    return None
+
+
+def expect_dangling(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+    answered = {r.call_id for r in after.results}
+    dangling = [c for c in after.calls if c.call_id not in answered and c.call_id in {r.call_id for r in before.results}]
+    findings = []
+    for call in dangling:
+        if not records_of(stream, "tool_call", call.call_id):
+            findings.append(Finding("ASR-157", "completeness",
+                                    f"after its result was deleted, call {call.call_id} vanished from the stream", call.where))
+        for record in records_of(stream, "tool_result", call.call_id):
+            findings.append(Finding("ASR-265", "identity",
+                                    f"after its result was deleted from the source, call {call.call_id} still has a "
+                                    f"result (status {record.get('status')}); a dangling call gets none", call.where,
+                                    record.get("seq")))
+    return findings
+
+
+def expect_orphan(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+    calls = {c.call_id for c in after.calls}
+    orphans = [r for r in after.results if r.call_id not in calls and r.call_id in {c.call_id for c in before.calls}]
+    findings = []
+    for result in orphans:
+        if not records_of(stream, "tool_result", result.call_id or ""):
+            findings.append(Finding("ASR-266", "identity",
+                                    f"after its call was deleted from the source, the result for {result.call_id} "
+                                    f"vanished; orphan results must be kept", result.where))
+        for record in records_of(stream, "tool_call", result.call_id or ""):
+            findings.append(Finding("ASR-250", "nothing-invented",
+                                    f"the call {result.call_id} was deleted from the source but the stream still has it",
+                                    result.where, record.get("seq")))
+    return findings
+
+
+def expect_duplicates_kept(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+    counts: dict[str, int] = {}
+    for call in after.calls:
+        counts[call.call_id] = counts.get(call.call_id, 0) + 1
+    findings = []
+    for call_id, count in counts.items():
+        if count < 2:
+            continue
+        where = next(c.where for c in after.calls if c.call_id == call_id)
+        calls = records_of(stream, "tool_call", call_id)
+        if len(calls) < count:
+            findings.append(Finding("ASR-262", "identity",
+                                    f"{count} calls share the native ID {call_id}; the stream keeps it on {len(calls)}",
+                                    where))
+        for record in records_of(stream, "tool_result", call_id):
+            if record.get("callId") == call_id and record.get("linkage") in ("exact", "derived"):
+                findings.append(Finding("ASR-262", "identity",
+                                        f"a result for the shared ID {call_id} is paired (linkage "
+                                        f"{record.get('linkage')}); it must stay ambiguous", where, record.get("seq")))
+    return findings
+
+
+def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+    findings = []
+    for old, new in zip(before.results, after.results, strict=False):
+        if old.statuses == new.statuses or new.call_id is None:
+            continue
+        records = records_of(stream, "tool_result", new.call_id)
+        if not records or records[0].get("status") not in new.statuses:
+            status = records[0].get("status") if records else "no result"
+            findings.append(Finding("ASR-258", "exact-values",
+                                    f"after is_error was flipped for {new.call_id}, the stream says {status}; "
+                                    f"the status must follow the source ({' or '.join(sorted(new.statuses))})",
+                                    new.where, records[0].get("seq") if records else None))
+    return findings
+
+
+def expect_name(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+    changed = _changed_call(before, after, "name")
+    if changed is None:
+        return []
+    call_id, name = changed
+    records = records_of(stream, "tool_call", call_id)
+    where = next(c.where for c in after.calls if c.call_id == call_id)
+    if not records or records[0].get("name") != name:
+        written = records[0].get("name") if records else "no call"
+        return [Finding("ASR-252", "exact-values",
+                        f"after the tool was renamed to {name!r} in the source, the stream says {written!r}",
+                        where, records[0].get("seq") if records else None)]
+    return []
+
+
+def expect_time(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+    changed = _changed_call(before, after, "ts")
+    if changed is None:
+        return []
+    call_id, ts = changed
+    records = records_of(stream, "tool_call", call_id)
+    where = next(c.where for c in after.calls if c.call_id == call_id)
+    if not records:
+        return [Finding("ASR-157", "completeness", f"after its time moved, call {call_id} vanished", where)]
+    written = records[0].get("ts")
+    call = next(c for c in after.calls if c.call_id == call_id)
+    if written is not None and not any(same_instant(written, t) for t in (ts, *call.other_ts)):
+        return [Finding("ASR-103", "exact-values",
+                        f"the source line of call {call_id} now says {ts}; the stream still says {written}",
+                        where, records[0].get("seq"))]
+    return []
+
+
+def expect_text(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+    new_texts = [(m, t) for m in after.messages for t in m.texts if t.endswith(ADDED_TEXT)]
+    findings = []
+    for message, text in new_texts:
+        holders = [r for r in stream if r.get("type") == "message" and text in _text(r)]
+        if not holders:
+            findings.append(Finding("ASR-157", "exact-values",
+                                    "after the user's message was changed in the source, no message record holds the "
+                                    "new text byte for byte", message.where))
+    return findings
+
+
+def _text(record: dict) -> str:
+    content = record.get("content")
+    if isinstance(content, str):
+        return content
+    return "".join(p.get("text", "") for p in content or () if isinstance(p, dict) and isinstance(p.get("text"), str))
+
+
+MUTATIONS: tuple[Mutation, ...] = (
+    Mutation("delete-result", "ASR-265", "a result is deleted: its call must become dangling, with no result",
+             delete_result, expect_dangling),
+    Mutation("delete-call", "ASR-266", "a call is deleted: its result must be kept as an orphan",
+             delete_call, expect_orphan),
+    Mutation("duplicate-call-id", "ASR-262", "two calls share one native ID: both kept, their results unpaired",
+             duplicate_call_id, expect_duplicates_kept),
+    Mutation("flip-error", "ASR-258", "a result's is_error is flipped: its status must follow",
+             flip_error, expect_status),
+    Mutation("rename-tool", "ASR-252", "a tool is renamed: the call's name must follow exactly",
+             rename_tool, expect_name),
+    Mutation("move-timestamp", "ASR-103", "a call's line gets another time: the call's ts must follow",
+             move_timestamp, expect_time),
+    Mutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
+             change_message, expect_text),
+)
+
+# The harness looks for a witness's source edits on the witness itself (harness.judging.fidelity);
+# the registry imports this module, so the built-in witness always carries them.
+ClaudeCodeWitness.mutations = MUTATIONS  # type: ignore[attr-defined]

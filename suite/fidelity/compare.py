@@ -1,0 +1,634 @@
+"""Hold a converted stream against its source's facts: ``check_fidelity(facts, records)``.
+
+Four families, each finding naming its rule:
+
+* completeness: every native call, result and message is in the stream, unless the stream
+  declares its category lost in ``producer.lossy`` (header and declarations; ASR-157);
+* identity: native call IDs kept (``callIdSource: native``), duplicates kept on each call, no
+  positional pairing (ASR-262), orphans kept (ASR-266), no result made up for a dangling call
+  (ASR-265);
+* exact values: names (ASR-252), arguments (ASR-254), message and result text byte for byte,
+  status from the source's flag (ASR-258), times as the same instants (ASR-103, ASR-154), header
+  session ID and agent version (ASR-051);
+* nothing invented: exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
+  (ASR-274), timing (ASR-261), ``decidedBy`` (ASR-270), answers (ASR-285), secrets (ASR-283),
+  ``kind`` as a function of the name (ASR-253), times the source lacks (ASR-104).
+
+Strict where the pages say MUST, tolerant of legitimate mapping choices: a converter may split
+or join text parts (texts are checked by exact containment), write times in another offset,
+leave optional members out, map an error to ``failed``, ``denied`` or ``interrupted``, and declare
+any category lost. Records are the stream as dicts, already valid per the reference validator.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from asr_conformance.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, SourceFacts, Where
+from asr_conformance.fidelity.timestamps import parse_instant, same_instant
+
+#: Categories a lossy entry may name, per kind of native item. An entry excuses an item when it
+#: equals one of the item's categories or is a prefix of one up to a dot ("message" excuses
+#: "message.user"); plural spellings and a "claude-code." prefix are read as the same name.
+CALL_CATEGORIES = ("tool_call", "tool_use")
+RESULT_CATEGORIES = ("tool_result", "tool_result.content")
+ARGUMENT_CATEGORIES = ("tool_call.input", "tool_use.input")
+SIDECHAIN_CATEGORIES = ("sidechain", "subagent", "isSidechain")
+
+
+def message_categories(role: str) -> tuple[str, ...]:
+    return (f"message.{role}", f"content.text.{role}", f"{role}.text", f"{role}")
+
+
+EXIT_CODE_CATEGORIES = ("tool_result.exec", "tool_result.exec.exitCode", "exec", "exec.exitCode", "exitCode")
+RESULT_TEXT_CATEGORIES = ("tool_result.content", "content.text", "tool_result.text")
+EXCERPT = 120
+
+
+@dataclass
+class Lossy:
+    """The loss categories a stream declares, read generously."""
+
+    names: frozenset[str]
+
+    @classmethod
+    def of(cls, records: list[dict]) -> Lossy:
+        names: set[str] = set()
+        for record in records:
+            source = record.get("producer") if record.get("type") == "session" else record
+            lossy = source.get("lossy") if isinstance(source, dict) else None
+            if record.get("type") in ("session", "declaration") and isinstance(lossy, list):
+                names |= {_normal(name) for name in lossy if isinstance(name, str)}
+        return cls(frozenset(names))
+
+    def excuses(self, categories: Iterable[str]) -> bool:
+        for category in map(_normal, categories):
+            parts = category.split(".")
+            if any(".".join(parts[:n]) in self.names for n in range(1, len(parts) + 1)):
+                return True
+        return False
+
+
+def _normal(name: str) -> str:
+    name = name.strip()
+    for prefix in ("claude-code.", "claude_code.", "claude-code/"):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    head, dot, rest = name.partition(".")
+    if head.endswith("s") and head[:-1] in ("tool_call", "tool_result", "message", "tool_use"):
+        head = head[:-1]
+    return head + dot + rest
+
+
+@dataclass
+class Stream:
+    """The stream's records indexed for the checks; superseded revisions are left out."""
+
+    records: list[dict]
+    header: dict = field(default_factory=dict)
+    calls: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
+    results: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
+    unlinked_results: list[dict] = field(default_factory=list)
+    all_calls: list[dict] = field(default_factory=list)
+    all_results: list[dict] = field(default_factory=list)
+    messages: list[dict] = field(default_factory=list)
+    message_ids: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
+    texts: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
+
+    @classmethod
+    def of(cls, records: list[dict]) -> Stream:
+        stream = cls(records)
+        superseded = {r.get("supersedes") for r in records if isinstance(r.get("supersedes"), str)}
+        for record in records:
+            if record.get("id") in superseded:
+                continue
+            stream.add(record)
+        return stream
+
+    def add(self, record: dict) -> None:
+        kind = record.get("type")
+        if kind == "session":
+            self.header = record
+        elif kind == "tool_call":
+            self.all_calls.append(record)
+            if isinstance(record.get("callId"), str):
+                self.calls[record["callId"]].append(record)
+        elif kind == "tool_result":
+            self.all_results.append(record)
+            key = record.get("nativeCallId") if isinstance(record.get("nativeCallId"), str) else record.get("callId")
+            if isinstance(key, str):
+                self.results[key].append(record)
+            else:
+                self.unlinked_results.append(record)
+        elif kind == "message":
+            self.messages.append(record)
+            for key in ("messageId", "nativeId"):
+                if isinstance(record.get(key), str):
+                    self.message_ids[record[key]].append(record)
+            for part in parts_text(record.get("content")):
+                self.texts[part].append(record)
+
+
+def parts_text(content: Any) -> list[str]:
+    """The text of each text part of a ContentPart list."""
+    if isinstance(content, str):
+        return [content]
+    if not isinstance(content, list):
+        return []
+    return [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
+
+
+def joined(record: dict, key: str = "content") -> str:
+    return "".join(parts_text(record.get(key)))
+
+
+def _clip(text: str) -> str:
+    text = json.dumps(text, ensure_ascii=False)
+    return text if len(text) <= EXCERPT else text[: EXCERPT - 2] + "…\""
+
+
+def json_equal(a: Any, b: Any) -> bool:
+    """Equal as JSON values: numbers by value, but true is not 1 and objects ignore key order."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return type(a) is type(b) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        return a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(json_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=False))
+    return type(a) is type(b) and a == b
+
+
+class Checker:
+    """All checks of one stream against one source; ``findings`` grows as they run."""
+
+    def __init__(self, facts: SourceFacts, records: list[dict]) -> None:
+        self.facts = facts
+        self.stream = Stream.of(records)
+        self.lossy = Lossy.of(records)
+        self.findings: list[Finding] = []
+        self.native_ids = {c.call_id for c in facts.calls} | {r.call_id for r in facts.results if r.call_id}
+        self.instants = {parse_instant(t) for t in facts.times} - {None}
+        self.matched: set[int] = set()  # id() of stream records tied to a native item
+
+    def add(self, rule: str, family: str, message: str, where: Where | None = None, record: dict | None = None) -> None:
+        seq = record.get("seq") if isinstance(record, dict) and isinstance(record.get("seq"), int) else None
+        self.findings.append(Finding(rule, family, message, where, seq))
+
+    def run(self) -> list[Finding]:
+        self.header()
+        self.calls()
+        self.results()
+        self.messages()
+        self.kinds()
+        self.times()
+        self.questions()
+        self.decisions()
+        self.modes()
+        self.secrets()
+        return self.findings
+
+    # --- header -----------------------------------------------------------------
+
+    def header(self) -> None:
+        header, facts = self.stream.header, self.facts
+        session_id = header.get("sessionId")
+        if facts.session_ids and session_id not in facts.session_ids:
+            ids = ", ".join(sorted(facts.session_ids))
+            self.add("ASR-051", "exact-values",
+                     f"header sessionId {_clip(str(session_id))} is not the source's own session ID ({ids}), verbatim",
+                     record=header)
+        self.agent_version(header)
+        started = header.get("startedAt")
+        if isinstance(started, str) and facts.earliest_time is not None:
+            instant = parse_instant(started)
+            if instant not in self.instants:
+                self.add("ASR-154", "nothing-invented",
+                         f"header startedAt {started} is not a time the source records", record=header)
+            elif instant < parse_instant(facts.earliest_time):
+                self.add("ASR-154", "exact-values",
+                         f"header startedAt {started} is earlier than the first time the source records "
+                         f"({facts.earliest_time})", record=header)
+
+    def agent_version(self, header: dict) -> None:
+        agent = header.get("agent") if isinstance(header.get("agent"), dict) else {}
+        version = agent.get("version")
+        if version is not None and version not in self.facts.agent_versions:
+            expected = ", ".join(map(_clip, self.facts.agent_versions)) or "none"
+            self.add("ASR-150", "exact-values",
+                     f"header agent.version {_clip(str(version))} is not a version the source records ({expected}), "
+                     f"verbatim", record=header)
+        for record in self.stream.records:
+            declared = record.get("agentVersion") if record.get("type") == "declaration" else None
+            if declared is not None and declared not in self.facts.agent_versions:
+                self.add("ASR-179", "nothing-invented",
+                         f"declared agentVersion {_clip(str(declared))} is not a version the source records",
+                         record=record)
+
+    # --- calls --------------------------------------------------------------------
+
+    def calls(self) -> None:
+        seen: dict[str, int] = defaultdict(int)
+        unmatched = [c for c in self.stream.all_calls if c.get("callId") not in self.native_ids]
+        for call in self.facts.calls:
+            index = seen[call.call_id]
+            seen[call.call_id] += 1
+            candidates = self.stream.calls.get(call.call_id, [])
+            if index < len(candidates):
+                record = candidates[index]
+                self.matched.add(id(record))
+                self.call(call, record)
+            else:
+                self.missing_call(call, index, unmatched)
+        self.parent_links()
+
+    def missing_call(self, call: NativeCall, index: int, unmatched: list[dict]) -> None:
+        if index and self.stream.calls.get(call.call_id):
+            self.add("ASR-262", "identity",
+                     f"the source has {index + 1} or more tool_use blocks with ID {call.call_id}; duplicate native "
+                     f"call IDs must be kept on each call, the stream has {len(self.stream.calls[call.call_id])}",
+                     call.where)
+            return
+        stand_in = next((r for r in unmatched if r.get("name") == call.name
+                         and ("input" not in r or json_equal(r.get("input"), call.arguments))), None)
+        if stand_in is not None:
+            unmatched.remove(stand_in)
+            self.matched.add(id(stand_in))
+            self.add("ASR-262", "identity",
+                     f"tool call {call.name} keeps no native ID: the source's ID is {call.call_id}, the stream writes "
+                     f"{_clip(str(stand_in.get('callId')))}; callId must be the native ID with callIdSource: native",
+                     call.where, stand_in)
+        elif not self.excused(CALL_CATEGORIES, call.sidechain):
+            self.add("ASR-157", "completeness",
+                     f"tool call {call.call_id} ({call.name}) is missing from the stream, and producer.lossy declares "
+                     f"no such loss", call.where)
+
+    def excused(self, categories: Iterable[str], sidechain: bool) -> bool:
+        return self.lossy.excuses(categories) or (sidechain and self.lossy.excuses(SIDECHAIN_CATEGORIES))
+
+    def call(self, call: NativeCall, record: dict) -> None:
+        if record.get("callIdSource") != "native":
+            self.add("ASR-250", "identity",
+                     f"tool call {call.call_id} keeps the native ID but says callIdSource "
+                     f"{_clip(str(record.get('callIdSource')))}; the ID is the source's own (native)", call.where, record)
+        name = record.get("name")
+        if name is not None and name != call.name:
+            self.add("ASR-252", "exact-values",
+                     f"tool name {_clip(str(name))} is not the exact name the source records, {_clip(call.name)} "
+                     f"(no normalization, prefix stripping or splitting)", call.where, record)
+        self.arguments(call, record)
+        requested = record.get("requestedBy")
+        if requested is not None and call.requested_by is not None and requested != call.requested_by:
+            self.add("ASR-274", "nothing-invented",
+                     f"requestedBy {_clip(str(requested))} contradicts the source, which records the call as made by "
+                     f"{call.requested_by}", call.where, record)
+        self.same_time(call.ts, record, call.where, call.other_ts)
+
+    def arguments(self, call: NativeCall, record: dict) -> None:
+        if "input" in record:
+            if not json_equal(record["input"], call.arguments):
+                self.add("ASR-254", "exact-values",
+                         f"tool call {call.call_id}: input differs from the arguments the source records", call.where, record)
+        elif isinstance(record.get("inputText"), str):
+            if not self.same_text_arguments(record["inputText"], call):
+                self.add("ASR-254", "exact-values",
+                         f"tool call {call.call_id}: inputText does not hold the complete arguments the source records",
+                         call.where, record)
+        elif call.has_arguments and "input" not in (record.get("capture") or {}) \
+                and not self.excused(ARGUMENT_CATEGORIES, call.sidechain):
+            self.add("ASR-157", "completeness",
+                     f"tool call {call.call_id}: the arguments are missing, and producer.lossy declares no such loss",
+                     call.where, record)
+
+    @staticmethod
+    def same_text_arguments(text: str, call: NativeCall) -> bool:
+        """inputText holds the arguments verbatim (text the source holds), or the same JSON value (ASR-254)."""
+        if call.arguments_text is not None and text == call.arguments_text:
+            return True
+        try:
+            return json_equal(json.loads(text), call.arguments)
+        except (ValueError, RecursionError):
+            return False
+
+    def parent_links(self) -> None:
+        calls = {c.call_id: c for c in self.facts.calls}
+        for record in self.stream.all_calls:
+            parent = record.get("parentCallId")
+            if parent is None:
+                continue
+            call_id = record.get("callId")
+            native = calls.get(call_id)
+            allowed = set(self.facts.parent_links.get(call_id, ()))
+            if native is not None and native.parent_call_id:
+                allowed.add(native.parent_call_id)
+            if parent not in allowed:
+                self.add("ASR-275", "nothing-invented",
+                         f"tool call {_clip(str(call_id))} has parentCallId {_clip(str(parent))}, a link the source does "
+                         f"not record (it must not be inferred from position or timing)",
+                         native.where if native else None, record)
+
+    # --- results ------------------------------------------------------------------
+
+    def results(self) -> None:
+        seen: dict[str, int] = defaultdict(int)
+        call_counts: dict[str, int] = defaultdict(int)
+        for call in self.facts.calls:
+            call_counts[call.call_id] += 1
+        unlinked = list(self.stream.unlinked_results)
+        for result in self.facts.results:
+            if result.call_id is None:
+                self.unlinked_result(result, unlinked)
+                continue
+            index = seen[result.call_id]
+            seen[result.call_id] += 1
+            candidates = self.stream.results.get(result.call_id, [])
+            if index < len(candidates):
+                record = candidates[index]
+                self.matched.add(id(record))
+                self.result(result, record, call_counts[result.call_id])
+            else:
+                self.missing_result(result, call_counts[result.call_id])
+        self.dangling(call_counts)
+
+    def unlinked_result(self, result: NativeResult, unlinked: list[dict]) -> None:
+        record = next((r for r in unlinked if self.holds_texts(r, result)), None)
+        if record is None:
+            if not self.excused(RESULT_CATEGORIES, result.sidechain):
+                self.add("ASR-157", "completeness",
+                         "a tool result without a tool_use_id is missing from the stream", result.where)
+            return
+        unlinked.remove(record)
+        self.matched.add(id(record))
+        self.result(result, record, 0)
+
+    def missing_result(self, result: NativeResult, calls: int) -> None:
+        stand_in = next((r for r in self.stream.all_results if id(r) not in self.matched
+                         and (r.get("nativeCallId") or r.get("callId")) not in self.native_ids
+                         and self.holds_texts(r, result)), None)
+        if stand_in is not None and calls == 0 and not stand_in.get("callId") and stand_in.get("linkage") == "none":
+            self.matched.add(id(stand_in))  # an orphan kept unlinked: its ID is lost, but it is kept (ASR-266)
+            self.result(result, stand_in, 0)
+        elif stand_in is not None:
+            self.matched.add(id(stand_in))
+            self.add("ASR-262", "identity",
+                     f"the result for {result.call_id} is written under {_clip(str(stand_in.get('callId')))}: a result "
+                     f"keeps the ID the source attaches to it", result.where, stand_in)
+        elif self.excused(RESULT_CATEGORIES, result.sidechain):
+            return
+        elif calls == 0:
+            self.add("ASR-266", "identity",
+                     f"orphan result {result.call_id} (no tool_use has that ID) is missing; producers must keep orphan "
+                     f"results", result.where)
+        else:
+            self.add("ASR-157", "completeness",
+                     f"the result for tool call {result.call_id} is missing from the stream, and producer.lossy declares "
+                     f"no such loss", result.where)
+
+    def result(self, result: NativeResult, record: dict, calls: int) -> None:
+        if self.paired_elsewhere(result, record):
+            return
+        self.pairing(result, record, calls)
+        status = record.get("status")
+        if result.statuses and status not in result.statuses:
+            wanted = " or ".join(sorted(result.statuses))
+            self.add("ASR-258", "exact-values",
+                     f"result {result.call_id}: status {_clip(str(status))} does not reflect the source's own outcome "
+                     f"(is_error says {wanted})", result.where, record)
+        self.result_text(result, record)
+        self.execution(result, record)
+        self.same_time(result.ts, record, result.where)
+
+    def paired_elsewhere(self, result: NativeResult, record: dict) -> bool:
+        """The result's text sits under another call's ID: pairing by position, not by the source's ID."""
+        if not result.model_texts or not any(result.model_texts) or self.holds_texts(record, result):
+            return False
+        other = next((r for r in self.stream.all_results if r is not record and self.holds_texts(r, result)), None)
+        if other is None:
+            return False
+        self.add("ASR-262", "identity",
+                 f"the result the source attaches to {result.call_id} is written under "
+                 f"{_clip(str(other.get('callId') or other.get('nativeCallId')))}, and the stream's result for "
+                 f"{result.call_id} holds another result's output; pairing must follow the source's IDs, never position",
+                 result.where, other)
+        return True
+
+    def pairing(self, result: NativeResult, record: dict, calls: int) -> None:
+        call_id, linkage = record.get("callId"), record.get("linkage")
+        if call_id is not None and call_id != result.call_id:
+            self.add("ASR-262", "identity",
+                     f"the result the source attaches to {result.call_id} is paired with {_clip(str(call_id))}; pairing "
+                     f"must follow the ID the source records, never position", result.where, record)
+        elif calls > 1 and call_id is not None and linkage in ("exact", "derived"):
+            self.add("ASR-262", "identity",
+                     f"{calls} calls share the native ID {result.call_id}, so the source does not show which one this "
+                     f"result answers: it must stay unpaired (linkage ambiguous, nativeCallId kept)", result.where, record)
+
+    def result_text(self, result: NativeResult, record: dict) -> None:
+        if result.model_texts is None or not result.model_texts:
+            return
+        if "content" not in record:
+            if "content" not in (record.get("capture") or {}) and not self.excused(RESULT_TEXT_CATEGORIES, result.sidechain):
+                self.add("ASR-259", "completeness",
+                         f"result {result.call_id}: content is missing, though the source records what reached the model",
+                         result.where, record)
+            return
+        if not self.holds_texts(record, result):
+            text = next(t for t in result.model_texts if t not in joined(record))
+            self.add("ASR-259", "exact-values",
+                     f"result {result.call_id}: content does not hold the text that reached the model byte for byte "
+                     f"(source: {_clip(text)}, stream: {_clip(joined(record))})", result.where, record)
+
+    @staticmethod
+    def holds_texts(record: dict, result: NativeResult) -> bool:
+        text = joined(record)
+        return all(t in text for t in result.model_texts or ())
+
+    def execution(self, result: NativeResult, record: dict) -> None:
+        exec_ = record.get("exec") if isinstance(record.get("exec"), dict) else {}
+        if "exitCode" in exec_ and exec_["exitCode"] != result.exit_code:
+            recorded = "records none" if result.exit_code is None else f"records {result.exit_code}"
+            self.add("ASR-260", "nothing-invented",
+                     f"result {result.call_id}: exec.exitCode {exec_['exitCode']} but the source {recorded}; exit codes "
+                     f"are never parsed from output or descriptive fields (ASR-267)", result.where, record)
+        elif "exitCode" not in exec_ and result.exit_code is not None \
+                and not self.excused(EXIT_CODE_CATEGORIES, False) and "exec" not in (record.get("capture") or {}):
+            self.add("ASR-157", "completeness",
+                     f"result {result.call_id}: the source records exit code {result.exit_code}, the stream has no "
+                     f"exec.exitCode, and producer.lossy declares no such loss", result.where, record)
+        timing = result.timing
+        for key, value in (("startedAt", timing.started_at), ("completedAt", timing.completed_at)):
+            if key in record and not same_instant(record[key], value):
+                self.add("ASR-261", "nothing-invented",
+                         f"result {result.call_id}: {key} {_clip(str(record[key]))} is not a time the source records for "
+                         f"this result", result.where, record)
+        duration = record.get("durationMs")
+        if duration is not None and not self.recorded_duration(duration, record, timing.duration_ms):
+            self.add("ASR-261", "nothing-invented",
+                     f"result {result.call_id}: durationMs {duration} does not come from the source (it records "
+                     f"{'none' if timing.duration_ms is None else timing.duration_ms}); timing is never computed from "
+                     f"other records' times", result.where, record)
+
+    @staticmethod
+    def recorded_duration(duration: Any, record: dict, recorded: float | None) -> bool:
+        if recorded is not None and isinstance(duration, (int, float)) and abs(duration - recorded) < 1:
+            return True
+        start, end = parse_instant(str(record.get("startedAt"))), parse_instant(str(record.get("completedAt")))
+        return start is not None and end is not None  # ASR-261 allows the result's own start and end
+
+    def dangling(self, call_counts: dict[str, int]) -> None:
+        answered = {r.call_id for r in self.facts.results}
+        for call in self.facts.calls:
+            if call.call_id in answered or call_counts[call.call_id] != 1:
+                continue
+            for record in self.stream.results.get(call.call_id, []):
+                self.add("ASR-265", "identity",
+                         f"tool call {call.call_id} has no result in the source (it is dangling), but the stream gives it "
+                         f"one with status {_clip(str(record.get('status')))}; producers must not synthesize results",
+                         call.where, record)
+
+    # --- messages -----------------------------------------------------------------
+
+    def messages(self) -> None:
+        haystack: str | None = None
+        for message in self.facts.messages:
+            for text in message.texts:
+                if self.message_holds(message, text):
+                    continue
+                if haystack is None:
+                    haystack = "\x00".join(joined(r) for r in self.stream.messages)
+                if text in haystack:
+                    continue
+                self.missing_text(message, text)
+
+    def message_holds(self, message: NativeMessage, text: str) -> bool:
+        if text in self.stream.texts:
+            return True
+        return any(text in joined(r) for r in self.stream.message_ids.get(message.native_id or "", ()))
+
+    def missing_text(self, message: NativeMessage, text: str) -> None:
+        if self.excused(message_categories(message.role), message.sidechain):
+            return
+        records = self.stream.message_ids.get(message.native_id or "", [])
+        if records:
+            self.add("ASR-157", "exact-values",
+                     f"{message.role} message {message.native_id}: the stream's text differs from the source's, which must "
+                     f"be kept byte for byte (source: {_clip(text)}, stream: {_clip(joined(records[0]))})",
+                     message.where, records[0])
+        else:
+            self.add("ASR-157", "completeness",
+                     f"{message.role} message text {_clip(text)} is not in any message record, and producer.lossy declares "
+                     f"no such loss", message.where)
+
+    # --- nothing invented ---------------------------------------------------------------
+
+    def kinds(self) -> None:
+        """ASR-253: a registry maps exact names to kinds, so one name has one kind (or none) throughout."""
+        kinds: dict[str, dict[Any, dict]] = defaultdict(dict)
+        for record in self.stream.all_calls:
+            if isinstance(record.get("name"), str):
+                kinds[record["name"]].setdefault(record.get("kind"), record)
+        for name, by_kind in kinds.items():
+            if len(by_kind) > 1:
+                shown = ", ".join(sorted(str(k) if k is not None else "absent" for k in by_kind))
+                self.add("ASR-253", "nothing-invented",
+                         f"tool {_clip(name)} is given several kinds ({shown}): kind comes from the source or from a "
+                         f"mapping of exact names, never from the title, input or other heuristics",
+                         record=list(by_kind.values())[1])
+
+    def same_time(self, native: str | None, record: dict, where: Where, others: frozenset[str] = frozenset()) -> None:
+        ts = record.get("ts")
+        if ts is None:
+            return
+        if native is None:
+            self.add("ASR-104", "nothing-invented",
+                     f"{record.get('type')} has ts {ts}, but the source line records no time", where, record)
+        elif not same_instant(ts, native) and not any(same_instant(ts, other) for other in others):
+            self.add("ASR-103", "exact-values",
+                     f"{record.get('type')} has ts {ts}, not the source's {native} (the same instant is required; "
+                     f"the offset and precision may differ)", where, record)
+
+    def times(self) -> None:
+        """Every other ts must be a time the source records somewhere (ASR-104)."""
+        for record in self.stream.records:
+            ts = record.get("ts")
+            if isinstance(ts, str) and id(record) not in self.matched and parse_instant(ts) not in self.instants:
+                self.add("ASR-104", "nothing-invented",
+                         f"{record.get('type')} has ts {ts}, a time the source does not record", record=record)
+
+    def questions(self) -> None:
+        asked = {q.call_id: q for q in self.facts.questions if q.call_id}
+        for record in self.stream.records:
+            if record.get("type") != "input_request" or record.get("callId") not in asked:
+                continue
+            question = asked[record["callId"]]
+            given = [v for a in record.get("answers") or () if isinstance(a, dict) for v in _answer_values(a)]
+            if question.answers is None:
+                if record.get("status") == "answered" or given or "response" in record:
+                    self.add("ASR-285", "nothing-invented",
+                             f"input_request for {question.call_id} records an answer, but the source records none",
+                             question.where, record)
+                continue
+            for value in given:
+                if not any(value in answer for answer in question.answers):
+                    self.add("ASR-285", "exact-values",
+                             f"input_request for {question.call_id}: answer {_clip(value)} is not an answer the source "
+                             f"records", question.where, record)
+
+    def decisions(self) -> None:
+        for record in self.stream.records:
+            permission = record.get("permission") if record.get("type") == "tool_result" else record
+            if record.get("type") == "permission":
+                subject = record.get("subject") if isinstance(record.get("subject"), dict) else {}
+                call_id = subject.get("callId")
+            else:
+                call_id = record.get("callId")
+            if not isinstance(permission, dict) or "decidedBy" not in permission:
+                continue
+            allowed = self.facts.decided_by.get(str(call_id), frozenset())
+            if permission["decidedBy"] not in allowed and "*" not in allowed:
+                self.add("ASR-270", "nothing-invented",
+                         f"{record.get('type')} for {_clip(str(call_id))} says decidedBy "
+                         f"{_clip(str(permission['decidedBy']))}, which the source does not record", record=record)
+
+    def modes(self) -> None:
+        """A permission mode is one the source records (ASR-187, ASR-172); another spelling of it is accepted."""
+        recorded = {_spelling(m) for m in self.facts.permission_modes}
+        for record in self.stream.records:
+            mode = record.get("permissionMode") if record.get("type") == "config_change" else None
+            if isinstance(mode, str) and _spelling(mode) not in recorded:
+                shown = ", ".join(sorted(self.facts.permission_modes)) or "none"
+                self.add("ASR-187", "nothing-invented",
+                         f"config_change says permissionMode {_clip(mode)}, a mode the source does not record "
+                         f"(it records {shown})", record=record)
+
+    def secrets(self) -> None:
+        if not self.facts.secrets:
+            return
+        for record in self.stream.records:
+            text = json.dumps(record, ensure_ascii=False)
+            for secret in self.facts.secrets:
+                if secret and secret in text:
+                    self.add("ASR-283", "nothing-invented",
+                             "the stream holds the value given for a secret; only that it was asked may be recorded",
+                             record=record)
+
+
+def _spelling(name: str) -> str:
+    return "".join(c for c in name.lower() if c.isalnum())
+
+
+def _answer_values(answer: dict) -> list[str]:
+    values = [v for v in answer.get("selected") or () if isinstance(v, str)]
+    if isinstance(answer.get("text"), str):
+        values.append(answer["text"])
+    return values
+
+
+def check_fidelity(facts: SourceFacts, records: list[dict]) -> list[Finding]:
+    """Every disagreement between the stream (a list of record dicts) and the source's facts."""
+    return Checker(facts, records).run()

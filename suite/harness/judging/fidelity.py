@@ -1,0 +1,181 @@
+"""Judging a producer against its source: the witness reads the native input, the fidelity
+checks hold the converted stream to it, and source edits must move the stream as they say.
+
+A stream that only conforms proves little: a converter that ignores its input can write
+the same valid stream for every file. Here the suite reads the input itself (through the
+witness for its format, ``fidelity.registry``) and checks every "comes from the source"
+rule it can (``fidelity.compare``); each source edit (``fidelity.mutations``) is converted
+again and must change the stream exactly as the edit implies.
+
+Without a witness for the input's format nothing here passes: the result is *not checked*,
+with the reason, and the verdict says so.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from asr_conformance.fidelity.compare import check_fidelity
+from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
+from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.fidelity.registry import installed_witnesses, select_witness
+from asr_conformance.harness.targets import ProducerInput
+
+#: The rules fidelity checks can name; every fidelity test is marked with them (-m ASR-252 selects it).
+#: A test keeps this list equal to the rules the fidelity modules name.
+FIDELITY_RULES = (
+    "ASR-051", "ASR-103", "ASR-104", "ASR-150", "ASR-154", "ASR-156", "ASR-157", "ASR-179", "ASR-187", "ASR-250", "ASR-252",
+    "ASR-253", "ASR-254", "ASR-258", "ASR-259", "ASR-260", "ASR-261", "ASR-262", "ASR-265", "ASR-266", "ASR-270",
+    "ASR-274", "ASR-275", "ASR-283", "ASR-285",
+)
+#: How many findings a failure message lists before "... and N more".
+SHOWN = 12
+#: How much of an input is read to choose its witness at collection.
+SNIFF_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class SourceEdit:
+    """One producer input and one source edit its witness offers (``None``: no witness, nothing to edit)."""
+
+    input: ProducerInput
+    mutation: str | None
+
+    @property
+    def id(self) -> str:
+        return f"{self.input.id}-{self.mutation or 'no-witness'}"
+
+
+def source_edits(item: ProducerInput, witnesses: Sequence[Witness] | None = None) -> list[SourceEdit]:
+    """The edits to try on one input: its witness's mutations, chosen by sniffing the input's head."""
+    try:
+        with open(item.path, "rb") as handle:
+            head = handle.read(SNIFF_BYTES)
+    except OSError:
+        return [SourceEdit(item, None)]
+    edits = [SourceEdit(item, m.name) for m in mutations_of(witness_for_input(head, witnesses))]
+    return edits or [SourceEdit(item, None)]
+
+
+def mutation_named(witness: Witness, name: str) -> Mutation | None:
+    return next((m for m in mutations_of(witness) if m.name == name), None)
+
+
+@dataclass
+class Fidelity:
+    """What the fidelity checks found for one stream of one input."""
+
+    #: The witness that read the input (its format name), or None when fidelity was not checked.
+    witness: str | None
+    findings: list[Finding] = field(default_factory=list)
+    #: Why fidelity is not checked ("not checked: no witness for format 'x'"), when it is not.
+    not_checked: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted({f.rule for f in self.findings})
+
+
+def stream_records(stream: bytes) -> list[dict] | None:
+    """The stream's records, or None when it is not JSON Lines of objects (the output test says why)."""
+    records = []
+    try:
+        for line in stream.decode("utf-8").splitlines():
+            if line.strip():
+                record = json.loads(line)
+                if not isinstance(record, dict):
+                    return None
+                records.append(record)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        return None
+    return records or None
+
+
+def witness_for_input(data: bytes, witnesses: Sequence[Witness] | None = None) -> Witness | None:
+    """The witness whose format the input sniffs as (chosen at collection, before any conversion)."""
+    selection = select_witness(None, data, witnesses)
+    return selection.witness
+
+
+def mutations_of(witness: Witness | None) -> tuple[Mutation, ...]:
+    """The source edits a witness offers (an optional ``mutations`` attribute)."""
+    return tuple(getattr(witness, "mutations", ()) or ()) if witness is not None else ()
+
+
+def judge_fidelity(data: bytes, stream: bytes, witnesses: Sequence[Witness] | None = None) -> Fidelity:
+    """Choose the witness by the stream's header and the input, read the input, check the stream."""
+    records = stream_records(stream)
+    if records is None:
+        return Fidelity(None, not_checked="not checked: the output is not a stream of JSON objects")
+    selection = select_witness(records[0], data, witnesses)
+    if selection.witness is None:
+        return Fidelity(None, list(selection.findings), selection.not_checked, list(selection.notes))
+    facts = read_facts(selection.witness, data)
+    if isinstance(facts, str):
+        return Fidelity(None, list(selection.findings), facts, list(selection.notes))
+    findings = list(selection.findings) + check_fidelity(facts, records)
+    return Fidelity(selection.witness.format, findings, None, list(selection.notes))
+
+
+def read_facts(witness: Witness, data: bytes) -> SourceFacts | str:
+    """The witness's facts, or why it could not read the input (a sentence, never a traceback)."""
+    try:
+        return witness.read(data)
+    except NotThisFormat as error:
+        return f"not checked: the {witness.format} witness cannot read this input: {error}"
+    except RecursionError:
+        return f"not checked: the {witness.format} witness cannot read this input: nested too deeply"
+
+
+Convert = Callable[[bytes], "bytes | str"]
+
+
+def judge_mutation(mutation: Mutation, witness: Witness, data: bytes, stream: bytes, convert: Convert) -> Fidelity:
+    """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
+
+    ``convert`` returns the new stream, or a sentence saying why there is none (a refusal or a
+    crash on an edited input that is still a valid transcript is itself a failure)."""
+    edited = mutation.apply(data)
+    if edited is None:
+        return Fidelity(witness.format, not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
+    before_facts, after_facts = read_facts(witness, data), read_facts(witness, edited)
+    if isinstance(before_facts, str) or isinstance(after_facts, str):
+        reason = before_facts if isinstance(before_facts, str) else after_facts
+        return Fidelity(None, not_checked=str(reason))
+    before, after = stream_records(stream), None
+    converted = convert(edited)
+    if isinstance(converted, str):
+        message = f"the input edited by {mutation.name} ({mutation.description}) was not converted: {converted}"
+        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)])
+    after = stream_records(converted)
+    if before is None or after is None:
+        message = f"after {mutation.name}, the output is not a stream of JSON objects"
+        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)])
+    findings = mutation.expect(before_facts, after_facts, before, after)
+    seen = {(f.rule, f.message) for f in findings}
+    findings += [f for f in check_fidelity(after_facts, after) if (f.rule, f.message) not in seen]
+    return Fidelity(witness.format, findings)
+
+
+def describe(findings: Sequence[Finding]) -> list[str]:
+    """One paragraph per finding: rule, family, message, the native line and the record's seq."""
+    shown = []
+    for finding in findings[:SHOWN]:
+        text = f"{finding.rule} ({finding.family}): {finding.message}"
+        if finding.where is not None:
+            excerpt = f": {finding.where.excerpt}" if finding.where.excerpt else ""
+            text += f"\n    native line {finding.where.line}{excerpt}"
+        if finding.seq is not None:
+            text += f"\n    stream record seq {finding.seq}"
+        shown.append(text)
+    if len(findings) > SHOWN:
+        shown.append(f"... and {len(findings) - SHOWN} more")
+    return shown
+
+
+def known_formats() -> list[str]:
+    """The formats a witness is installed for, for messages."""
+    return [w.format for w in installed_witnesses()[0]]

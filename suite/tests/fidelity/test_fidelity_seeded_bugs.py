@@ -1,0 +1,61 @@
+"""Each seeded-bug Claude Code producer writes valid streams, and fidelity names its rule."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+from fidelity_helpers import MISBEHAVING, SAMPLES, convert, run_converter
+
+from asr_conformance.fidelity.claude_code import WITNESS
+from asr_conformance.fidelity.compare import check_fidelity
+from asr_conformance.fidelity.facts import FAMILIES
+from asr_conformance.reference.checks import validate_bytes
+
+#: Each producer and the rule its bug breaks.
+SEEDED = {
+    "cc-fixed-output": "ASR-051",
+    "cc-drops-every-second-call": "ASR-157",
+    "cc-failed-as-completed": "ASR-258",
+    "cc-invents-exit-codes": "ASR-260",
+    "cc-lowercases-tool-names": "ASR-252",
+    "cc-truncates-output": "ASR-259",
+    "cc-synthesizes-dangling-results": "ASR-265",
+    "cc-drops-orphans": "ASR-266",
+    "cc-invents-parent-call-id": "ASR-275",
+    "cc-duration-from-neighbours": "ASR-261",
+    "cc-renumbers-call-ids": "ASR-262",
+    "cc-shifts-timestamps": "ASR-103",
+    "cc-drops-user-messages": "ASR-157",
+    "cc-collapses-whitespace": "ASR-157",
+    "cc-constant-session-id": "ASR-051",
+    "cc-kind-from-input": "ASR-253",
+    "cc-invents-answers": "ASR-285",
+    "cc-invents-decisions": "ASR-270",
+    "cc-requested-by-user": "ASR-274",
+    "cc-invents-permission-mode": "ASR-187",
+}
+
+
+def test_every_seeded_producer_is_listed() -> None:
+    assert sorted(p.name for p in MISBEHAVING.glob("cc-*")) == sorted(SEEDED)
+
+
+@pytest.mark.parametrize("name", sorted(SEEDED))
+def test_docstring_says_the_bug_in_one_sentence(name: str) -> None:
+    doc = ast.get_docstring(ast.parse((MISBEHAVING / name).read_text()))
+    assert doc and doc.startswith("A Claude Code converter that ") and doc.count(". ") == 0
+
+
+@pytest.mark.parametrize("name", sorted(SEEDED))
+def test_seeded_bug_is_caught_with_its_rule_while_output_stays_valid(name: str) -> None:
+    caught: set[str] = set()
+    for path in SAMPLES:
+        data = path.read_bytes()
+        stream = run_converter(MISBEHAVING / name, data)
+        outcome = validate_bytes(stream)
+        assert outcome.valid, f"{name} on {path.name}: {[d.rule for d in outcome.errors]}"
+        findings = check_fidelity(WITNESS.read(data), convert(MISBEHAVING / name, data))
+        assert all(f.family in FAMILIES and f.message for f in findings)
+        caught |= {f.rule for f in findings}
+    assert SEEDED[name] in caught
