@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """asr-from-codex: a Codex CLI or Desktop rollout to an ASR stream.
 
-    asr-from-codex ROLLOUT.jsonl > STREAM.jsonl    one-shot (HARNESS.md 4.1)
-    asr-from-codex                                 persistent protocol (4.3)
+    asr-from-codex ROLLOUT.jsonl > STREAM.jsonl    one-shot (docs/contract.md §2)
+    asr-from-codex                                 persistent protocol (docs/contract.md §4)
 
 A rollout is the JSONL file Codex keeps under
 ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl: `session_meta`,
