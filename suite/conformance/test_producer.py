@@ -59,14 +59,14 @@ def producer_runner(request: pytest.FixtureRequest, asr_target,
 
 
 @_marked(OUTPUT_RULES)
-def test_output_conforms(producer_input, producer_runner: ProducerRunner, record_property) -> None:
+def test_output_conforms(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
     producer_input = _path(producer_input)
     conversion = producer_runner.baseline(producer_input)
     expected = "exit 0 with a stream that conforms"
-    stream = _stream_or_fail(conversion, producer_input, expected, OUTPUT_RULES, record_property)
+    stream = _stream_or_fail(conversion, producer_input, expected, OUTPUT_RULES, asr_record)
     problems = output_problems(stream)
     broken = sorted({p.rule for p in problems})
-    _record(record_property, producer_input, stream, expected, broken or OUTPUT_RULES,
+    _record(asr_record, producer_input, stream, expected, broken or OUTPUT_RULES,
             "failed" if problems else "passed")
     if problems:
         shown = [str(p) for p in problems[:PROBLEM_LIMIT]]
@@ -77,24 +77,24 @@ def test_output_conforms(producer_input, producer_runner: ProducerRunner, record
 
 
 @_marked(VARIANTS["again"].rules)
-def test_deterministic(producer_input, producer_runner: ProducerRunner, record_property) -> None:
-    _compare_with_baseline(_path(producer_input), producer_runner, VARIANTS["again"], record_property)
+def test_deterministic(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
+    _compare_with_baseline(_path(producer_input), producer_runner, VARIANTS["again"], asr_record)
 
 
 @pytest.mark.parametrize("variant_name", [
     pytest.param(name, id=name, marks=_marks(VARIANTS[name].rules)) for name in INDEPENDENCE
 ])
 def test_independent_of(producer_input, producer_runner: ProducerRunner, variant_name: str,
-                        record_property) -> None:
+                        asr_record) -> None:
     variant = VARIANTS[variant_name]
     if not variant.available:
         pytest.skip(f"the {variant.name} variant is unavailable here: {variant.unavailable}")
-    _compare_with_baseline(_path(producer_input), producer_runner, variant, record_property)
+    _compare_with_baseline(_path(producer_input), producer_runner, variant, asr_record)
 
 
 @pytest.mark.parametrize("damage", sorted(damaged_inputs(b"")))
 def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: str, tmp_path: Path,
-                       record_property) -> None:
+                       asr_record) -> None:
     """No ASR rule governs a refusal (HARNESS.md §4.1 does); a stream, when given, must conform."""
     producer_input = _path(producer_input)
     damaged = tmp_path / f"{producer_input.stem}.{damage}{producer_input.suffix}"
@@ -104,20 +104,20 @@ def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: 
     output = _shown(conversion)
     if conversion.outcome is Outcome.REFUSED:
         refused_with_reason = bool(conversion.refusal.strip())
-        _record(record_property, damaged, output, expected, [], "passed" if refused_with_reason else "failed")
+        _record(asr_record, damaged, output, expected, [], "passed" if refused_with_reason else "failed")
         if not refused_with_reason:
             pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): refused without a message; "
                         f"a refusal says why on stderr\n{conversion.explain()}", pytrace=False)
         return
     if conversion.outcome is not Outcome.CONVERTED or conversion.stream is None:
-        record_property("asr_answer", conversion.outcome.value)
-        _record(record_property, damaged, output, expected, [], "failed")
+        asr_record(answer=conversion.outcome.value)
+        _record(asr_record, damaged, output, expected, [], "failed")
         pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): {conversion.outcome.value} on "
                     "damaged input; a producer refuses it (non-zero exit, a message on stderr: HARNESS.md §4.1) "
                     f"or converts it to a stream that conforms\n{conversion.explain()}", pytrace=False)
     problems = output_problems(conversion.stream)
     broken = sorted({p.rule for p in problems})
-    _record(record_property, damaged, output, expected, broken, "failed" if problems else "passed")
+    _record(asr_record, damaged, output, expected, broken, "failed" if problems else "passed")
     if problems:
         pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): exit 0 with a stream that breaks "
                     f"{', '.join(broken)}; refuse damaged input instead:\n"
@@ -132,17 +132,17 @@ def _path(producer_input) -> Path:
     return Path(getattr(producer_input, "path", producer_input))
 
 
-def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Variant, record_property) -> None:
+def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Variant, asr_record) -> None:
     baseline = runner.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no baseline stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
     expected = f"the baseline stream, record for record (producer.instance aside), when converted {variant.description}"
     conversion = runner.convert(source, variant)
-    stream = _stream_or_fail(conversion, source, expected, variant.rules, record_property,
+    stream = _stream_or_fail(conversion, source, expected, variant.rules, asr_record,
                              f" when converted {variant.description}")
     found = differences(baseline.stream, stream)
     rules = rules_of(found, variant.rules) if found else list(variant.rules)
-    _record(record_property, source, stream, expected, rules, "failed" if found else "passed")
+    _record(asr_record, source, stream, expected, rules, "failed" if found else "passed")
     if found:
         pytest.fail(
             f"{source.name}: converting {variant.description} changed the stream; every value must come from the "
@@ -150,12 +150,12 @@ def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Varian
             + "\n".join(summarize(found, baseline.stream, stream)), pytrace=False)
 
 
-def _stream_or_fail(conversion: Conversion, source: Path, expected: str, rules: Iterable[str], record_property,
+def _stream_or_fail(conversion: Conversion, source: Path, expected: str, rules: Iterable[str], asr_record,
                     when: str = "") -> bytes:
     if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
         return conversion.stream
-    record_property("asr_answer", conversion.outcome.value)
-    _record(record_property, source, _shown(conversion), expected, list(rules), "failed")
+    asr_record(answer=conversion.outcome.value)
+    _record(asr_record, source, _shown(conversion), expected, list(rules), "failed")
     if conversion.outcome is Outcome.REFUSED:
         pytest.fail(f"{source.name}: refused a good input{when}: {conversion.refusal or '(no message)'}\n"
                     f"{conversion.explain()}", pytrace=False)
@@ -168,14 +168,10 @@ def _shown(conversion: Conversion) -> str:
     return conversion.explain()
 
 
-def _record(record_property, source: Path, output: str | bytes, expected: str, rules: Iterable[str],
+def _record(record, source: Path, output: str | bytes, expected: str, rules: Iterable[str],
             status: str) -> None:
-    """The properties run_validator_case records, for reports."""
+    """What run_validator_case records, for reports."""
     text = output.decode("utf-8", "replace") if isinstance(output, bytes) else output
     if len(text) > OUTPUT_LIMIT:
         text = text[:OUTPUT_LIMIT] + f"\n... ({len(text) - OUTPUT_LIMIT} more characters)"
-    record_property("asr_status", status)
-    record_property("asr_rules", sorted(set(rules)))
-    record_property("asr_input", str(source))
-    record_property("asr_output", text)
-    record_property("asr_expected", expected)
+    record(status=status, rules=rules, input=str(source), output=text, expected=expected)

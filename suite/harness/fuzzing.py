@@ -105,6 +105,8 @@ class FuzzSession:
         self.also_named = also_named
         self.examples = 0
         self._last_failure: dict | None = None
+        #: The last counterexample written (path, replay command), for the test's record.
+        self.counterexample: tuple[Path, str] | None = None
 
     def settings(self, test):
         from hypothesis import seed as seed_decorator
@@ -125,6 +127,7 @@ class FuzzSession:
             message = str(error)
         path, command = write_counterexample(self.counterexamples, implementation=self.implementation,
                                              **self._last_failure)
+        self.counterexample = (path, command)
         pytest.fail(f"{message}\n\ncounterexample (shrunk): {path}\nreplay: {command}", pytrace=False)
 
     def _ask(self, data: bytes, name: str):
