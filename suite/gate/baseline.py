@@ -70,7 +70,9 @@ class Comparison:
 
 
 def compare(baseline: Baseline, results: Sequence[Result], single_run: bool) -> Comparison:
-    regressions, fixed, new = [], [], []
+    regressions: list[Result] = []
+    fixed: list[Result] = []
+    new: list[Result] = []
     for result in results:
         before = baseline.outcome(result.implementation, result.id, single_run)
         if result.outcome in FAILING:

@@ -26,7 +26,7 @@ VERDICT_WORDS = {
 #: pytest exit statuses after which the results can be complete: all passed, some failed, none collected.
 FINISHED_STATUSES = frozenset({0, 1, 5})
 #: Most missing tests named in a reason (the report lists them all).
-NAMED_MISSING = 10
+NAMED_MISSING = 5
 
 
 @dataclass(frozen=True, slots=True)

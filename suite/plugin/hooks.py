@@ -315,7 +315,7 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
         reason = excuse(item.config.stash[GATE_KEY], record.id, record.rules, record.implementation)
         if reason:
             report.outcome = "skipped"
-            report.wasxfail = terminal_line(reason)  # type: ignore[attr-defined]
+            report.wasxfail = terminal_line(reason)
     attach(item, report)
 
 

@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -133,8 +134,11 @@ class CertificationSession:
                 self.expected[nodeid] = (self._implementation_of(nodeid), _role_of(nodeid))
 
     def _is_conformance(self, nodeid: str) -> bool:
-        path = (self.config.rootpath / nodeid.split("::", 1)[0]).resolve()
-        return CONFORMANCE_DIR in path.parents
+        """Whether a node ID names a test of the conformance suite (its module is one of the suite's:
+        node IDs are relative to a rootdir the suite may lie outside of)."""
+        module = Path(nodeid.split("::", 1)[0])
+        path = (self.config.rootpath / module).resolve()
+        return CONFORMANCE_DIR in path.parents or module.name in _conformance_modules()
 
     def _implementation_of(self, nodeid: str) -> str:
         """The implementation a test belongs to, read from its node ID (xdist sends no more)."""
@@ -311,6 +315,11 @@ class CertificationSession:
         suffix = f" (partial run: {', '.join(self.partial)}; only a full run certifies)" if self.partial else ""
         write(f"verdict: {verdict}{suffix}", bold=True, red=verdict != "CONFORMS" or bool(self.partial),
               green=verdict == "CONFORMS" and not self.partial)
+
+
+@cache
+def _conformance_modules() -> frozenset[str]:
+    return frozenset(path.name for path in CONFORMANCE_DIR.glob("test_*.py"))
 
 
 def _role_of(nodeid: str) -> str:
