@@ -146,9 +146,9 @@ def clip(text: str | None, limit: int = CLIP) -> str | None:
     return text[:limit] + f"\n... ({len(text) - limit} more characters)"
 
 
-def missing_result(test: str, implementation: str, role: str, message: str) -> Result:
+def missing_result(test: str, implementation: str, role: str, kind: str, message: str) -> Result:
     """A crash for a collected test that sent no result (its worker died, or the run stopped)."""
-    return Result(id=test, implementation=implementation, role=role, kind=role, test=test, rules=[],
+    return Result(id=test, implementation=implementation, role=role, kind=kind, test=test, rules=[],
                   outcome="crash", message=clip(no_surrogates(message)) or "")
 
 

@@ -83,8 +83,8 @@ class CertificationSession:
         self.comparison: Comparison | None = None
         self.written: dict[str, Path] = {}
         self.verdicts: list[dict] = []
-        #: Node ID -> (implementation, role) of every collected conformance test.
-        self.expected: dict[str, tuple[str, str]] = {}
+        #: Node ID -> (implementation, role, kind) of every collected conformance test.
+        self.expected: dict[str, tuple[str, str, str]] = {}
         self.interrupted = False
         self.completeness = Completeness()
         self.partial: list[str] = []
@@ -125,13 +125,15 @@ class CertificationSession:
         for item in session.items:
             recorder = recorder_of(item)
             if recorder is not None:
-                self.expected[item.nodeid] = (recorder.record.implementation, recorder.record.role)
+                record = recorder.record
+                self.expected[item.nodeid] = (record.implementation, record.role, record.kind)
 
     def collected_on_worker(self, ids: Sequence[str]) -> None:
         """An xdist worker's collection: the conformance tests among its node IDs are expected."""
         for nodeid in ids:
             if nodeid not in self.expected and self._is_conformance(nodeid):
-                self.expected[nodeid] = (self._implementation_of(nodeid), _role_of(nodeid))
+                role = _role_of(nodeid)
+                self.expected[nodeid] = (self._implementation_of(nodeid), role, _kind_of(nodeid, role))
 
     def _is_conformance(self, nodeid: str) -> bool:
         """Whether a node ID names a test of the conformance suite (its module is one of the suite's:
@@ -196,11 +198,11 @@ class CertificationSession:
         """Count every collected test without a result as a crash, and record what keeps the run from certifying."""
         missing = sorted(set(self.expected) - set(self.collector.results))
         for nodeid in missing:
-            implementation, role = self.expected[nodeid]
+            implementation, role, kind = self.expected[nodeid]
             said = self.collector.unrecorded.get(nodeid)
             message = (f"no result: {said}" if said else
                        "no result: the test never reported (its worker died, or the run stopped before it)")
-            self.collector.results[nodeid] = missing_result(nodeid, implementation, role, message)
+            self.collector.results[nodeid] = missing_result(nodeid, implementation, role, kind, message)
         other = []
         if not self.expected and int(session.exitstatus) not in (0, 5):
             other.append("no conformance test was collected")
@@ -326,6 +328,13 @@ def _role_of(nodeid: str) -> str:
     """The role of a conformance test, from its module's name (test_validator_*, test_reader_*, test_producer)."""
     module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
     return next((role for role in ROLES if role in module), "validator")
+
+
+def _kind_of(nodeid: str, role: str) -> str:
+    """The kind of a validator test (corpus or fuzz), from its module's name; other roles are their kind."""
+    if role != "validator":
+        return role
+    return "fuzz" if "fuzz" in nodeid.split("::", 1)[0] else "corpus"
 
 
 class WorkerCollections:

@@ -89,5 +89,5 @@ def test_a_report_without_a_record_is_kept_aside_when_it_failed() -> None:
 
 
 def test_a_missing_result_is_a_crash() -> None:
-    result = missing_result("t::lost", "acme", "validator", "no result: \ud800")
+    result = missing_result("t::lost", "acme", "validator", "corpus", "no result: \ud800")
     assert result.outcome == "crash" and "\ud800" not in result.message
