@@ -42,6 +42,21 @@ def _real_folder(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
 
 
+def clear_owned(folder: Path) -> list[str]:
+    """Remove the report files a previous run left (links removed, not followed); return their names.
+
+    Done when a run starts, so a run killed before its end leaves no earlier verdict behind
+    to be mistaken for its own."""
+    removed = []
+    if folder.is_dir() and not folder.is_symlink():
+        for entry in os.listdir(folder):
+            target = folder / entry
+            if OWNED.fullmatch(entry) and (target.is_symlink() or not target.is_dir()):
+                target.unlink()
+                removed.append(entry)
+    return removed
+
+
 def install(files: Mapping[str, str], folder: Path) -> dict[str, Path]:
     """Write ``files`` (name -> text) into ``folder`` by way of a fresh folder and renames; return their paths."""
     folder = Path(os.path.abspath(folder))

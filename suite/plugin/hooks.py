@@ -189,7 +189,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
     lines = [line]
     for target in targets_of(config):
-        lines.append(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}")
+        lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}"))
     return lines
 
 

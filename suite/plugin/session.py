@@ -92,6 +92,7 @@ class CertificationSession:
         self.package_start: dict[str, Snapshot] = {}
         if active:
             self._hash_at_start()
+            self._clear_old_reports()
 
     # -- integrity -----------------------------------------------------------------
 
@@ -107,6 +108,16 @@ class CertificationSession:
         if self.corpus_start.flagged:
             self.partial.append("the corpus holds entries that are not plain case files: "
                                 + ", ".join(self.corpus_start.flagged[:5]))
+
+    def _clear_old_reports(self) -> None:
+        """No earlier report may outlive a run that dies before writing its own."""
+        from asr_conformance.reports.writing import clear_owned
+
+        if self.settings.report_dir is not None:
+            try:
+                clear_owned(self.settings.report_dir)
+            except OSError:
+                pass  # reported when the reports are written
 
     def _changed_since_start(self) -> list[str]:
         found = []

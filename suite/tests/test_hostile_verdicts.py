@@ -166,3 +166,15 @@ def test_the_reference_conforms_complete_under_xdist(pytester: pytest.Pytester) 
     assert report["completeness"] == {"complete": True, "reasons": [], "missing": [], "changed": [], "exit_status": 0}
     assert report["options"]["partial"] is False and report["corpus"]["digest"] == snapshot(CORPUS_DIR).digest
     assert {v["verdict"] for v in report["verdicts"]} == {"conforms"}
+
+
+def test_a_run_killed_outright_leaves_no_earlier_verdict_behind(pytester: pytest.Pytester) -> None:
+    """Without xdist the implementation kills pytest itself: nothing can be written, and the last
+    run's passing badge must not stay to be read as this run's."""
+    out = pytester.path / "out"
+    out.mkdir()
+    (out / "badge-validator.json").write_text('{"schemaVersion": 1, "message": "100%", "color": "brightgreen"}')
+    (out / "report.json").write_text("{}")
+    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL)
+    assert result.ret != 0
+    assert not (out / "badge-validator.json").exists() and not (out / "report.json").exists()

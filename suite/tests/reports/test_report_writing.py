@@ -12,7 +12,7 @@ import pytest
 from asr_conformance.gate.verdict import Completeness
 from asr_conformance.reports import ReportFolderError, write_reports
 from asr_conformance.reports.badges import badge_files
-from asr_conformance.reports.writing import install
+from asr_conformance.reports.writing import clear_owned, install
 from asr_conformance.vocabulary.schemas import check_report
 
 
@@ -74,3 +74,15 @@ def test_a_badge_name_cannot_leave_the_folder(report_of) -> None:
     report["implementations"].append(dict(report["implementations"][0], key="other"))
     report["verdicts"].append(dict(report["verdicts"][0], implementation="other"))
     assert set(badge_files(report)) == {"badge-_.._escaped-validator.json", "badge-other-validator.json"}
+
+
+def test_a_run_starts_by_removing_the_last_runs_reports(tmp_path: Path, folder: Path, report_of) -> None:
+    """A run killed before its end then leaves no earlier verdict to be read as its own."""
+    write_reports(report_of(), folder)
+    (folder / "notes.txt").write_text("kept")
+    elsewhere = tmp_path / "elsewhere.json"
+    elsewhere.write_text("{}")
+    (folder / "badge-other.json").symlink_to(elsewhere)
+    assert sorted(clear_owned(folder)) == ["badge-other.json", "badge-validator.json", "report.html",
+                                            "report.json", "summary.md"]
+    assert [p.name for p in folder.iterdir()] == ["notes.txt"] and elsewhere.exists()
