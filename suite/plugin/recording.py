@@ -54,7 +54,8 @@ def attach(item: pytest.Item, report: pytest.TestReport) -> None:
     recorder = recorder_of(item)
     if recorder is None:
         return
-    report.user_properties.append((RECORD_PROPERTY, recorder.current().to_json()))
+    if report.when == "call" or not report.passed:  # a passing setup or teardown says nothing of the result
+        report.user_properties.append((RECORD_PROPERTY, recorder.current().to_json()))
     neutralize(report)
 
 
