@@ -119,7 +119,7 @@ def test_a_lone_surrogate_rule_neither_kills_a_worker_nor_empties_the_report(pyt
     assert report["completeness"]["complete"] is True
     assert report["verdicts"][0]["verdict"] == "does-not-conform"
     named = [r["details"].get("rules_named") for r in report["results"] if r["outcome"] == "fail"]
-    assert named and all(rules == ["\ufffd"] for rules in named)
+    assert named and all(rules == ["ASR-999", "\ufffd"] for rules in named)
 
 
 def test_files_planted_in_the_report_folder_are_replaced_not_written_through(pytester: pytest.Pytester) -> None:
