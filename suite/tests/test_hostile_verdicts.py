@@ -146,6 +146,18 @@ def test_deselecting_or_ignoring_tests_makes_the_run_partial(pytester: pytest.Py
     assert flag in " ".join(report_of(pytester)["options"]["partial_reasons"])
 
 
+def test_a_corpus_that_differs_from_the_shipped_one_makes_the_run_partial(pytester: pytest.Pytester) -> None:
+    copy = pytester.path / "corpus"
+    shutil.copytree(CORPUS_DIR, copy)
+    same = certify(pytester, REFERENCE, "--cases", str(copy), "-n", "2")
+    assert same.ret == 0 and report_of(pytester)["options"]["partial"] is False  # an identical copy certifies
+    case = next((copy / "validator" / "ASR-260").glob("invalid-*.toml"))
+    case.write_text(case.read_text().replace('verdict = "invalid"', 'verdict = "implementation-defined"\nreference = "reject"'))
+    doctored = certify(pytester, REFERENCE, "--cases", str(copy), *SMALL)
+    doctored.stdout.fnmatch_lines([f"*partial run: *--cases {copy} differs from the shipped corpus*"])
+    assert report_of(pytester)["options"]["partial"] is True
+
+
 @pytest.mark.parametrize("baseline", ["/dev/zero", "fifo", "deep.json"])
 def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(pytester: pytest.Pytester, baseline: str) -> None:
     if baseline == "fifo":
