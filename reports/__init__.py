@@ -9,24 +9,30 @@ import json
 from pathlib import Path
 from typing import Any
 
-from asr_conformance.reports.badges import write_badges
+from asr_conformance.reports.badges import badge_files
 from asr_conformance.reports.html_page import render_html
 from asr_conformance.reports.markdown import render_markdown
+from asr_conformance.reports.writing import ReportFolderError, install
+from asr_conformance.vocabulary.untrusted import clean_value
 
-__all__ = ["write_reports"]
+__all__ = ["ReportFolderError", "write_reports"]
 
 
 def write_reports(report: dict[str, Any], folder: Path) -> dict[str, Path]:
-    """Write report.json, summary.md, report.html and the badges; return what was written, by kind."""
-    folder.mkdir(parents=True, exist_ok=True)
-    written = {
-        "json": folder / "report.json",
-        "markdown": folder / "summary.md",
-        "html": folder / "report.html",
+    """Write report.json, summary.md, report.html and the badges; return what was written, by kind.
+
+    Every string is cleaned of lone surrogates first (they cannot be written as UTF-8), and the
+    files reach the folder through ``writing.install`` (fresh files renamed into place)."""
+    report = clean_value(report)
+    files = {
+        "report.json": json.dumps(report, indent=1, ensure_ascii=False) + "\n",
+        "summary.md": render_markdown(report),
+        "report.html": render_html(report),
     }
-    written["json"].write_text(json.dumps(report, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    written["markdown"].write_text(render_markdown(report), encoding="utf-8")
-    written["html"].write_text(render_html(report), encoding="utf-8")
-    for index, path in enumerate(write_badges(report, folder)):
-        written[f"badge-{index}"] = path
+    badges = badge_files(report)
+    files.update(badges)
+    paths = install(files, folder)
+    written = {"json": paths["report.json"], "markdown": paths["summary.md"], "html": paths["report.html"]}
+    for index, name in enumerate(badges):
+        written[f"badge-{index}"] = paths[name]
     return written

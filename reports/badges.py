@@ -6,7 +6,7 @@ With one implementation the files are ``badge-<role>.json``; side by side,
 from __future__ import annotations
 
 import json
-from pathlib import Path
+import re
 from typing import Any
 
 
@@ -16,23 +16,25 @@ def badge(verdict: dict[str, Any]) -> dict[str, Any]:
     percent = verdict["pass_percent"]
     if verdict["verdict"] == "no-verdict":
         message, color = "no verdict", "lightgrey"
+    elif verdict["verdict"] == "incomplete":
+        message, color = "incomplete run", "lightgrey"
     else:
         message = f"{percent:g}% ({counts.get('pass', 0)}/{scored})"
+        if verdict.get("fidelity_not_checked"):
+            message += ", fidelity not checked"
         color = {"conforms": "brightgreen", "conforms-except-known-failures": "yellow"}.get(verdict["verdict"], "red")
     return {"schemaVersion": 1, "label": f"ASR {verdict['role']}", "message": message, "color": color}
 
 
-def write_badges(report: dict[str, Any], folder: Path) -> list[Path]:
-    """One badge per role that ran; badge files of an earlier run for other roles are removed,
-    so a folder never shows a verdict this run did not reach."""
+def badge_name(verdict: dict[str, Any], single: bool) -> str:
+    """The badge's file name; an implementation key is reduced to safe characters (it names a file)."""
+    if single:
+        return f"badge-{verdict['role']}.json"
+    key = re.sub(r"[^A-Za-z0-9._-]", "_", verdict["implementation"]).lstrip(".")[:80] or "_"
+    return f"badge-{key}-{verdict['role']}.json"
+
+
+def badge_files(report: dict[str, Any]) -> dict[str, str]:
+    """Each badge's file name and JSON text; an incomplete run's badges say so, whatever passed."""
     single = len(report["implementations"]) == 1
-    written = []
-    for verdict in report["verdicts"]:
-        name = f"badge-{verdict['role']}.json" if single else f"badge-{verdict['implementation']}-{verdict['role']}.json"
-        path = folder / name
-        path.write_text(json.dumps(badge(verdict)) + "\n", encoding="utf-8")
-        written.append(path)
-    for stale in folder.glob("badge-*.json"):
-        if stale not in written:
-            stale.unlink()
-    return written
+    return {badge_name(v, single): json.dumps(badge(v)) + "\n" for v in report["verdicts"]}

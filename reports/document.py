@@ -7,19 +7,19 @@ so the Markdown and HTML writers only lay it out.
 
 from __future__ import annotations
 
-import hashlib
-import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result
+from asr_conformance.gate.integrity import Snapshot, snapshot
+from asr_conformance.gate.results import FAILING, OUTCOMES, Result
+from asr_conformance.gate.verdict import Completeness, verdicts
 from asr_conformance.vocabulary.rules import Rule
 
 REPORT_VERSION = 1
-_COUNTEREXAMPLE = re.compile(r"counterexample \(shrunk\): (?P<path>[^\n]+)\nreplay: (?P<replay>[^\n]+)")
+__all__ = ["RunFacts", "build_report", "corpus_digest", "counterexamples", "rule_matrix", "verdicts"]
 
 
 @dataclass
@@ -37,66 +37,44 @@ class RunFacts:
     expectations: dict[str, Any] = field(default_factory=dict)
     baseline: dict[str, Any] | None = None
     exit: dict[str, Any] = field(default_factory=dict)
+    #: The corpus as hashed at the start of the run (hashed now when not given).
+    corpus_snapshot: Snapshot | None = None
+    completeness: Completeness = field(default_factory=Completeness)
+    #: The package's code digest at the start of the run, by folder.
+    package: dict[str, str] = field(default_factory=dict)
 
 
 def corpus_digest(corpus: Path) -> tuple[str, int]:
-    """sha256 over every case file's path and bytes, in path order: two runs on the same corpus agree."""
-    digest = hashlib.sha256()
-    count = 0
-    if corpus.is_dir():
-        for path in sorted(p for p in corpus.rglob("*") if p.is_file()):
-            digest.update(path.relative_to(corpus).as_posix().encode() + b"\0")
-            digest.update(path.read_bytes())
-            count += path.suffix == ".jsonl"
-    return "sha256:" + digest.hexdigest(), count
+    """The corpus digest (bounded: see ``gate.integrity``) and its number of streams."""
+    found = snapshot(corpus)
+    return found.digest, found.count(".jsonl")
 
 
 def build_report(facts: RunFacts, results: Sequence[Result]) -> dict[str, Any]:
     ordered = sorted(results, key=lambda r: (r.implementation, r.role, r.id, r.test))
     keys = [i["key"] for i in facts.implementations]
-    digest, cases = corpus_digest(facts.corpus)
+    corpus = facts.corpus_snapshot or snapshot(facts.corpus)
+    complete = facts.completeness.complete
     return {
         "report_version": REPORT_VERSION,
         "suite": {"name": "asr-conformance", "version": facts.suite_version},
-        "corpus": {"path": str(facts.corpus), "digest": digest, "streams": cases},
+        "corpus": {"path": str(facts.corpus), "digest": corpus.digest, "streams": corpus.count(".jsonl"),
+                   "flagged": list(corpus.flagged)},
         "started": facts.started,
         "duration": round(facts.duration, 3),
         "options": facts.options,
         "hypothesis": facts.hypothesis,
         "implementations": facts.implementations,
-        "verdicts": verdicts(facts.implementations, ordered),
+        "verdicts": verdicts(facts.implementations, ordered, complete),
         "rules": rule_matrix(facts.catalog, keys, ordered),
         "results": [r.to_json() for r in ordered],
         "counterexamples": counterexamples(ordered),
         "expectations": facts.expectations,
         "baseline": facts.baseline,
         "exit": facts.exit,
+        "completeness": facts.completeness.to_json(),
+        "package": facts.package,
     }
-
-
-def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result]) -> list[dict[str, Any]]:
-    """One certification verdict per implementation and role it was run in."""
-    found = []
-    for implementation in implementations:
-        for role in implementation["roles"]:
-            mine = [r for r in results if r.implementation == implementation["key"] and r.role == role]
-            counts = Counter(r.outcome for r in mine)
-            scored = sum(counts[o] for o in SCORED)
-            failing = sum(counts[o] for o in FAILING)
-            if scored == 0:
-                verdict = "no-verdict"
-            elif failing:
-                verdict = "does-not-conform"
-            elif counts["expected-fail"]:
-                verdict = "conforms-except-known-failures"
-            else:
-                verdict = "conforms"
-            found.append({
-                "implementation": implementation["key"], "role": role, "verdict": verdict,
-                "counts": {o: counts[o] for o in OUTCOMES},
-                "pass_percent": round(100.0 * counts["pass"] / scored, 2) if scored else 0.0,
-            })
-    return found
 
 
 def rule_status(outcomes: Counter, tested: str) -> str:
@@ -146,10 +124,6 @@ def rule_matrix(catalog: dict[str, Rule], keys: list[str], results: Sequence[Res
 
 
 def counterexamples(results: Sequence[Result]) -> list[dict[str, str]]:
-    found = []
-    for result in results:
-        match = _COUNTEREXAMPLE.search(result.message)
-        if match:
-            found.append({"implementation": result.implementation, "test": result.id,
-                          "path": match["path"], "replay": match["replay"].strip()})
-    return found
+    """The fuzz counterexamples the results carry (as data, from the test's record)."""
+    return [{"implementation": r.implementation, "test": r.id, "path": r.counterexample.path,
+             "replay": r.counterexample.replay} for r in results if r.counterexample is not None]

@@ -19,7 +19,7 @@ STATUS_LABEL = {
 }
 VERDICT_LABEL = {
     "conforms": "conforms", "conforms-except-known-failures": "conforms except known failures",
-    "does-not-conform": "does not conform", "no-verdict": "no verdict",
+    "does-not-conform": "does not conform", "no-verdict": "no verdict", "incomplete": "incomplete run",
 }
 SHOWN_OUTCOMES = ("fail", "crash", "timeout", "expected-fail")
 
@@ -31,7 +31,7 @@ h2{font-size:18px;margin:28px 0 10px}h3{font-size:15px;margin:20px 0 6px;color:#
 .cards{display:flex;flex-wrap:wrap;gap:12px}.card{background:#fff;border-radius:8px;padding:12px 16px;
 box-shadow:0 1px 2px #0002;min-width:230px}.card .v{font-size:17px;font-weight:600;margin:4px 0}
 .conforms{color:#137333}.does-not-conform{color:#b3261e}.conforms-except-known-failures{color:#8a6100}
-.no-verdict{color:#666}.counts{color:#555;font-size:12px}
+.no-verdict,.incomplete{color:#666}.counts{color:#555;font-size:12px}
 table{border-collapse:collapse;width:100%;background:#fff;box-shadow:0 1px 2px #0002;margin-bottom:6px}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #e6e8ec;vertical-align:top}
 th{background:#eef0f4;font-size:12px;text-transform:uppercase;letter-spacing:.03em;color:#4a5263}
@@ -55,8 +55,10 @@ def render_html(report: dict[str, Any]) -> str:
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
         f"<title>ASR conformance: {escape(names)}</title><style>{STYLE}</style></head><body>",
         f"<header><h1>ASR conformance: {escape(names)}</h1><p>{_facts(report)}</p></header><main>",
-        '<p class="gate"><b>Partial run</b> (narrowed with -m or -k): only a full run certifies.</p>'
-        if report["options"].get("partial") else "",
+        _incomplete(report),
+        '<p class="gate"><b>Partial run</b> (' + escape("; ".join(report["options"].get("partial_reasons") or
+                                                            ["narrowed with -m or -k"]))
+        + "): only a full run certifies.</p>" if report["options"].get("partial") else "",
         _verdicts(report), _gate(report), _matrix(report), _failures(report), _counterexamples(report),
         "</main></body></html>",
     ]
@@ -77,6 +79,15 @@ def _facts(report: dict[str, Any]) -> str:
     )
 
 
+def _incomplete(report: dict[str, Any]) -> str:
+    """The banner of a run that did not finish: it certifies nothing, whatever passed."""
+    completeness = report.get("completeness") or {}
+    if completeness.get("complete", True):
+        return ""
+    reasons = "".join(f"<li>{escape(reason)}</li>" for reason in completeness.get("reasons", []))
+    return f'<div class="gate"><b>Incomplete run</b>: it certifies nothing.<ul>{reasons}</ul></div>'
+
+
 def _verdicts(report: dict[str, Any]) -> str:
     cards = []
     for verdict in report["verdicts"]:
@@ -85,7 +96,10 @@ def _verdicts(report: dict[str, Any]) -> str:
         cards.append(
             f'<div class="card"><div class="muted">{escape(verdict["implementation"])} · {verdict["role"]}</div>'
             f'<div class="v {verdict["verdict"]}">{VERDICT_LABEL[verdict["verdict"]]}</div>'
-            f'<div class="counts">{verdict["pass_percent"]:g}% pass · {escape(detail) or "nothing ran"}</div></div>'
+            f'<div class="counts">{verdict["pass_percent"]:g}% pass · {escape(detail) or "nothing ran"}</div>'
+            + "".join(f'<div class="muted">fidelity not checked: {escape(why)}</div>'
+                      for why in verdict.get("fidelity_not_checked", ()))
+            + '</div>'
         )
     return '<h2>Verdicts</h2><div class="cards">' + "".join(cards) + "</div>"
 

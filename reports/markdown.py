@@ -4,48 +4,59 @@ from __future__ import annotations
 
 from typing import Any
 
+from asr_conformance.vocabulary.untrusted import code_span, markdown_text
+
 VERDICT_WORDS = {
     "conforms": "✅ conforms",
     "conforms-except-known-failures": "🟡 conforms except known failures",
     "does-not-conform": "❌ does not conform",
     "no-verdict": "⚪ no verdict (nothing executed)",
+    "incomplete": "⚪ incomplete run (certifies nothing)",
 }
 #: Failing rules listed at most; the HTML page and the JSON report have them all.
 MAX_ROWS = 40
 
 
 def _cell(text: Any) -> str:
-    return str(text).replace("|", "\\|").replace("\n", " ")
+    """Any text in a table cell or list item: one line, Markdown and HTML escaped (see ``untrusted``)."""
+    return markdown_text(str(text))
 
 
 def render_markdown(report: dict[str, Any]) -> str:
-    lines = [f"# ASR conformance: {', '.join(i['name'] for i in report['implementations'])}", ""]
+    lines = [f"# ASR conformance: {_cell(', '.join(i['name'] for i in report['implementations']))}", ""]
     lines += [
         f"asr-conformance {report['suite']['version']} · corpus `{report['corpus']['digest'][:19]}…` · "
         f"Hypothesis profile `{report['hypothesis']['profile']}`"
         + (f", seed `{report['hypothesis']['seed']}`" if report["hypothesis"].get("seed") is not None else "")
         + f" · {report['duration']:.1f} s",
         "",
-        *(["> **Partial run** (narrowed with -m or -k): only a full run certifies.", ""]
-          if report["options"].get("partial") else []),
+        *_incomplete(report),
+        *([f"> **Partial run** ({_cell('; '.join(report['options'].get('partial_reasons') or ['narrowed with -m or -k']))})"
+           ": only a full run certifies.", ""] if report["options"].get("partial") else []),
         "| implementation | role | verdict | pass | fail | crash | timeout | known | not scored | skipped | pass % |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for verdict in report["verdicts"]:
         c = verdict["counts"]
         lines.append(
-            f"| {_cell(verdict['implementation'])} | {verdict['role']} | {VERDICT_WORDS[verdict['verdict']]} | "
+            f"| {_cell(verdict['implementation'])} | {_cell(verdict['role'])} | {VERDICT_WORDS[verdict['verdict']]} | "
             f"{c['pass']} | {c['fail']} | {c['crash']} | {c['timeout']} | {c['expected-fail']} | "
             f"{c['not-scored']} | {c['skipped']} | {verdict['pass_percent']:g} |"
         )
     lines.append("")
+    for verdict in report["verdicts"]:
+        for why in verdict.get("fidelity_not_checked", ()):
+            lines.append(f"- {_cell(verdict['implementation'])}, producer: conforms on output rules only; "
+                         f"fidelity not checked: {_cell(why)}")
+    if any(v.get("fidelity_not_checked") for v in report["verdicts"]):
+        lines.append("")
     lines += _failing_rules(report)
     lines += _gate(report)
     if report["counterexamples"]:
         lines += ["## Fuzz counterexamples", ""]
         for found in report["counterexamples"]:
-            lines.append(f"- `{found['test']}` ({found['implementation']}): `{found['path']}`  ")
-            lines.append(f"  replay: `{found['replay']}`")
+            lines.append(f"- {code_span(found['test'])} ({_cell(found['implementation'])}): {code_span(found['path'])}  ")
+            lines.append(f"  replay: {code_span(found['replay'])}")
         lines.append("")
     lines.append("The full rule matrix is in `report.html`; every result, with inputs and outputs of failures, "
                  "in `report.json`.")
@@ -58,7 +69,7 @@ def _failing_rules(report: dict[str, Any]) -> list[str]:
                if any(row["cells"][k]["status"] in ("fail", "expected-fail") for k in keys)]
     if not failing:
         return ["No rule has a failing case.", ""]
-    lines = ["## Rules with failing cases", "", "| rule | level | section | " + " | ".join(keys) + " |",
+    lines = ["## Rules with failing cases", "", "| rule | level | section | " + " | ".join(map(_cell, keys)) + " |",
              "|---|---|---|" + "---|" * len(keys)]
     for row in failing[:MAX_ROWS]:
         cells = []
@@ -68,9 +79,19 @@ def _failing_rules(report: dict[str, Any]) -> list[str]:
             known = cell["counts"].get("expected-fail", 0)
             cells.append({"fail": f"❌ {bad} failing", "expected-fail": f"🟡 {known} known"}.get(
                 cell["status"], cell["status"]))
-        lines.append(f"| {row['id']} | {row['level']} | {_cell(row['section'])} | " + " | ".join(cells) + " |")
+        lines.append(f"| {_cell(row['id'])} | {_cell(row['level'])} | {_cell(row['section'])} | " + " | ".join(cells) + " |")
     if len(failing) > MAX_ROWS:
         lines.append(f"| … | | {len(failing) - MAX_ROWS} more | " + " | " * len(keys))
+    return lines + [""]
+
+
+def _incomplete(report: dict[str, Any]) -> list[str]:
+    """The warning of a run that did not finish, before any table: it certifies nothing."""
+    completeness = report.get("completeness") or {}
+    if completeness.get("complete", True):
+        return []
+    lines = ["> **Incomplete run**: it certifies nothing.", ">"]
+    lines += [f"> - {_cell(reason)}" for reason in completeness.get("reasons", [])]
     return lines + [""]
 
 
@@ -82,10 +103,10 @@ def _gate(report: dict[str, Any]) -> list[str]:
         lines += [f"- {_cell(entry['entry'])}: {_cell(entry['reason'])}" for entry in stale] + [""]
     baseline = report["baseline"]
     if baseline:
-        lines += [f"## Against the baseline `{baseline['file']}`", ""]
+        lines += [f"## Against the baseline {code_span(baseline['file'])}", ""]
         for title, key in (("Regressions", "regressions"), ("New failures", "new_failures"), ("Fixed", "fixed")):
             found = baseline[key]
-            lines.append(f"- {title}: {len(found)}" + (": " + ", ".join(f"`{i}`" for i in found[:20]) if found else ""))
+            lines.append(f"- {title}: {len(found)}" + (": " + ", ".join(code_span(i) for i in found[:20]) if found else ""))
         lines.append("")
     if report["exit"].get("reasons"):
         lines += ["## Why the run failed", ""] + [f"- {_cell(r)}" for r in report["exit"]["reasons"]] + [""]

@@ -69,14 +69,14 @@ def producer_runner(request: pytest.FixtureRequest, asr_target,
 
 
 @_marked(OUTPUT_RULES)
-def test_output_conforms(producer_input, producer_runner: ProducerRunner, record_property) -> None:
+def test_output_conforms(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
     producer_input = _path(producer_input)
     conversion = producer_runner.baseline(producer_input)
     expected = "exit 0 with a stream that conforms"
-    stream = _stream_or_fail(conversion, producer_input, expected, OUTPUT_RULES, record_property)
+    stream = _stream_or_fail(conversion, producer_input, expected, OUTPUT_RULES, asr_record)
     problems = output_problems(stream)
     broken = sorted({p.rule for p in problems})
-    _record(record_property, producer_input, stream, expected, broken or OUTPUT_RULES,
+    _record(asr_record, producer_input, stream, expected, broken or OUTPUT_RULES,
             "failed" if problems else "passed")
     if problems:
         shown = [str(p) for p in problems[:PROBLEM_LIMIT]]
@@ -87,24 +87,24 @@ def test_output_conforms(producer_input, producer_runner: ProducerRunner, record
 
 
 @_marked(VARIANTS["again"].rules)
-def test_deterministic(producer_input, producer_runner: ProducerRunner, record_property) -> None:
-    _compare_with_baseline(_path(producer_input), producer_runner, VARIANTS["again"], record_property)
+def test_deterministic(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
+    _compare_with_baseline(_path(producer_input), producer_runner, VARIANTS["again"], asr_record)
 
 
 @pytest.mark.parametrize("variant_name", [
     pytest.param(name, id=name, marks=_marks(VARIANTS[name].rules)) for name in INDEPENDENCE
 ])
 def test_independent_of(producer_input, producer_runner: ProducerRunner, variant_name: str,
-                        record_property) -> None:
+                        asr_record) -> None:
     variant = VARIANTS[variant_name]
     if not variant.available:
         pytest.skip(f"the {variant.name} variant is unavailable here: {variant.unavailable}")
-    _compare_with_baseline(_path(producer_input), producer_runner, variant, record_property)
+    _compare_with_baseline(_path(producer_input), producer_runner, variant, asr_record)
 
 
 @pytest.mark.parametrize("damage", sorted(damaged_inputs(b"")))
 def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: str, tmp_path: Path,
-                       record_property) -> None:
+                       asr_record) -> None:
     """No ASR rule governs a refusal (docs/contract.md §2.4 and §6 do); a stream, when given, must conform."""
     producer_input = _path(producer_input)
     damaged = tmp_path / f"{producer_input.stem}.{damage}{producer_input.suffix}"
@@ -114,20 +114,20 @@ def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: 
     output = _shown(conversion)
     if conversion.outcome is Outcome.REFUSED:
         refused_with_reason = bool(conversion.refusal.strip())
-        _record(record_property, damaged, output, expected, [], "passed" if refused_with_reason else "failed")
+        _record(asr_record, damaged, output, expected, [], "passed" if refused_with_reason else "failed")
         if not refused_with_reason:
             pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): refused without a message; "
                         f"a refusal says why on stderr\n{conversion.explain()}", pytrace=False)
         return
     if conversion.outcome is not Outcome.CONVERTED or conversion.stream is None:
-        record_property("asr_answer", conversion.outcome.value)
-        _record(record_property, damaged, output, expected, [], "failed")
+        asr_record(answer=conversion.outcome.value)
+        _record(asr_record, damaged, output, expected, [], "failed")
         pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): {conversion.outcome.value} on "
                     "damaged input; a producer refuses it (non-zero exit, a message on stderr: docs/contract.md §6) "
                     f"or converts it to a stream that conforms\n{conversion.explain()}", pytrace=False)
     problems = output_problems(conversion.stream)
     broken = sorted({p.rule for p in problems})
-    _record(record_property, damaged, output, expected, broken, "failed" if problems else "passed")
+    _record(asr_record, damaged, output, expected, broken, "failed" if problems else "passed")
     if problems:
         pytest.fail(f"{damaged.name} ({damage} copy of {producer_input.name}): exit 0 with a stream that breaks "
                     f"{', '.join(broken)}; refuse damaged input instead:\n"
@@ -135,7 +135,7 @@ def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: 
 
 
 @_marked(FIDELITY_RULES)
-def test_fidelity(producer_input, producer_runner: ProducerRunner, record_property) -> None:
+def test_fidelity(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
     """The stream keeps what the native input records and invents nothing (the witness reads the input)."""
     source = _path(producer_input)
     baseline = producer_runner.baseline(source)
@@ -143,18 +143,17 @@ def test_fidelity(producer_input, producer_runner: ProducerRunner, record_proper
         pytest.skip(f"no stream to hold to its source ({baseline.outcome.value}; see test_output_conforms)")
     result = judge_fidelity(source.read_bytes(), baseline.stream)
     _judge_fidelity_result(result, source, baseline.stream, "a stream that keeps every fact of its source",
-                           record_property, f"{source.name}: the stream does not follow its source")
+                           asr_record, f"{source.name}: the stream does not follow its source")
 
 
 @_marked(FIDELITY_RULES)
 def test_follows_source_edit(source_edit: SourceEdit, producer_runner: ProducerRunner, tmp_path: Path,
-                             record_property) -> None:
+                             asr_record) -> None:
     """An edited copy of the input converts to a stream that changed exactly as the edit implies."""
     source = Path(source_edit.input.path)
     data = source.read_bytes()
     if source_edit.mutation is None:
-        record_property("asr_fidelity", "not-checked")
-        pytest.skip("fidelity not checked: no witness reads this input, so it cannot be edited in known ways")
+        pytest.skip("source edits not tried: no witness reads this input, so it cannot be edited in known ways")
     witness = witness_for_input(data)
     mutation = mutation_named(witness, source_edit.mutation) if witness is not None else None
     if witness is None or mutation is None:
@@ -173,16 +172,15 @@ def test_follows_source_edit(source_edit: SourceEdit, producer_runner: ProducerR
 
     result = judge_mutation(mutation, witness, data, baseline.stream, convert)
     _judge_fidelity_result(result, source, baseline.stream, f"after the edit: {mutation.description}",
-                           record_property, f"{source.name}, edited ({mutation.name}): the stream did not follow")
+                           asr_record, f"{source.name}, edited ({mutation.name}): the stream did not follow")
 
 
-def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, record_property,
+def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, asr_record,
                            headline: str) -> None:
     if result.not_checked is not None and not result.findings:
-        record_property("asr_fidelity", "not-checked")
         pytest.skip(f"fidelity {result.not_checked}")
     rules = result.rules or list(FIDELITY_RULES)
-    _record(record_property, source, stream, expected, rules, "failed" if result.findings else "passed")
+    _record(asr_record, source, stream, expected, rules, "failed" if result.findings else "passed")
     if result.findings:
         pytest.fail(f"{headline} (breaks {', '.join(result.rules)}):\n" + "\n".join(describe(result.findings)),
                     pytrace=False)
@@ -196,17 +194,17 @@ def _path(producer_input) -> Path:
     return Path(getattr(producer_input, "path", producer_input))
 
 
-def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Variant, record_property) -> None:
+def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Variant, asr_record) -> None:
     baseline = runner.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no baseline stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
     expected = f"the baseline stream, record for record (producer.instance aside), when converted {variant.description}"
     conversion = runner.convert(source, variant)
-    stream = _stream_or_fail(conversion, source, expected, variant.rules, record_property,
+    stream = _stream_or_fail(conversion, source, expected, variant.rules, asr_record,
                              f" when converted {variant.description}")
     found = differences(baseline.stream, stream)
     rules = rules_of(found, variant.rules) if found else list(variant.rules)
-    _record(record_property, source, stream, expected, rules, "failed" if found else "passed")
+    _record(asr_record, source, stream, expected, rules, "failed" if found else "passed")
     if found:
         pytest.fail(
             f"{source.name}: converting {variant.description} changed the stream; every value must come from the "
@@ -214,12 +212,12 @@ def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Varian
             + "\n".join(summarize(found, baseline.stream, stream)), pytrace=False)
 
 
-def _stream_or_fail(conversion: Conversion, source: Path, expected: str, rules: Iterable[str], record_property,
+def _stream_or_fail(conversion: Conversion, source: Path, expected: str, rules: Iterable[str], asr_record,
                     when: str = "") -> bytes:
     if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
         return conversion.stream
-    record_property("asr_answer", conversion.outcome.value)
-    _record(record_property, source, _shown(conversion), expected, list(rules), "failed")
+    asr_record(answer=conversion.outcome.value)
+    _record(asr_record, source, _shown(conversion), expected, list(rules), "failed")
     if conversion.outcome is Outcome.REFUSED:
         pytest.fail(f"{source.name}: refused a good input{when}: {conversion.refusal or '(no message)'}\n"
                     f"{conversion.explain()}", pytrace=False)
@@ -232,14 +230,10 @@ def _shown(conversion: Conversion) -> str:
     return conversion.explain()
 
 
-def _record(record_property, source: Path, output: str | bytes, expected: str, rules: Iterable[str],
+def _record(record, source: Path, output: str | bytes, expected: str, rules: Iterable[str],
             status: str) -> None:
-    """The properties run_validator_case records, for reports."""
+    """What run_validator_case records, for reports."""
     text = output.decode("utf-8", "replace") if isinstance(output, bytes) else output
     if len(text) > OUTPUT_LIMIT:
         text = text[:OUTPUT_LIMIT] + f"\n... ({len(text) - OUTPUT_LIMIT} more characters)"
-    record_property("asr_status", status)
-    record_property("asr_rules", sorted(set(rules)))
-    record_property("asr_input", str(source))
-    record_property("asr_output", text)
-    record_property("asr_expected", expected)
+    record(status=status, rules=rules, input=str(source), output=text, expected=expected)

@@ -9,5 +9,5 @@ from asr_conformance.harness.judging.reader import run_reader_case
 pytestmark = [pytest.mark.conformance, pytest.mark.reader]
 
 
-def test_reader_case(reader_case, asr_reader, record_property) -> None:
-    run_reader_case(reader_case, asr_reader, record_property)
+def test_reader_case(reader_case, asr_reader, asr_record) -> None:
+    run_reader_case(reader_case, asr_reader, asr_record)

@@ -9,5 +9,5 @@ from asr_conformance.plugin.hooks import run_validator_case
 pytestmark = [pytest.mark.conformance, pytest.mark.validator]
 
 
-def test_validator_case(validator_case, asr_validator, record_property) -> None:
-    run_validator_case(validator_case, asr_validator, record_property)
+def test_validator_case(validator_case, asr_validator, asr_record) -> None:
+    run_validator_case(validator_case, asr_validator, asr_record)

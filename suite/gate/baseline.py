@@ -9,12 +9,12 @@ fixed.  A result the baseline does not have is judged on its own.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from asr_conformance.gate.results import FAILING, Result
+from asr_conformance.vocabulary.bounded_files import InputFileError, load_json_file
 from asr_conformance.vocabulary.schemas import check_report
 
 
@@ -39,14 +39,17 @@ class Baseline:
 
 
 def load_baseline(path: Path) -> Baseline:
-
+    """Read an earlier report: a regular JSON file under the size limit, nested no deeper than reports are."""
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise BaselineError(f"{path}: cannot read the baseline report: {error.strerror or error}") from None
-    except ValueError as error:
-        raise BaselineError(f"{path}: not a JSON report: {error}") from None
-    problem = check_report(data)
+        data = load_json_file(path, "baseline report")
+    except InputFileError as error:
+        raise BaselineError(str(error)) from None
+    try:
+        problem = check_report(data)
+    except RecursionError:
+        problem = "nested too deeply"
+    if problem is None and not isinstance(data, dict):
+        problem = "not an object"
     if problem:
         raise BaselineError(f"{path}: not an asr-conformance report: {problem}")
     baseline = Baseline(path)
@@ -67,7 +70,9 @@ class Comparison:
 
 
 def compare(baseline: Baseline, results: Sequence[Result], single_run: bool) -> Comparison:
-    regressions, fixed, new = [], [], []
+    regressions: list[Result] = []
+    fixed: list[Result] = []
+    new: list[Result] = []
     for result in results:
         before = baseline.outcome(result.implementation, result.id, single_run)
         if result.outcome in FAILING:

@@ -1,19 +1,26 @@
-"""One result per conformance test, gathered from pytest's reports.
+"""One typed record of what each test saw, and one result per conformance test, gathered from pytest's reports.
 
-Every process runs the tests, but only the one that receives every report
-(the xdist controller, or the single process) gathers them: pytest-xdist
-sends each worker's ``TestReport`` to the controller with its
-``user_properties``.  The plugin stamps each item with its result ID, role,
-implementation and rules at collection; the test adds what it saw (the
-answer, the input, the output, what was expected).
+A test's record (``TestRecord``) starts at collection (result ID, implementation, role, kind,
+rules), the test adds what it saw (the answer, the judgement, the input and output of a
+failure, a fuzz counterexample), and the plugin serializes it once into each report's
+``user_properties`` under ``RECORD_PROPERTY``.  pytest-xdist sends the reports to the controller,
+which reads the record back (``TestRecord.from_json``): nothing travels as loose keys, and the
+counterexample path is data, never parsed back from a message.
+
+Every process runs the tests, but only the one that receives every report (the xdist
+controller, or the single process) gathers them into ``Result``\\ s.
 """
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+import dataclasses
+import json
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
+
+from asr_conformance.vocabulary.untrusted import clean_value, no_surrogates
 
 #: Every outcome a result can have, in the order reports list them.
 OUTCOMES = ("fail", "crash", "timeout", "pass", "expected-fail", "not-scored", "skipped")
@@ -23,10 +30,100 @@ FAILING = frozenset({"fail", "crash", "timeout"})
 SCORED = FAILING | {"pass", "expected-fail"}
 #: How much of an input or output a result keeps.
 CLIP = 20_000
+#: The one user property that carries a test's record.
+RECORD_PROPERTY = "asr_result"
 
 
-@dataclass
+@dataclass(frozen=True, slots=True)
+class Counterexample:
+    """A shrunk fuzz failure written as a case file, and the command that replays it."""
+
+    path: str
+    replay: str
+
+
+@dataclass(frozen=True, slots=True)
+class TestRecord:
+    """What one conformance test is and what it saw; built up with ``replace`` and sent once."""
+
+    __test__ = False  # not a pytest test class, whatever its name
+
+    id: str
+    implementation: str
+    role: str
+    kind: str
+    rules: tuple[str, ...] = ()
+    #: The implementation's answer: accept, reject, crash, timeout, viewed, converted, ...
+    answer: str | None = None
+    #: The judgement: passed, failed or reported (implementation-defined, not scored).
+    status: str | None = None
+    rules_named: tuple[str, ...] | None = None
+    #: For invalid cases: right, wrong or unnamed.
+    rule_level: str | None = None
+    input: str | None = None
+    output: str | None = None
+    expected: str | None = None
+    #: Name and version from the persistent handshake.
+    announced: str | None = None
+    announced_name: str | None = None
+    announced_version: str | None = None
+    counterexample: Counterexample | None = None
+    fuzz_examples: int | None = None
+    seed: int | None = None
+    #: A failing property's shrink figures: steps, seconds, what stopped it, the first failing call.
+    shrink: dict[str, Any] | None = None
+
+    def with_(self, **changes: Any) -> TestRecord:
+        """A copy with ``changes``; text is cleaned of lone surrogates and clipped on the way in."""
+        for name in ("input", "output", "expected", "announced", "announced_name", "announced_version", "answer", "status",
+                     "rule_level"):
+            if isinstance(changes.get(name), str):
+                changes[name] = clip(no_surrogates(changes[name]))
+        for name in ("rules", "rules_named"):
+            if changes.get(name) is not None:
+                changes[name] = tuple(sorted({no_surrogates(str(rule))[:200] for rule in changes[name]}))
+        if isinstance(changes.get("counterexample"), tuple):
+            changes["counterexample"] = Counterexample(*map(str, changes["counterexample"]))
+        return dataclasses.replace(self, **changes)
+
+    def to_json(self) -> str:
+        """The record as JSON text (ASCII only, so it crosses any wire)."""
+        return json.dumps(clean_value(dataclasses.asdict(self)), ensure_ascii=True, sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> TestRecord:
+        data = json.loads(text)
+        known = {f.name for f in dataclasses.fields(cls)}
+        data = {k: v for k, v in data.items() if k in known}
+        for name in ("rules", "rules_named"):
+            if data.get(name) is not None:
+                data[name] = tuple(data[name])
+        if data.get("counterexample") is not None:
+            data["counterexample"] = Counterexample(**data["counterexample"])
+        return cls(**data)
+
+    def details(self) -> dict[str, Any]:
+        """The facts a report lists under ``details`` (the names reports have always used)."""
+        found: dict[str, Any] = {
+            "rules_named": list(self.rules_named) if self.rules_named is not None else None,
+            "rule_level": self.rule_level, "announced": self.announced,
+            "fuzz_examples": self.fuzz_examples, "hypothesis_seed": self.seed, **(self.shrink or {}),
+        }
+        return {k: v for k, v in found.items() if v is not None}
+
+
+def record_of(report: pytest.TestReport) -> TestRecord | None:
+    """The record a report carries, or None (not a conformance test, or a report xdist made for a crash)."""
+    for name, value in report.user_properties:
+        if name == RECORD_PROPERTY:
+            return TestRecord.from_json(str(value))
+    return None
+
+
+@dataclass(frozen=True, slots=True)
 class Result:
+    """The outcome of one conformance test, as reports show it."""
+
     id: str
     implementation: str
     role: str
@@ -41,10 +138,11 @@ class Result:
     duration: float = 0.0
     #: For an expected failure: which entry (expectations file or baseline) excused it.
     excused_by: str | None = None
+    counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
-        return {key: value for key, value in asdict(self).items() if value not in (None, {}, "")}
+        return {key: value for key, value in dataclasses.asdict(self).items() if value not in (None, {}, "")}
 
 
 def clip(text: str | None, limit: int = CLIP) -> str | None:
@@ -53,63 +151,61 @@ def clip(text: str | None, limit: int = CLIP) -> str | None:
     return text[:limit] + f"\n... ({len(text) - limit} more characters)"
 
 
+def missing_result(test: str, implementation: str, role: str, kind: str, message: str) -> Result:
+    """A crash for a collected test that sent no result (its worker died, or the run stopped)."""
+    return Result(id=test, implementation=implementation, role=role, kind=kind, test=test, rules=[],
+                  outcome="crash", message=clip(no_surrogates(message)) or "")
+
+
 class ResultCollector:
     """Turns the setup/call/teardown reports of each test into one Result."""
 
     def __init__(self) -> None:
         self.results: dict[str, Result] = {}
+        #: Failed reports without a record (xdist's report of a crashed worker), by node ID.
+        self.unrecorded: dict[str, str] = {}
 
     def add(self, report: pytest.TestReport) -> None:
-        properties = dict(report.user_properties)
-        if "asr_id" not in properties:
+        record = record_of(report)
+        if record is None:
+            if report.failed:
+                self.unrecorded.setdefault(report.nodeid, no_surrogates(report.longreprtext))
             return
         if report.when == "teardown" and not report.failed:
             return
         if report.when == "setup" and report.passed:
             return
-        result = self._result(report, properties)
+        result = self._result(report, record)
         earlier = self.results.get(report.nodeid)
         if earlier is not None and earlier.outcome in FAILING and result.outcome not in FAILING:
             return  # a clean teardown does not hide a failed call
         self.results[report.nodeid] = result
 
-    def _result(self, report: pytest.TestReport, properties: dict[str, Any]) -> Result:
-        outcome, message, excused = _outcome(report, properties)
-        known = {"asr_id", "asr_implementation", "asr_role", "asr_kind", "asr_rules", "asr_input",
-                 "asr_output", "asr_expected", "asr_answer", "asr_outcome", "asr_status"}
+    def _result(self, report: pytest.TestReport, record: TestRecord) -> Result:
+        outcome, message, excused = _outcome(report, record)
         return Result(
-            id=str(properties["asr_id"]),
-            implementation=str(properties.get("asr_implementation", "")),
-            role=str(properties.get("asr_role", "")),
-            kind=str(properties.get("asr_kind", "")),
-            test=report.nodeid,
-            rules=list(properties.get("asr_rules", [])),
-            outcome=outcome,
-            message=clip(message) or "",
-            input=clip(_text(properties.get("asr_input"))),
-            output=clip(_text(properties.get("asr_output"))),
-            expected=clip(_text(properties.get("asr_expected"))),
+            id=record.id, implementation=record.implementation, role=record.role, kind=record.kind,
+            test=report.nodeid, rules=list(record.rules), outcome=outcome,
+            message=clip(no_surrogates(message)) or "",
+            input=record.input, output=record.output, expected=record.expected,
             duration=round(float(getattr(report, "duration", 0.0)), 4),
-            excused_by=excused,
-            details={k.removeprefix("asr_"): v for k, v in properties.items()
-                     if k.startswith("asr_") and k not in known and _plain(v)},
+            excused_by=excused, counterexample=record.counterexample, details=record.details(),
         )
 
     def all(self) -> list[Result]:
         return list(self.results.values())
 
 
-def _outcome(report: pytest.TestReport, properties: dict[str, Any]) -> tuple[str, str, str | None]:
-    answer = str(properties.get("asr_answer", properties.get("asr_outcome", "")))
+def _outcome(report: pytest.TestReport, record: TestRecord) -> tuple[str, str, str | None]:
     if report.passed:
         return "pass", "", None
     if report.failed:
-        kind = answer if answer in ("crash", "timeout") else "fail"
+        kind = record.answer if record.answer in ("crash", "timeout") else "fail"
         return kind, report.longreprtext, None
     if hasattr(report, "wasxfail"):
         return "expected-fail", report.longreprtext, str(report.wasxfail)
     reason = _skip_reason(report)
-    if properties.get("asr_status") == "reported":
+    if record.status == "reported":
         return "not-scored", reason, None
     return "skipped", reason, None
 
@@ -119,12 +215,3 @@ def _skip_reason(report: pytest.TestReport) -> str:
     if isinstance(longrepr, tuple) and len(longrepr) == 3:
         return str(longrepr[2]).removeprefix("Skipped: ")
     return report.longreprtext
-
-
-def _text(value: Any) -> str | None:
-    return None if value is None else str(value)
-
-
-def _plain(value: Any) -> bool:
-    return isinstance(value, (str, int, float, bool)) or (
-        isinstance(value, list) and all(isinstance(v, (str, int, float, bool)) for v in value))

@@ -252,6 +252,8 @@ class FuzzSession:
         self._last_failure: dict[str, Any] | None = None
         #: Failures seen, by the digest of their bytes: replayed from memory once the budget is spent.
         self._failed: dict[str, tuple[str, str, dict[str, Any]]] = {}
+        #: The last counterexample written (path, replay command), for the test's record.
+        self.counterexample: tuple[Path, str] | None = None
 
     def settings(self, test):
         from hypothesis import seed as seed_decorator
@@ -285,6 +287,7 @@ class FuzzSession:
         failure = self._last_failure
         shrink_note = self.shrinking.describe(self.budget) if self.shrinking else ""
         path, command = write_counterexample(self.counterexamples, replay=self.replay, **failure)
+        self.counterexample = (path, command)
         pytest.fail(f"{message}\n\n{shrink_note}\ncounterexample (shrunk): {path}\nreplay: {command}",
                     pytrace=False)
 
@@ -397,17 +400,15 @@ class FuzzSession:
     def expect_damaged(self, data: bytes, name: str, description: str, kind: str = "",
                        mutation: Any = None) -> None:
         """Damaged bytes get a verdict; a reject is required only where RFC 8259 settles it (``SETTLED_DAMAGE``)."""
-        from asr_conformance.generators.damage import DEFINITE_RULES, SETTLED_DAMAGE
+        from asr_conformance.generators.damage import SETTLED_DAMAGE
         from asr_conformance.reference.checks import validate_bytes
 
         if self._from_memory(data):
             return
         reference = validate_bytes(data)
         errors = reference.rules()
+        definite = damage_is_definite(kind, errors)
         basis = SETTLED_DAMAGE.get(kind, "") if kind else "the reference"
-        # A kind the pages leave open (a BOM, deep nesting...) is never scored, even where the reference
-        # also names ASR-003 because the damaged line was the header.
-        definite = bool(basis) and bool(errors & DEFINITE_RULES)
         verdict = self._ask(data, name)
         expected = "invalid" if definite else "implementation-defined"
         changed = mutation.describe() if mutation is not None else ""
@@ -420,3 +421,15 @@ class FuzzSession:
         if definite and verdict.outcome.value == "accept":
             self._fail(f"accepted {description}, which breaks {', '.join(sorted(errors))} ({basis})",
                        explained, failure)
+
+
+def damage_is_definite(kind: str, errors: set[str] | frozenset[str]) -> bool:
+    """Whether a damaged stream must be rejected: only a kind RFC 8259 settles (``SETTLED_DAMAGE``), and only
+    when the reference rejects it under a definite rule (a cut at a line end leaves a valid stream).
+
+    A kind the pages leave open (a BOM, deep nesting...) is never scored, even where the reference also
+    names ASR-003 because the damaged line was the header. Without a kind, the reference decides."""
+    from asr_conformance.generators.damage import DEFINITE_RULES, SETTLED_DAMAGE
+
+    basis = SETTLED_DAMAGE.get(kind, "") if kind else "the reference"
+    return bool(basis) and bool(errors & DEFINITE_RULES)

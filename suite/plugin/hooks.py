@@ -19,12 +19,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.expectations import ExpectationsError, load_expectations
+from asr_conformance.gate.results import TestRecord
 from asr_conformance.harness.fuzzing import (
     COUNTEREXAMPLES,
     DEFAULT_PROFILE,
@@ -37,7 +39,9 @@ from asr_conformance.harness.fuzzing import (
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
+from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
+    CONFORMANCE_DIR,
     SEED_KEY,
     TARGETS_KEY,
     corpus_of,
@@ -47,11 +51,11 @@ from asr_conformance.plugin.run_config import (
     target_of,
     targets_of,
 )
-from asr_conformance.plugin.session import GATE_KEY, CertificationSession, GateSettings, excuse
+from asr_conformance.plugin.session import GATE_KEY, CertificationSession, GateSettings, WorkerCollections, excuse
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
 from asr_conformance.vocabulary.rules import CatalogError, load_catalog
+from asr_conformance.vocabulary.untrusted import terminal_line
 
-CONFORMANCE_DIR = Path(__file__).resolve().parent.parent / "conformance"
 MARKERS = {
     "corpus": "a test that runs one validator case of the case corpus",
     "fuzz": "a property-based test driven by Hypothesis strategies",
@@ -150,7 +154,10 @@ def pytest_configure(config: pytest.Config) -> None:
         # Run the conformance suite and nothing else (not the current folder's tests).
         config.args[:] = [str(CONFORMANCE_DIR)]
     writes_reports = not hasattr(config, "workerinput") and not config.getoption("collectonly")
-    config.pluginmanager.register(CertificationSession(config, settings, writes_reports), "asr-conformance-session")
+    certification = CertificationSession(config, settings, writes_reports)
+    config.pluginmanager.register(certification, "asr-conformance-session")
+    if writes_reports and config.pluginmanager.hasplugin("xdist"):
+        config.pluginmanager.register(WorkerCollections(certification), "asr-conformance-collections")
 
 
 def _active(config: pytest.Config) -> bool:
@@ -212,7 +219,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
     lines = [line]
     for target in targets_of(config):
-        lines.append(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}")
+        lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}"))
     return lines
 
 
@@ -325,10 +332,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             continue
         kind = "corpus" if role == "validator" and item.get_closest_marker("corpus") else (
             "fuzz" if item.get_closest_marker("fuzz") else role)
-        item.user_properties += [
-            ("asr_id", result_id(item, role)), ("asr_implementation", target.key), ("asr_role", role),
-            ("asr_kind", kind), ("asr_rules", _item_rules(item)),
-        ]
+        stamp(item, TestRecord(result_id(item, role), target.key, role, kind, tuple(_item_rules(item))))
         kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -337,19 +341,20 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
-    """A failure the expectations file (or the baseline) lists is reported as an expected failure."""
+    """Each report of a conformance test carries the test's record; a failure the expectations file (or
+    the baseline) lists is reported as an expected failure."""
     outcome = yield
     report: pytest.TestReport = outcome.get_result()
-    if report.when != "call" or not report.failed:
+    recorder = recorder_of(item)
+    if recorder is None or not _active(item.config):
         return
-    properties = dict(item.user_properties)
-    if "asr_id" not in properties or not _active(item.config):
-        return
-    reason = excuse(item.config.stash[GATE_KEY], properties["asr_id"], properties["asr_rules"],
-                    properties["asr_implementation"])
-    if reason:
-        report.outcome = "skipped"
-        report.wasxfail = reason  # type: ignore[attr-defined]
+    if report.when == "call" and report.failed:
+        record = recorder.current()
+        reason = excuse(item.config.stash[GATE_KEY], record.id, record.rules, record.implementation)
+        if reason:
+            report.outcome = "skipped"
+            report.wasxfail = terminal_line(reason)
+    attach(item, report)
 
 
 # --- fixtures -------------------------------------------------------------------
@@ -386,21 +391,32 @@ def asr_also_named() -> dict[str, set[str]]:
 
 
 @pytest.fixture
+def asr_record(request: pytest.FixtureRequest) -> Recorder:
+    """Adds what the test saw to its record: ``asr_record(answer=..., status=..., output=...)``."""
+    found = recorder_of(request.node)
+    return found if found is not None else Recorder(TestRecord(request.node.nodeid, "", "", ""))
+
+
+@pytest.fixture
 def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, asr_also_named,
-             tmp_path: Path, record_property) -> Iterator[FuzzSession]:
+             tmp_path: Path, asr_record: Recorder) -> Iterator[FuzzSession]:
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
 
     seed = request.config.stash.get(SEED_KEY, None)
     budget = shrink_budget_of(request.config)
+    facts: dict[str, Any] = {}
     session = FuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
                           replay_arguments(asr_target), settings(), seed if isinstance(seed, int) else None,
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
-                          record=record_property)
+                          record=facts.__setitem__)
+    asr_record.later(lambda: {
+        "fuzz_examples": session.examples, "seed": seed if isinstance(seed, int) else None,
+        "counterexample": None if session.counterexample is None else
+        (str(session.counterexample[0]), session.counterexample[1]),
+        "shrink": {key.removeprefix("asr_"): value for key, value in facts.items()} or None,
+    })
     yield session
-    record_property("asr_fuzz_examples", session.examples)
-    if seed is not None:
-        record_property("asr_hypothesis_seed", seed)
 
 
 def replay_arguments(target: Target) -> list[str]:
@@ -413,29 +429,23 @@ def replay_arguments(target: Target) -> list[str]:
     return arguments
 
 
-def announce(adapter: object, record_property) -> None:
+def announce(adapter: object, record: Recorder) -> None:
     """Record the name and version the implementation gave in its handshake (persistent protocol)."""
     started = getattr(adapter, "implementation", None)
     if started is not None:
-        record_property("asr_announced", f"{started.name} {started.implementation_version or ''}".strip())
-        record_property("asr_announced_name", started.name)
-        record_property("asr_announced_version", started.implementation_version or "")
+        record(announced=f"{started.name} {started.implementation_version or ''}".strip(),
+               announced_name=started.name, announced_version=started.implementation_version or "")
 
 
-def run_validator_case(case: Case, adapter, record_property) -> None:
+def run_validator_case(case: Case, adapter, record: Recorder) -> None:
     """The body of a corpus test: ask, judge, and fail/skip/pass with a readable message."""
     verdict = adapter.validate(case.stream)
     judgement = judge(case, verdict)
-    record_property("asr_outcome", verdict.outcome.value)
-    record_property("asr_rules_named", sorted(verdict.rules))
-    record_property("asr_status", judgement.status)
-    if judgement.rule_level:
-        record_property("asr_rule_level", judgement.rule_level)
-    announce(adapter, record_property)
+    record(answer=verdict.outcome.value, rules_named=verdict.rules, status=judgement.status,
+           rule_level=judgement.rule_level)
+    announce(adapter, record)
     if judgement.status == "failed":
-        record_property("asr_input", _stream_text(case.stream))
-        record_property("asr_output", verdict.explain())
-        record_property("asr_expected", _expected_verdict(case))
+        record(input=_stream_text(case.stream), output=verdict.explain(), expected=_expected_verdict(case))
         pytest.fail(judgement.message, pytrace=False)
     if judgement.status == "reported":
         pytest.skip(judgement.message)

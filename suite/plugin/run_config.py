@@ -15,6 +15,8 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
 from asr_conformance.harness.targets import Target
 
+#: The certification tests, collected when a run names an implementation.
+CONFORMANCE_DIR = Path(__file__).resolve().parent.parent / "conformance"
 TARGETS_KEY = pytest.StashKey[list[Target]]()
 SEED_KEY = pytest.StashKey[object]()
 
@@ -43,11 +45,13 @@ def hypothesis_facts(config: pytest.Config) -> dict[str, Any]:
             "seed": seed if isinstance(seed, int) else None}
 
 
-def run_options(config: pytest.Config) -> dict[str, Any]:
-    """The options that shape a run, for the report."""
+def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict[str, Any]:
+    """The options that shape a run, for the report; ``partial`` says what narrowed it (``narrowing`` and more)."""
+    partial = narrowing(config) if partial is None else partial
     return {
         "roles": {t.key: list(t.roles) for t in targets_of(config)},
-        "partial": bool(partial_selection(config)),
+        "partial": bool(partial),
+        "partial_reasons": partial,
         "markers": config.getoption("markexpr") or None,
         "keywords": config.getoption("keyword") or None,
         "timeout": config.getoption("asr_timeout"),
@@ -79,11 +83,32 @@ def target_of(config: pytest.Config) -> Target:
     return targets_of(config)[0]
 
 
-def partial_selection(config: pytest.Config) -> str:
-    """The -m / -k selection that narrowed the run, or '' for a full run."""
+def narrowing(config: pytest.Config) -> list[str]:
+    """Every option or argument that left collected tests out of the run (empty for a full run).
+
+    -m and -k, --deselect, --ignore and --ignore-glob, --last-failed and --stepwise, and (without
+    --implementation) paths or node IDs narrower than the conformance suite."""
     parts = []
     if config.getoption("markexpr"):
         parts.append(f"-m {config.getoption('markexpr')!r}")
     if config.getoption("keyword"):
         parts.append(f"-k {config.getoption('keyword')!r}")
-    return ", ".join(parts)
+    for option, flag in (("deselect", "--deselect"), ("ignore", "--ignore"), ("ignore_glob", "--ignore-glob")):
+        given = config.getoption(option, None)
+        if given:
+            parts.append(f"{flag} {' '.join(map(str, given))}")
+    for option, flag in (("lf", "--last-failed"), ("stepwise", "--stepwise"), ("sw_skip", "--stepwise-skip")):
+        if config.getoption(option, None):
+            parts.append(flag)
+    narrower = [arg for arg in config.args if not _whole_suite(arg)]
+    if narrower and not config.getoption("implementation"):
+        parts.append("only " + " ".join(narrower))
+    return parts
+
+
+def _whole_suite(arg: str) -> bool:
+    """Whether a command-line path names the whole conformance suite (or a folder holding it)."""
+    if "::" in arg:
+        return False
+    where = Path(arg).resolve()
+    return where == CONFORMANCE_DIR or where in CONFORMANCE_DIR.parents

@@ -1,10 +1,15 @@
-"""The end of a certification run: results gathered, gate decided, reports written.
+"""The end of a certification run: results gathered, completeness checked, gate decided, reports written.
 
 Registered on every process; only the one that receives every report (the
 xdist controller, or the single process) gathers results, so the verdicts,
 the exit status and the report files are that process's alone.  Excusing a
 known failure happens where the test ran (``excuse``), so the report and the
 terminal agree on what was expected.
+
+That process also knows which conformance tests were collected (from its own
+collection, or from each xdist worker's), hashes the corpus and the package at
+the start, and at the end turns every collected test without a result into a
+crash and every sign of an unfinished run into an INCOMPLETE verdict.
 """
 
 from __future__ import annotations
@@ -12,24 +17,24 @@ from __future__ import annotations
 import datetime as dt
 import time
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from asr_conformance.gate.baseline import Baseline, compare, was_failing
+from asr_conformance import CORPUS_DIR
+from asr_conformance.gate.baseline import Baseline, Comparison, compare, was_failing
 from asr_conformance.gate.expectations import Expectation, matching, stale, write_expectations
-from asr_conformance.gate.results import FAILING, SCORED, Result, ResultCollector
-from asr_conformance.harness.targets import Target
-from asr_conformance.plugin.run_config import corpus_of, hypothesis_facts, partial_selection, run_options
-
-VERDICT_WORDS = {
-    "conforms": "CONFORMS",
-    "conforms-except-known-failures": "CONFORMS EXCEPT KNOWN FAILURES",
-    "does-not-conform": "DOES NOT CONFORM",
-    "no-verdict": "NO VERDICT: no case was executed",
-}
+from asr_conformance.gate.integrity import Snapshot, changed, package_code, package_snapshot, snapshot
+from asr_conformance.gate.results import FAILING, SCORED, Result, ResultCollector, missing_result, record_of
+from asr_conformance.gate.verdict import VERDICT_WORDS, Completeness, overall, verdicts
+from asr_conformance.harness.targets import ROLES, Target
+from asr_conformance.plugin.recording import recorder_of
+from asr_conformance.plugin.run_config import CONFORMANCE_DIR, corpus_of, hypothesis_facts, narrowing, run_options
+from asr_conformance.vocabulary.untrusted import terminal_line
 
 
 @dataclass
@@ -56,6 +61,15 @@ def excuse(settings: GateSettings, result_id: str, rules: Sequence[str], impleme
     return None
 
 
+def package_roots() -> list[Path]:
+    """The folders of the package's code (the package-dir mapping joins three)."""
+    import asr_conformance.generators
+    import asr_conformance.reports
+
+    return [Path(module.__file__).resolve().parent for module in
+            (asr_conformance, asr_conformance.generators, asr_conformance.reports) if module.__file__]
+
+
 class CertificationSession:
     def __init__(self, config: pytest.Config, settings: GateSettings, active: bool) -> None:
         self.config = config
@@ -66,31 +80,103 @@ class CertificationSession:
         self.announced: dict[str, str] = {}
         self.reasons: list[str] = []
         self.stale: list[tuple[str, Expectation]] = []
-        self.comparison = None
+        self.comparison: Comparison | None = None
         self.written: dict[str, Path] = {}
         self.verdicts: list[dict] = []
         #: The name and version each persistent implementation gave in its handshake, by key.
         self.handshakes: dict[str, tuple[str, str | None]] = {}
         interval = float(config.getoption("asr_progress", 0) or 0)
         self.progress = Progress(config, interval if active else 0)
+        #: Node ID -> (implementation, role, kind) of every collected conformance test.
+        self.expected: dict[str, tuple[str, str, str]] = {}
+        self.interrupted = False
+        self.completeness = Completeness()
+        self.partial: list[str] = []
+        self.corpus_start: Snapshot | None = None
+        self.package_start: dict[str, Snapshot] = {}
+        if active:
+            self._hash_at_start()
+            self._clear_old_reports()
+
+    # -- integrity -----------------------------------------------------------------
+
+    def _hash_at_start(self) -> None:
+        """Hash the corpus and the package before any implementation runs; a --cases corpus that differs
+        from the shipped one makes the run partial."""
+        corpus = corpus_of(self.config)
+        self.corpus_start = snapshot(corpus)
+        self.package_start = package_snapshot(package_roots())
+        self.partial = narrowing(self.config)
+        if corpus != CORPUS_DIR and self.corpus_start.digest != snapshot(CORPUS_DIR).digest:
+            self.partial.append(f"--cases {corpus} differs from the shipped corpus")
+        if self.corpus_start.flagged:
+            self.partial.append("the corpus holds entries that are not plain case files: "
+                                + ", ".join(self.corpus_start.flagged[:5]))
+
+    def _clear_old_reports(self) -> None:
+        """No earlier report may outlive a run that dies before writing its own."""
+        from asr_conformance.reports.writing import clear_owned
+
+        if self.settings.report_dir is not None:
+            try:
+                clear_owned(self.settings.report_dir)
+            except OSError:
+                pass  # reported when the reports are written
+
+    def _changed_since_start(self) -> list[str]:
+        found = []
+        if self.corpus_start is not None:
+            after = snapshot(self.corpus_start.root)
+            found += [str(self.corpus_start.root / name) for name in changed(self.corpus_start, after)]
+        for root, before in self.package_start.items():
+            found += [str(Path(root) / name) for name in changed(before, snapshot(Path(root), package_code))]
+        return found
+
+    # -- what was collected, what arrived --------------------------------------------
+
+    def pytest_collection_finish(self, session: pytest.Session) -> None:
+        if not self.active:
+            return
+        self.progress.planned([item.nodeid for item in session.items])
+        for item in session.items:
+            recorder = recorder_of(item)
+            if recorder is not None:
+                record = recorder.record
+                self.expected[item.nodeid] = (record.implementation, record.role, record.kind)
+
+    def collected_on_worker(self, ids: Sequence[str]) -> None:
+        """An xdist worker's collection: the conformance tests among its node IDs are expected."""
+        for nodeid in ids:
+            if nodeid not in self.expected and self._is_conformance(nodeid):
+                role = _role_of(nodeid)
+                self.expected[nodeid] = (self._implementation_of(nodeid), role, _kind_of(nodeid, role))
+
+    def _is_conformance(self, nodeid: str) -> bool:
+        """Whether a node ID names a test of the conformance suite (its module is one of the suite's:
+        node IDs are relative to a rootdir the suite may lie outside of)."""
+        module = Path(nodeid.split("::", 1)[0])
+        path = (self.config.rootpath / module).resolve()
+        return CONFORMANCE_DIR in path.parents or module.name in _conformance_modules()
+
+    def _implementation_of(self, nodeid: str) -> str:
+        """The implementation a test belongs to, read from its node ID (xdist sends no more)."""
+        keys = [t.key for t in self.settings.targets]
+        if len(keys) == 1:
+            return keys[0]
+        found = [key for key in keys if f"-{key}]" in nodeid or f"[{key}]" in nodeid or f"[{key}-" in nodeid]
+        return max(found, key=len) if found else ""
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if not self.active:
             return
-        properties = dict(report.user_properties)
-        if "asr_announced" in properties and "asr_implementation" in properties:
-            key = str(properties["asr_implementation"])
-            self.announced[key] = str(properties["asr_announced"])
-            self.handshakes[key] = (str(properties.get("asr_announced_name", "")),
-                                    properties.get("asr_announced_version") or None)
+        record = record_of(report)
+        if record is not None and record.announced:
+            self.announced[record.implementation] = record.announced
+            self.handshakes[record.implementation] = (record.announced_name or "", record.announced_version or None)
         self.collector.add(report)
         self.progress.finished(report)
 
     # -- progress ------------------------------------------------------------------
-
-    def pytest_collection_finish(self, session: pytest.Session) -> None:
-        if self.active:
-            self.progress.planned([item.nodeid for item in session.items])
 
     @pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
     def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:
@@ -101,14 +187,18 @@ class CertificationSession:
         if self.active:
             self.progress.started(nodeid)
 
-    # -- the gate ----------------------------------------------------------------
+    def pytest_keyboard_interrupt(self, excinfo: Any) -> None:
+        self.interrupted = True
 
     def results(self) -> list[Result]:
         return self.collector.all()
 
+    # -- the gate ----------------------------------------------------------------
+
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not self.active:
             return
+        self._complete(session)
         results = self.results()
         executed = sum(1 for r in results if r.outcome in SCORED)
         if executed == 0:
@@ -127,45 +217,68 @@ class CertificationSession:
         failing = sum(1 for r in results if r.outcome in FAILING)
         if failing:
             self.reasons.append(f"{failing} failing result(s)")
-        if self.reasons and session.exitstatus == pytest.ExitCode.OK:
+        if (self.reasons or not self.completeness.complete) and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
         if self.settings.write_expectations is not None:
             write_expectations(self.settings.write_expectations, results, len(self.settings.targets) > 1)
         self._write_reports(results, int(session.exitstatus))
 
+    def _complete(self, session: pytest.Session) -> None:
+        """Count every collected test without a result as a crash, and record what keeps the run from certifying."""
+        missing = sorted(set(self.expected) - set(self.collector.results))
+        for nodeid in missing:
+            implementation, role, kind = self.expected[nodeid]
+            said = self.collector.unrecorded.get(nodeid)
+            message = (f"no result: {said}" if said else
+                       "no result: the test never reported (its worker died, or the run stopped before it)")
+            self.collector.results[nodeid] = missing_result(nodeid, implementation, role, kind, message)
+        other = []
+        if not self.expected and int(session.exitstatus) not in (0, 5):
+            other.append("no conformance test was collected")
+        self.completeness = Completeness(
+            exit_status=int(session.exitstatus), interrupted=self.interrupted or bool(session.shouldstop),
+            missing=tuple(missing), changed=tuple(self._changed_since_start()), other=tuple(other),
+        )
+
     def _write_reports(self, results: list[Result], status: int) -> None:
         from asr_conformance import __version__
-        from asr_conformance.reports import write_reports
-        from asr_conformance.reports.document import RunFacts, build_report, verdicts
+        from asr_conformance.reports import ReportFolderError, write_reports
+        from asr_conformance.reports.document import RunFacts, build_report
         from asr_conformance.vocabulary.rules import load_catalog
         from asr_conformance.vocabulary.schemas import check_report
 
         implementations = [self._describe(t) for t in self.settings.targets]
-        self.verdicts = verdicts(implementations, results)
+        self.verdicts = verdicts(implementations, results, self.completeness.complete)
         if self.settings.report_dir is None:
             return
         facts = RunFacts(
             suite_version=__version__, corpus=corpus_of(self.config),
             started=dt.datetime.fromtimestamp(self.started, dt.UTC).isoformat(timespec="seconds"),
             duration=time.time() - self.started, implementations=implementations,
-            options=run_options(self.config), hypothesis=hypothesis_facts(self.config), catalog=load_catalog(),
+            options=run_options(self.config, self.partial), hypothesis=hypothesis_facts(self.config),
+            catalog=load_catalog(),
             expectations={
                 "files": sorted({str(t.expectations) for t in self.settings.targets if t.expectations}),
                 "stale": [{"entry": e.label, "reason": e.reason, "file": f} for f, e in self.stale],
             },
-            baseline=None if self.comparison is None else {
+            baseline=None if self.comparison is None or self.settings.baseline is None else {
                 "file": str(self.settings.baseline.path),
                 "regressions": [r.id for r in self.comparison.regressions],
                 "fixed": [r.id for r in self.comparison.fixed],
                 "new_failures": [r.id for r in self.comparison.new_failures],
             },
-            exit={"status": status, "reasons": self.reasons},
+            exit={"status": status, "reasons": self.reasons + self.completeness.reasons()},
+            corpus_snapshot=self.corpus_start, completeness=self.completeness,
+            package={root: found.digest for root, found in self.package_start.items()},
         )
         report = build_report(facts, results)
         problem = check_report(report)
         if problem:  # a bug of the suite, not of the implementation: say so loudly, write anyway
             self.reasons.append(f"the report does not match its own schema ({problem}); please report this")
-        self.written = write_reports(report, self.settings.report_dir)
+        try:
+            self.written = write_reports(report, self.settings.report_dir)
+        except ReportFolderError as error:
+            self.reasons.append(str(error))
 
     def _describe(self, target: Target) -> dict:
         name, version = target.name, target.version
@@ -187,7 +300,11 @@ class CertificationSession:
     def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
         if not self.active:
             return
-        write = terminalreporter.write_line
+
+        def write(line: str, **markup: bool) -> None:
+            """Every line of this section is neutralized: names and reasons come from the implementation."""
+            terminalreporter.write_line(terminal_line(line), **markup)
+
         terminalreporter.section("asr-conformance")
         facts = hypothesis_facts(self.config)
         seed = f", seed {facts['seed']} (replay with --hypothesis-seed={facts['seed']})" \
@@ -215,6 +332,12 @@ class CertificationSession:
                 for result in found[:50]:
                     write(f"{title}: {result.id} [{result.implementation}]", red=title != "fixed",
                           green=title == "fixed")
+        for nodeid in self.completeness.missing[:20]:
+            write(f"no result: {nodeid}", red=True)
+        if len(self.completeness.missing) > 20:
+            write(f"no result: {len(self.completeness.missing) - 20} more (all in report.json)", red=True)
+        for name in self.completeness.changed[:20]:
+            write(f"changed during the run: {name}", red=True)
         if self.written:
             write(f"report: {self.written['json']} (summary: {self.written['markdown'].name}, "
                   f"page: {self.written['html'].name})")
@@ -222,15 +345,15 @@ class CertificationSession:
             write(f"expectations written to {self.settings.write_expectations}")
         self._verdict_lines(write)
 
-    def _verdict_lines(self, write) -> None:
-        overall = _overall(self.verdicts, self.reasons)
+    def _verdict_lines(self, write: Callable[..., None]) -> None:
+        verdict = overall(self.verdicts, self.reasons, self.completeness)
         if len(self.verdicts) > 1:
-            for verdict in self.verdicts:
-                write(f"  {verdict['implementation']} {verdict['role']}: {VERDICT_WORDS[verdict['verdict']]} "
-                      f"({verdict['pass_percent']:g}% pass)")
-        narrowed = partial_selection(self.config)
-        suffix = f" (partial run: {narrowed}; only a full run certifies)" if narrowed else ""
-        write(f"verdict: {overall}{suffix}", bold=True, red=overall != "CONFORMS", green=overall == "CONFORMS")
+            for each in self.verdicts:
+                write(f"  {each['implementation']} {each['role']}: {VERDICT_WORDS[each['verdict']]} "
+                      f"({each['pass_percent']:g}% pass)")
+        suffix = f" (partial run: {', '.join(self.partial)}; only a full run certifies)" if self.partial else ""
+        write(f"verdict: {verdict}{suffix}", bold=True, red=verdict != "CONFORMS" or bool(self.partial),
+              green=verdict == "CONFORMS" and not self.partial)
 
 
 _KIND_BY_MODULE = {"test_validator_corpus": ("validator", "corpus"), "test_validator_fuzz": ("validator", "fuzz"),
@@ -321,3 +444,31 @@ def _overall(verdicts: list[dict], reasons: list[str]) -> str:
     if "no-verdict" in kinds:
         return "CONFORMS IN PART: some roles ran no case"
     return VERDICT_WORDS["conforms"]
+
+
+@cache
+def _conformance_modules() -> frozenset[str]:
+    return frozenset(path.name for path in CONFORMANCE_DIR.glob("test_*.py"))
+
+
+def _role_of(nodeid: str) -> str:
+    """The role of a conformance test, from its module's name (test_validator_*, test_reader_*, test_producer)."""
+    module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
+    return next((role for role in ROLES if role in module), "validator")
+
+
+def _kind_of(nodeid: str, role: str) -> str:
+    """The kind of a validator test (corpus or fuzz), from its module's name; other roles are their kind."""
+    if role != "validator":
+        return role
+    return "fuzz" if "fuzz" in nodeid.split("::", 1)[0] else "corpus"
+
+
+class WorkerCollections:
+    """Tells the session which tests each xdist worker collected (registered only where xdist is)."""
+
+    def __init__(self, session: CertificationSession) -> None:
+        self.session = session
+
+    def pytest_xdist_node_collection_finished(self, node: Any, ids: Sequence[str]) -> None:
+        self.session.collected_on_worker(ids)

@@ -12,6 +12,8 @@ from typing import Any
 
 import jsonschema
 
+from asr_conformance.vocabulary.bounded_files import InputFileError, check_depth, read_regular_file
+
 
 def first_problem(schema: dict[str, Any], data: Any, separator: str = "/") -> str | None:
     """``where: what`` for the first problem (in document order), or None when ``data`` is valid.
@@ -42,12 +44,15 @@ class FileProblem(Exception):
 def load_checked_toml(path: Path, schema_name: str, what: str) -> dict[str, Any]:
     """Read a TOML file and check it against one of the package's schemas (``schemas/<schema_name>``).
 
-    Manifests and expectations files fail the same way: the file, then what is wrong, then where."""
+    Manifests and expectations files fail the same way: the file, then what is wrong, then where.
+    The file must be a regular file under the input size limit, nested no deeper than the limit."""
     try:
-        data = tomllib.loads(path.read_text(encoding="utf-8"))
-    except OSError as error:
-        raise FileProblem(f"{path}: cannot read the {what}: {error.strerror or error}") from None
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as error:
+        text = read_regular_file(path, what).decode("utf-8")
+        check_depth(text, path, what)
+        data = tomllib.loads(text)
+    except InputFileError as error:
+        raise FileProblem(str(error)) from None
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, RecursionError) as error:
         raise FileProblem(f"{path}: not valid TOML: {error}") from None
     problem = first_problem(published_schema(schema_name), data, separator=".")
     if problem:

@@ -49,22 +49,22 @@ def judge_read(case: Case, answer: ReadAnswer) -> ReadJudgement:
     return ReadJudgement("failed", _header(case) + "\n".join(lines), differences)
 
 
-def run_reader_case(case: Case, adapter: Any, record_property: Callable[[str, object], None]) -> None:
-    """The body of a reader corpus test: ask, judge, record, and fail with a readable message."""
+def run_reader_case(case: Case, adapter: Any, record: Callable[..., None]) -> None:
+    """The body of a reader corpus test: ask, judge, record, and fail with a readable message.
+
+    ``record`` takes the field names of the test's record (the plugin's ``asr_record``)."""
     answer = adapter.read(case.stream)
     judgement = judge_read(case, answer)
-    record_property("asr_outcome", answer.outcome.value)
-    record_property("asr_status", judgement.status)
-    record_property("asr_rules", sorted(case.rules))
+    record(answer=answer.outcome.value, status=judgement.status, rules=case.rules)
     started = getattr(adapter, "implementation", None)
     if started is not None:
-        record_property("asr_announced", f"{started.name} {started.implementation_version or ''}".strip())
+        record(announced=f"{started.name} {started.implementation_version or ''}".strip())
     if judgement.status == "failed":
         # Only failures carry their views: a report of a passing run stays small.
         actual = clip_json(answer.view) if answer.view is not None else None
-        record_property("asr_expected", clip_json(case.view()))
-        record_property("asr_input", case.data()[:PROPERTY_LIMIT].decode("utf-8", "backslashreplace"))
-        record_property("asr_output", actual if actual is not None else answer.explain())
+        record(expected=clip_json(case.view()),
+               input=case.data()[:PROPERTY_LIMIT].decode("utf-8", "backslashreplace"),
+               output=actual if actual is not None else answer.explain())
         pytest.fail(judgement.message, pytrace=False)
 
 

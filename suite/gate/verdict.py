@@ -1,0 +1,133 @@
+"""Verdicts: one per implementation and role, and one for the run, honest about what did not happen.
+
+A run certifies only when it is complete: every collected conformance test sent a result,
+pytest ended on its own with a status that means "tests ran" (0, or 1 for failing tests), and
+neither the corpus nor the package changed under it.  Anything else is INCOMPLETE, whatever the
+results that did arrive say: a test that never reported cannot have passed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result
+
+#: What each verdict is called on the terminal.
+VERDICT_WORDS = {
+    "conforms": "CONFORMS",
+    "conforms-except-known-failures": "CONFORMS EXCEPT KNOWN FAILURES",
+    "does-not-conform": "DOES NOT CONFORM",
+    "no-verdict": "NO VERDICT: no case was executed",
+    "incomplete": "INCOMPLETE",
+}
+#: pytest exit statuses after which the results can be complete: all passed, some failed, none collected.
+FINISHED_STATUSES = frozenset({0, 1, 5})
+#: Most missing tests named in a reason (the report lists them all).
+NAMED_MISSING = 5
+
+
+@dataclass(frozen=True, slots=True)
+class Completeness:
+    """What keeps a run from certifying, whatever its results say."""
+
+    exit_status: int = 0
+    interrupted: bool = False
+    #: Node IDs of collected conformance tests that sent no result.
+    missing: tuple[str, ...] = ()
+    #: Corpus or package files that changed during the run.
+    changed: tuple[str, ...] = ()
+    #: Why the results cannot be trusted otherwise (a worker lost, an unreadable collection).
+    other: tuple[str, ...] = ()
+
+    @property
+    def complete(self) -> bool:
+        return not self.reasons()
+
+    def reasons(self) -> list[str]:
+        found = []
+        if self.interrupted:
+            found.append("the run was interrupted")
+        if self.exit_status not in FINISHED_STATUSES:
+            found.append(f"pytest ended with exit status {self.exit_status}, not one of a finished run")
+        if self.missing:
+            named = ", ".join(self.missing[:NAMED_MISSING])
+            more = f" and {len(self.missing) - NAMED_MISSING} more" if len(self.missing) > NAMED_MISSING else ""
+            found.append(f"{len(self.missing)} collected test(s) sent no result (counted as crashes): {named}{more}")
+        if self.changed:
+            found.append(f"files changed during the run: {', '.join(self.changed[:NAMED_MISSING])}"
+                         + (f" and {len(self.changed) - NAMED_MISSING} more" if len(self.changed) > NAMED_MISSING else ""))
+        return found + list(self.other)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"complete": self.complete, "reasons": self.reasons(), "missing": list(self.missing),
+                "changed": list(self.changed), "exit_status": self.exit_status}
+
+
+def role_verdict(counts: Counter[str], complete: bool = True) -> str:
+    """The verdict of one implementation in one role, from the counts of its outcomes."""
+    scored = sum(counts[o] for o in SCORED)
+    failing = sum(counts[o] for o in FAILING)
+    if failing:
+        return "does-not-conform"  # a failure seen is a failure, complete run or not
+    if not complete:
+        return "incomplete"
+    if scored == 0:
+        return "no-verdict"
+    if counts["expected-fail"]:
+        return "conforms-except-known-failures"
+    return "conforms"
+
+
+def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result],
+             complete: bool = True) -> list[dict[str, Any]]:
+    """One certification verdict per implementation and role it was run in."""
+    found = []
+    for implementation in implementations:
+        for role in implementation["roles"]:
+            mine = [r for r in results if r.implementation == implementation["key"] and r.role == role]
+            counts = Counter(r.outcome for r in mine)
+            scored = sum(counts[o] for o in SCORED)
+            verdict = {
+                "implementation": implementation["key"], "role": role, "verdict": role_verdict(counts, complete),
+                "counts": {o: counts[o] for o in OUTCOMES},
+                "pass_percent": round(100.0 * counts["pass"] / scored, 2) if scored else 0.0,
+            }
+            unchecked = fidelity_not_checked(mine) if role == "producer" else []
+            if unchecked:
+                verdict["fidelity_not_checked"] = unchecked
+            found.append(verdict)
+    return found
+
+
+#: The start of a fidelity test's skip reason when no witness could read the input.
+NOT_CHECKED = "fidelity not checked: "
+
+
+def fidelity_not_checked(results: Sequence[Result]) -> list[str]:
+    """Why fidelity was not checked for some of a producer's inputs: such inputs never count as passed."""
+    return sorted({r.message.split(NOT_CHECKED, 1)[1].removeprefix("not checked: ").strip()
+                   for r in results if NOT_CHECKED in r.message and r.outcome == "skipped"})
+
+
+def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness) -> str:
+    """The run's verdict in words: INCOMPLETE before anything else, then the worst role verdict."""
+    if not completeness.complete:
+        return "INCOMPLETE: " + "; ".join(completeness.reasons())
+    kinds = {v["verdict"] for v in role_verdicts}
+    if not role_verdicts or kinds == {"no-verdict"}:
+        return VERDICT_WORDS["no-verdict"]
+    if "does-not-conform" in kinds:
+        return VERDICT_WORDS["does-not-conform"]
+    if reasons:
+        return "DOES NOT PASS THE GATE: " + "; ".join(reasons)
+    if "conforms-except-known-failures" in kinds:
+        return VERDICT_WORDS["conforms-except-known-failures"]
+    if "no-verdict" in kinds:
+        return "CONFORMS IN PART: some roles ran no case"
+    unchecked = sorted({why for v in role_verdicts for why in v.get("fidelity_not_checked", ())})
+    if unchecked:
+        return "CONFORMS ON OUTPUT RULES; fidelity not checked: " + "; ".join(unchecked)
+    return VERDICT_WORDS["conforms"]

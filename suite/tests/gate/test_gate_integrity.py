@@ -1,0 +1,80 @@
+"""Hashing the corpus and the package is bounded and never follows links or opens what is not a file."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from asr_conformance.gate.integrity import changed, file_digest, package_code, snapshot
+
+
+def corpus(tmp_path: Path) -> Path:
+    root = tmp_path / "cases"
+    (root / "validator" / "ASR-1").mkdir(parents=True)
+    (root / "validator" / "ASR-1" / "valid-a.jsonl").write_text("{}\n")
+    (root / "validator" / "ASR-1" / "valid-a.toml").write_text('verdict = "valid"\n')
+    return root
+
+
+def test_the_same_tree_gives_the_same_digest_and_a_change_is_named(tmp_path: Path) -> None:
+    root = corpus(tmp_path)
+    before = snapshot(root)
+    assert snapshot(root).digest == before.digest and before.count(".jsonl") == 1
+    (root / "validator" / "ASR-1" / "valid-a.toml").write_text('verdict = "invalid"\n')
+    (root / "validator" / "planted.toml").write_text("")
+    after = snapshot(root)
+    assert after.digest != before.digest
+    assert changed(before, after) == ["validator/ASR-1/valid-a.toml", "validator/planted.toml"]
+
+
+def test_a_huge_sparse_file_is_recorded_by_its_size_not_read(tmp_path: Path) -> None:
+    root = corpus(tmp_path)
+    with open(root / "huge.jsonl", "wb") as handle:
+        handle.truncate(3 * 1024**3)  # 3 GB, no blocks on disk
+    found = snapshot(root, limit=1024)
+    assert found.entries["huge.jsonl"] == f"oversized:{3 * 1024**3}"
+    assert "huge.jsonl" in found.flagged
+
+
+def test_a_fifo_does_not_hang_and_links_are_not_followed(tmp_path: Path) -> None:
+    root = corpus(tmp_path)
+    os.mkfifo(root / "pipe.jsonl")
+    outside = tmp_path / "secret"
+    outside.mkdir()
+    (outside / "key.jsonl").write_text("secret")
+    (root / "link.jsonl").symlink_to(outside / "key.jsonl")
+    (root / "linked-folder").symlink_to(outside)
+    done: list[object] = []
+    worker = threading.Thread(target=lambda: done.append(snapshot(root)), daemon=True)
+    worker.start()
+    worker.join(10)
+    assert done, "hashing a folder with a FIFO hung"
+    found = done[0]
+    assert found.entries["pipe.jsonl"].startswith("special:")  # type: ignore[attr-defined]
+    assert found.entries["link.jsonl"].startswith("link:")  # type: ignore[attr-defined]
+    assert found.entries["linked-folder"].startswith("link:")  # type: ignore[attr-defined]
+    assert not any(name.startswith("linked-folder/") for name in found.entries)  # type: ignore[attr-defined]
+
+
+def test_the_number_of_entries_is_capped(tmp_path: Path) -> None:
+    root = corpus(tmp_path)
+    for i in range(10):
+        (root / f"extra-{i}.toml").write_text("")
+    found = snapshot(root, max_entries=5)
+    assert len(found.entries) == 5 and any("more than 5 entries" in f for f in found.flagged)
+
+
+def test_a_file_digest_of_a_missing_file_says_so(tmp_path: Path) -> None:
+    assert file_digest(tmp_path / "nothing").startswith("unreadable:")
+
+
+@pytest.mark.parametrize(
+    ("name", "kept"),
+    [("plugin/hooks.py", True), ("schemas/report.schema.json", True), ("plugin/__pycache__/hooks.pyc", False),
+     ("tests/test_x.py", False), ("out/report.json", False), ("counterexamples/validator/x.toml", False)],
+)
+def test_package_code_is_modules_and_schemas(name: str, kept: bool) -> None:
+    assert package_code(name) is kept

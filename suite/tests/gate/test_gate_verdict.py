@@ -1,0 +1,66 @@
+"""The verdict is INCOMPLETE whenever the run did not finish, and never CONFORMS then."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from asr_conformance.gate.results import Result
+from asr_conformance.gate.verdict import Completeness, overall, role_verdict, verdicts
+
+IMPLEMENTATION = [{"key": "acme", "roles": ["validator"]}]
+
+
+def result(outcome: str, test: str = "t") -> Result:
+    return Result(id=test, implementation="acme", role="validator", kind="corpus", test=test, rules=[],
+                  outcome=outcome)
+
+
+@pytest.mark.parametrize(
+    ("counts", "complete", "expected"),
+    [
+        ({"pass": 3}, True, "conforms"),
+        ({"pass": 3, "expected-fail": 1}, True, "conforms-except-known-failures"),
+        ({"pass": 3, "crash": 1}, True, "does-not-conform"),
+        ({"skipped": 2}, True, "no-verdict"),
+        ({"pass": 3}, False, "incomplete"),
+        ({"skipped": 2}, False, "incomplete"),
+        ({"pass": 3, "fail": 1}, False, "does-not-conform"),
+    ],
+)
+def test_role_verdicts(counts: dict[str, int], complete: bool, expected: str) -> None:
+    assert role_verdict(Counter(counts), complete) == expected
+
+
+@pytest.mark.parametrize(
+    "completeness",
+    [
+        Completeness(interrupted=True),
+        Completeness(exit_status=2),
+        Completeness(exit_status=3),
+        Completeness(missing=("t::lost",)),
+        Completeness(changed=("cases/validator/x.toml",)),
+        Completeness(other=("no conformance test was collected",)),
+    ],
+)
+def test_an_unfinished_run_is_incomplete_whatever_passed(completeness: Completeness) -> None:
+    found = verdicts(IMPLEMENTATION, [result("pass")], completeness.complete)
+    assert found[0]["verdict"] == "incomplete"
+    words = overall(found, [], completeness)
+    assert words.startswith("INCOMPLETE: ") and "CONFORMS" not in words
+    assert completeness.to_json()["complete"] is False
+
+
+def test_a_finished_run_with_failing_tests_is_complete() -> None:
+    completeness = Completeness(exit_status=1)
+    assert completeness.complete
+    found = verdicts(IMPLEMENTATION, [result("pass"), result("fail", "u")], True)
+    assert overall(found, ["1 failing result(s)"], completeness) == "DOES NOT CONFORM"
+    assert overall(verdicts(IMPLEMENTATION, [result("pass")]), [], Completeness()) == "CONFORMS"
+
+
+def test_missing_tests_are_named_and_counted() -> None:
+    missing = tuple(f"t::{i}" for i in range(12))
+    (reason,) = Completeness(missing=missing).reasons()
+    assert reason.startswith("12 collected test(s) sent no result") and "t::0" in reason and "and 7 more" in reason

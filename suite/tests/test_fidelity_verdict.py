@@ -1,0 +1,39 @@
+"""A producer of a format no witness reads: fidelity is not checked, says so, and never counts as passed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+ACME = HERE / "producers" / "acme-converter"
+SAMPLES = HERE / "producers" / "acme-samples"
+ROOT = HERE.parents[1]
+
+
+def certify(pytester: pytest.Pytester, converter: Path, samples: Path) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(f"--implementation={converter}", f"--inputs={samples}",
+                                         "-p", "no:cacheprovider", "-p", "no:xdist", "--report-dir=out")
+
+
+def test_no_witness_gives_conforms_on_output_rules_only(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, ACME, SAMPLES)
+    text = result.stdout.str()
+    assert "verdict: CONFORMS ON OUTPUT RULES; fidelity not checked: no witness for format 'acme-agent-log'" in text
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    (verdict,) = report["verdicts"]
+    assert verdict["fidelity_not_checked"] == ["no witness for format 'acme-agent-log'"]
+    fidelity = [r for r in report["results"] if r["id"].startswith("producer/test_fidelity")]
+    assert fidelity and all(r["outcome"] == "skipped" for r in fidelity)
+    assert "fidelity not checked" in (pytester.path / "out" / "summary.md").read_text()
+    assert "fidelity not checked" in json.loads((pytester.path / "out" / "badge-producer.json").read_text())["message"]
+
+
+def test_a_witnessed_format_is_checked_and_plainly_conforms(pytester: pytest.Pytester) -> None:
+    """The other side: the example converter on its own samples gets the plain verdict."""
+    converter = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+    result = certify(pytester, converter, ROOT / "examples" / "claude-code-converter" / "samples")
+    text = result.stdout.str()
+    assert "verdict: CONFORMS" in text and "fidelity not checked" not in text

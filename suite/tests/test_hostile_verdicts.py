@@ -1,0 +1,192 @@
+"""Hostile implementations under examples/hostile/ cannot turn lost results, an interrupted run, a
+rewritten corpus or injected text into a passing verdict or a forged report; the honest reference
+still conforms, complete, under xdist."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.gate.integrity import snapshot
+from asr_conformance.vocabulary.schemas import check_report
+
+ROOT = Path(__file__).resolve().parents[2]
+HOSTILE = ROOT / "examples" / "hostile"
+REFERENCE = ROOT / "examples" / "reference.toml"
+#: One invalid and one valid case of ASR-260: enough to provoke each attack, quick to run.
+SMALL = ("-m", "corpus", "-k", "ASR-260 and (exit-code-above-maximum or valid-exit-code-minimum)")
+
+
+def certify(pytester: pytest.Pytester, implementation: Path, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(f"--implementation={implementation}", "-p", "no:cacheprovider",
+                                         "--report-dir=out", *args, timeout=600)
+
+
+def report_of(pytester: pytest.Pytester) -> dict:
+    data = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert check_report(data) is None
+    return data
+
+
+def assert_incomplete(pytester: pytest.Pytester, result: pytest.RunResult) -> dict:
+    """The run fails, says INCOMPLETE everywhere, and no badge or verdict says it conforms."""
+    assert result.ret != 0
+    verdict_line = next(line for line in result.outlines if line.startswith("verdict: "))
+    assert verdict_line.startswith("verdict: INCOMPLETE"), verdict_line
+    report = report_of(pytester)
+    assert report["completeness"]["complete"] is False
+    assert all(v["verdict"] in ("incomplete", "does-not-conform") for v in report["verdicts"])
+    for badge in (pytester.path / "out").glob("badge-*.json"):
+        assert json.loads(badge.read_text())["color"] != "brightgreen"
+    assert "**Incomplete run**" in (pytester.path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "Incomplete run" in (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
+    return report
+
+
+def test_an_implementation_that_kills_its_worker_gets_incomplete(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "-n", "2")
+    report = assert_incomplete(pytester, result)
+    lost = [r for r in report["results"] if r["outcome"] == "crash"]
+    assert lost and all(r["message"].startswith("no result") for r in lost)
+    assert report["completeness"]["missing"] == [r["test"] for r in lost]
+    result.stdout.fnmatch_lines(["*no result: *invalid-exit-code-above-maximum*"])
+
+
+def test_an_implementation_that_interrupts_pytest_gets_incomplete(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, HOSTILE / "interrupts-pytest", *SMALL)
+    report = assert_incomplete(pytester, result)
+    assert "the run was interrupted" in report["completeness"]["reasons"]
+
+
+def test_rewriting_the_corpus_during_the_run_makes_it_incomplete(pytester: pytest.Pytester) -> None:
+    """Run against a copy of the corpus (the checkout's is never exposed to the attack here)."""
+    shipped = snapshot(CORPUS_DIR).digest
+    copy = pytester.path / "corpus"
+    shutil.copytree(CORPUS_DIR, copy)
+    before = snapshot(copy)
+    result = certify(pytester, HOSTILE / "rewrites-corpus", *SMALL, f"--cases={copy}")
+    after = snapshot(copy)
+    assert snapshot(CORPUS_DIR).digest == shipped
+    if after.digest == before.digest:  # prevented (a read-only or hidden corpus): the run stands on its own
+        assert report_of(pytester)["completeness"]["complete"] is True
+        return
+    report = assert_incomplete(pytester, result)
+    assert any(name.endswith("invalid-exit-code-above-maximum.toml") for name in report["completeness"]["changed"])
+    # The damage outlives the run; the next run on that copy is no longer a run on the shipped corpus.
+    again = certify(pytester, REFERENCE, *SMALL, f"--cases={copy}")
+    again.stdout.fnmatch_lines([f"*partial run: *--cases {copy} differs from the shipped corpus*"])
+    assert report_of(pytester)["options"]["partial"] is True
+
+
+def test_a_manifest_name_cannot_forge_the_markdown_summary(pytester: pytest.Pytester) -> None:
+    manifest = pytester.path / "acme.toml"
+    text = (HOSTILE / "markdown-injection-name.toml").read_text(encoding="utf-8")
+    manifest.write_text(text.replace("../reference-validator", str(ROOT / "examples" / "reference-validator")))
+    result = certify(pytester, manifest, *SMALL)
+    assert result.ret == 0
+    markdown = (pytester.path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "<!--" not in markdown
+    rows = [line for line in markdown.splitlines() if line.startswith("|") and "conforms" in line]
+    assert len(rows) == 1 and rows[0].count(" | ") == 10  # the suite's one row, its cells intact
+    assert markdown.splitlines()[0].startswith("# ASR conformance: acme \\| implementation \\| role")
+
+
+@pytest.mark.parametrize("protocol", [(), ("--persistent",)], ids=["oneshot", "persistent"])
+def test_control_characters_and_workflow_commands_never_reach_the_terminal(
+        pytester: pytest.Pytester, protocol: tuple[str, ...]) -> None:
+    result = certify(pytester, HOSTILE / "control-characters-in-handshake", *SMALL, *protocol)
+    assert result.ret == 1
+    output = result.stdout.str() + result.stderr.str()
+    assert "\x1b" not in output and "\x07" not in output and "\r" not in output
+    assert not re.search(r"^\s*::", output, re.MULTILINE), "a line would be a GitHub workflow command"
+    assert "::error::forged" in output  # shown, defused
+    verdicts = [line for line in result.outlines if "verdict: " in line]
+    assert [line for line in verdicts if line.startswith("verdict: ")] == [verdicts[-1]]
+    assert verdicts[-1].startswith("verdict: DOES NOT CONFORM")
+
+
+def test_a_lone_surrogate_rule_neither_kills_a_worker_nor_empties_the_report(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, HOSTILE / "lone-surrogate-rule", *SMALL, "-n", "2")
+    assert result.ret == 1
+    assert "crashed" not in result.stdout.str()
+    report = report_of(pytester)
+    assert report["completeness"]["complete"] is True
+    assert report["verdicts"][0]["verdict"] == "does-not-conform"
+    named = [r["details"].get("rules_named") for r in report["results"] if r["outcome"] == "fail"]
+    assert named and all(rules == ["ASR-999", "\ufffd"] for rules in named)
+
+
+def test_files_planted_in_the_report_folder_are_replaced_not_written_through(pytester: pytest.Pytester) -> None:
+    out = pytester.path / "out"
+    out.mkdir()
+    elsewhere = pytester.path / "elsewhere.md"
+    elsewhere.write_text("untouched")
+    (out / "summary.md").symlink_to(elsewhere)
+    (out / "badge-reader.json").write_text('{"schemaVersion": 1, "message": "100%", "color": "brightgreen"}')
+    result = certify(pytester, HOSTILE / "kills-its-worker", "-m", "corpus", "-k", "valid-exit-code-minimum")
+    assert result.ret == 0
+    assert elsewhere.read_text() == "untouched"
+    assert not (out / "summary.md").is_symlink() and not (out / "badge-reader.json").exists()
+
+
+@pytest.mark.parametrize("narrowing", [
+    ("--deselect", "suite/conformance/test_validator_corpus.py::test_validator_case[validator/ASR-260/valid-exit-code-minimum]"),
+    ("--ignore", "suite/conformance/test_producer.py"),
+])
+def test_deselecting_or_ignoring_tests_makes_the_run_partial(pytester: pytest.Pytester, narrowing: tuple[str, str]) -> None:
+    flag, value = narrowing
+    result = certify(pytester, REFERENCE, "-m", "corpus", "-k", "ASR-260", f"{flag}={ROOT / value}")
+    result.stdout.fnmatch_lines([f"*partial run: *{flag} *only a full run certifies*"])
+    assert flag in " ".join(report_of(pytester)["options"]["partial_reasons"])
+
+
+def test_a_corpus_that_differs_from_the_shipped_one_makes_the_run_partial(pytester: pytest.Pytester) -> None:
+    copy = pytester.path / "corpus"
+    shutil.copytree(CORPUS_DIR, copy)
+    same = certify(pytester, REFERENCE, "--cases", str(copy), "-n", "2")
+    assert same.ret == 0 and report_of(pytester)["options"]["partial"] is False  # an identical copy certifies
+    case = next((copy / "validator" / "ASR-260").glob("invalid-*.toml"))
+    case.write_text(case.read_text().replace('verdict = "invalid"', 'verdict = "implementation-defined"\nreference = "reject"'))
+    doctored = certify(pytester, REFERENCE, "--cases", str(copy), *SMALL)
+    doctored.stdout.fnmatch_lines([f"*partial run: *--cases {copy} differs from the shipped corpus*"])
+    assert report_of(pytester)["options"]["partial"] is True
+
+
+@pytest.mark.parametrize("baseline", ["/dev/zero", "fifo", "deep.json"])
+def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(pytester: pytest.Pytester, baseline: str) -> None:
+    if baseline == "fifo":
+        os.mkfifo(pytester.path / "fifo")
+    if baseline == "deep.json":
+        (pytester.path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    result = certify(pytester, REFERENCE, *SMALL, f"--baseline={baseline}")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    result.stderr.fnmatch_lines([f"*{baseline}: the baseline report *"])
+    assert "RecursionError" not in result.stderr.str()
+
+
+def test_the_reference_conforms_complete_under_xdist(pytester: pytest.Pytester) -> None:
+    result = certify(pytester, REFERENCE, "-n", "2")
+    assert result.ret == 0, result.stdout.str()[-3000:]
+    result.stdout.fnmatch_lines(["verdict: CONFORMS"])
+    report = report_of(pytester)
+    assert report["completeness"] == {"complete": True, "reasons": [], "missing": [], "changed": [], "exit_status": 0}
+    assert report["options"]["partial"] is False and report["corpus"]["digest"] == snapshot(CORPUS_DIR).digest
+    assert {v["verdict"] for v in report["verdicts"]} == {"conforms"}
+
+
+def test_a_run_killed_outright_leaves_no_earlier_verdict_behind(pytester: pytest.Pytester) -> None:
+    """Without xdist the implementation kills pytest itself: nothing can be written, and the last
+    run's passing badge must not stay to be read as this run's."""
+    out = pytester.path / "out"
+    out.mkdir()
+    (out / "badge-validator.json").write_text('{"schemaVersion": 1, "message": "100%", "color": "brightgreen"}')
+    (out / "report.json").write_text("{}")
+    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL)
+    assert result.ret != 0
+    assert not (out / "badge-validator.json").exists() and not (out / "report.json").exists()
