@@ -158,7 +158,7 @@ class OneShotReader:
         try:
             view = loads_bounded(run.text)
         except ValueError as error:
-            return ReadAnswer(Outcome.CRASH, message=f"stdout is not one usable JSON document: {error}", **common)
+            return ReadAnswer(Outcome.CRASH, message=f"stdout is not one JSON document (or is nested too deeply): {error}", **common)
         if not isinstance(view, dict):
             return ReadAnswer(Outcome.CRASH, message="the view must be a JSON object", **common)
         return ReadAnswer(Outcome.VIEWED, view=view, **common)
