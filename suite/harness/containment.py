@@ -370,13 +370,19 @@ def read_output(named: str, folder: Path, identity: tuple[int, int] | None, limi
 
 
 def _open_at(parent: int, name: str, flags: int, named: str) -> int:
+    """Open ``name`` in the folder ``parent`` without following a link; ``parent`` is closed on success
+    (on failure the caller still holds it)."""
     try:
-        return os.open(name, flags, dir_fd=parent)
+        child = os.open(name, flags, dir_fd=parent)
     except OSError as error:
-        why = "a symbolic link" if error.errno in (errno.ELOOP, errno.EMLINK) else (error.strerror or str(error))
+        try:
+            is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+        except OSError:
+            is_link = False
+        why = "a symbolic link" if is_link or error.errno == errno.ELOOP else (error.strerror or str(error))
         raise UnsafeOutput(f"stream_path {named!r}: {why}") from None
-    finally:
-        os.close(parent)
+    os.close(parent)
+    return child
 
 
 def _read_regular(fd: int, named: str, limit: int, budget: float) -> bytes:
