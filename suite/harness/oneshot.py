@@ -125,9 +125,9 @@ def _no_answer(finished: Finished, timeout: float, cut: bool = False) -> tuple[O
     if finished.timed_out:
         if cut:
             return Outcome.TIMEOUT, containment.RUN_LIMIT_MESSAGE
-        return Outcome.TIMEOUT, f"no exit within {timeout:g} s; process tree killed"
+        return Outcome.TIMEOUT, f"no exit within {timeout:g} s; process group killed"
     if finished.flooded:
-        return Outcome.CRASH, "stdout flooded past the read limit; process tree killed"
+        return Outcome.CRASH, "stdout flooded past the read limit; process group killed"
     if finished.failure:
         return Outcome.CRASH, finished.failure
     code = finished.returncode
@@ -192,7 +192,7 @@ class OneShotProducer:
         if failure:
             message = failure[1]
             if finished.flooded:
-                message = f"stdout passed the output limit of {limit} bytes (--max-output); process tree killed"
+                message = f"stdout passed the output limit of {limit} bytes (--max-output); process group killed"
             return Conversion(failure[0], message=message, **common)
         if finished.returncode != 0:
             message = finished.stderr.strip()

@@ -250,7 +250,7 @@ class PersistentValidator:
             if had_session:
                 self.restarts += 1
             outcome = Outcome.TIMEOUT if "no reply within" in str(error) else Outcome.CRASH
-            return _Failure(outcome, f"{error}; process tree killed, restarting for the next case",
+            return _Failure(outcome, f"{error}; process group killed, restarting for the next case",
                             line[:4000], stderr, time.monotonic() - started_at)
         return reply, line, time.monotonic() - started_at
 
