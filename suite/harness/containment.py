@@ -85,13 +85,22 @@ def check_timeout(value: object, where: str) -> float:
     return seconds
 
 
+def corpus_copies() -> tuple[Path, ...]:
+    """Every copy of the case corpus this run could know of: the one in use, the packaged one,
+    and a checkout's ``cases/`` in the current folder."""
+    import asr_conformance
+
+    candidates = [CORPUS_DIR, Path(asr_conformance.__file__).resolve().parent / "cases", Path.cwd() / "cases"]
+    return tuple(dict.fromkeys(p.resolve() for p in candidates if (p / "rules.toml").is_file()))
+
+
 @dataclass(frozen=True)
 class Settings:
     """How this run contains implementations (set once by the plugin, per process)."""
 
     sandbox: str = "auto"
     #: Folders no implementation may read: the corpus, the report folders.
-    hidden: tuple[Path, ...] = (CORPUS_DIR,)
+    hidden: tuple[Path, ...] = field(default_factory=corpus_copies)
     #: Variables passed through from the caller's environment.
     pass_env: tuple[str, ...] = ()
     max_output: int = DEFAULT_MAX_OUTPUT
@@ -441,24 +450,33 @@ def _read_regular(fd: int, named: str, limit: int, budget: float) -> bytes:
 
 
 _live: dict[int, subprocess.Popen[bytes]] = {}
+#: The box token of each live implementation process, by pid.
+_live_tokens: dict[int, str] = {}
 _live_lock = threading.Lock()
 _handlers_installed = False
 
 
-def register(process: subprocess.Popen[bytes]) -> None:
+def register(process: subprocess.Popen[bytes], token: str = "") -> None:
     with _live_lock:
         _live[process.pid] = process
+        _live_tokens[process.pid] = token
     _install_handlers()
 
 
 def unregister(process: subprocess.Popen[bytes]) -> None:
     with _live_lock:
         _live.pop(process.pid, None)
+        _live_tokens.pop(process.pid, None)
 
 
 def live_pids() -> list[int]:
     with _live_lock:
         return list(_live)
+
+
+def live_tokens() -> set[str]:
+    with _live_lock:
+        return set(_live_tokens.values()) - {""}
 
 
 def kill_all_live() -> None:
@@ -532,25 +550,33 @@ def _processes() -> dict[int, tuple[int, int]]:
     return found
 
 
-def _carries(pid: int, token: str) -> bool:
+def _marker(pid: int) -> str | None:
+    """The box token in a process's environment (None when it has none or cannot be read)."""
     try:
         with open(f"/proc/{pid}/environ", "rb") as handle:
-            return f"{MARKER}={token}".encode() in handle.read().split(b"\0")
+            entries = handle.read().split(b"\0")
     except OSError:
-        return False
+        return None
+    prefix = f"{MARKER}=".encode()
+    return next((e[len(prefix):].decode("ascii", "replace") for e in entries if e.startswith(prefix)), None)
 
 
 def sweep(token: str) -> int:
     """Kill what a finished box left running: its marked processes, and descendants adopted by
-    this process (another process group, not a live implementation), with their own descendants.
-    Returns how many were killed.  Does nothing where /proc is missing."""
+    this process (another process group, not a live implementation nor one of its helpers),
+    each with its own descendants.  Returns how many were killed.  Needs /proc."""
     if not _subreaper_possible():
         return 0
     me, group = os.getpid(), os.getpgrp()
     table = _processes()
-    keep = set(live_pids())
-    strays = {pid for pid, (ppid, pgid) in table.items()
-              if pid != me and pid not in keep and ((ppid == me and pgid != group) or _carries(pid, token))}
+    keep, alive = set(live_pids()), live_tokens() - {token}
+    strays = set()
+    for pid, (ppid, pgid) in table.items():
+        if pid == me or pid in keep:
+            continue
+        marker = _marker(pid)
+        if marker == token or (ppid == me and pgid != group and marker not in alive):
+            strays.add(pid)
     children: dict[int, list[int]] = {}
     for pid, (ppid, _) in table.items():
         children.setdefault(ppid, []).append(pid)
@@ -567,7 +593,23 @@ def sweep(token: str) -> int:
         except OSError:
             pass
     _reap(pid for pid in doomed if table.get(pid, (0, 0))[0] == me)
+    _await_death(doomed)
     return len(doomed)
+
+
+def _await_death(pids: set[int], limit: float = 2.0) -> None:
+    """Wait (briefly) until the killed processes are gone or zombies."""
+    deadline = time.monotonic() + limit
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    state = handle.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                break
+            if state in (b"Z", b"X"):
+                break
+            time.sleep(0.005)
 
 
 def _reap(pids: Iterable[int]) -> None:

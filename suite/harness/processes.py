@@ -95,10 +95,10 @@ class Child:
                 self.stderr.add(data)
 
     def kill(self) -> None:
-        """SIGKILL the whole group, reap the process, sweep what escaped; the box stays until close()."""
+        """SIGKILL the whole group, reap the process, sweep what escaped; the box stays until close().
+        (In the sandbox the PID namespace dies with it, but asynchronously: the sweep waits for it.)"""
         kill_group(self.process)
-        if containment.sandbox_mode()[0] != "bwrap":
-            containment.sweep(self.box.token)
+        containment.sweep(self.box.token)
 
     def close(self) -> None:
         """Kill, close every descriptor, and remove the box when it is the child's own."""
@@ -149,7 +149,7 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
         if owns_box:
             box.close()
         raise
-    containment.register(process)
+    containment.register(process, box.token)
     child = Child(process, box, owns_box, status_fd=status_read)
     for fd in (child.stdout_fd, child.stderr_fd, status_read):
         if fd is not None:

@@ -190,7 +190,7 @@ def _configure_containment(config: pytest.Config) -> None:
     elif config.getoption("run_timeout"):
         deadline = time.time() + config.getoption("run_timeout")
     config.stash[RUN_DEADLINE_KEY] = deadline
-    hidden = [corpus_of(config), CORPUS_DIR, Path(config.getoption("counterexamples")).resolve()]
+    hidden = [corpus_of(config), *containment.corpus_copies(), Path(config.getoption("counterexamples")).resolve()]
     report_dir = config.getoption("report_dir")
     if report_dir not in ("none", ""):
         hidden.append(Path(report_dir).resolve())
