@@ -484,11 +484,14 @@ def kill_all_live() -> None:
     with _live_lock:
         processes = list(_live.values())
     for process in processes:
-        for kill in (lambda: os.killpg(process.pid, signal.SIGKILL), process.kill):
-            try:
-                kill()
-            except (OSError, ProcessLookupError):
-                pass
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            process.kill()
+        except OSError:
+            pass
 
 
 def _install_handlers() -> None:

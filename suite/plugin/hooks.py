@@ -28,7 +28,6 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.expectations import ExpectationsError, load_expectations
-from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, DEFAULT_PROFILE, FuzzSession, register_profiles
 from asr_conformance.harness import containment
 from asr_conformance.harness.containment import (
     DEFAULT_MAX_OUTPUT,
@@ -37,6 +36,7 @@ from asr_conformance.harness.containment import (
     SANDBOXES,
     check_timeout,
 )
+from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, DEFAULT_PROFILE, FuzzSession, register_profiles
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets

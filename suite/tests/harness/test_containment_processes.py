@@ -4,6 +4,7 @@ finite and capped, and --run-timeout ends a run."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import subprocess
@@ -138,11 +139,27 @@ def test_run_timeout_fails_the_remaining_cases_as_timeouts(pytester: pytest.Pyte
     started = time.monotonic()
     result = pytester.runpytest_subprocess(
         f"--implementation={MISBEHAVING / 'hangs'}", "--asr-timeout=20", "--run-timeout=3", "-p", "no:cacheprovider",
-        "-m", "corpus", "-k", "ASR-164", "--report-dir=none")
+        "-m", "corpus", "-k", "ASR-164", "--report-dir=out")
     assert time.monotonic() - started < 40
     text = result.stdout.str()
     assert "--run-timeout" in text and "verdict: CONFORMS" not in text
     result.stdout.fnmatch_lines(["*asr-conformance: sandbox: *"])
+    options = json.loads((pytester.path / "out" / "report.json").read_text())["options"]
+    assert options["run_timeout"] == 3 and options["run_limit_reached"] is True
+
+
+def test_the_header_names_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    previous = containment.settings().sandbox
+    monkeypatch.setattr(containment, "_bwrap_problem", lambda: "bwrap is not installed")
+    try:
+        containment.configure(sandbox="auto")
+        line = containment.describe_sandbox()
+        assert line.startswith("sandbox: none (bwrap is not installed), process-group")
+        containment.configure(sandbox="bwrap")
+        with pytest.raises(containment.UsageError, match="--sandbox=bwrap: bwrap is not installed"):
+            containment.sandbox_mode()
+    finally:
+        containment.configure(sandbox=previous)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
