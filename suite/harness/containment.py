@@ -37,7 +37,6 @@ from __future__ import annotations
 
 import atexit
 import errno
-import json
 import math
 import os
 import queue
@@ -199,8 +198,7 @@ def describe_sandbox() -> str:
     return f"sandbox: none ({why}), {cleanup}"
 
 
-def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = (),
-         status_fd: int | None = None) -> list[str]:
+def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = ()) -> list[str]:
     """The command line that runs ``command`` contained (unchanged without a sandbox)."""
     if sandbox_mode()[0] != "bwrap":
         return list(command)
@@ -214,20 +212,7 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
         real = os.path.realpath(folder)
         argv += ["--bind", real, real]
     argv += ["--chdir", os.path.realpath(cwd or os.getcwd())]
-    if status_fd is not None:
-        argv += ["--json-status-fd", str(status_fd)]
     return [*argv, "--", *command]
-
-
-def sandbox_started(status: bytes) -> bool:
-    """Whether bwrap's status pipe reports the command started (else the sandbox failed to set up)."""
-    for line in status.splitlines():
-        try:
-            if "child-pid" in json.loads(line):
-                return True
-        except (ValueError, TypeError):
-            continue
-    return False
 
 
 def resolve_program(command: Sequence[str], cwd: str | None, path: str) -> list[str]:

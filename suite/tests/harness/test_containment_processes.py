@@ -184,3 +184,18 @@ def test_signals_to_pytest_kill_the_live_implementation(tmp_path: Path, tag: str
     finally:
         run.kill()
         run.wait()
+
+
+@pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
+def test_a_sandbox_that_cannot_start_is_a_crash_not_a_reject(tmp_path: Path) -> None:
+    """bwrap exits 1 when it cannot set up (here: the working directory is the hidden corpus)."""
+    from asr_conformance import CORPUS_DIR
+
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="bwrap")
+    try:
+        verdict = OneShotValidator([str(ROOT / "examples" / "reference-validator")],
+                                   cwd=str(CORPUS_DIR / "validator")).validate(_stream(tmp_path))
+    finally:
+        containment.configure(sandbox=previous)
+    assert verdict.outcome is Outcome.CRASH and "sandbox (bwrap) could not run" in verdict.message, verdict.explain()
