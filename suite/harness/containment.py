@@ -106,9 +106,19 @@ class Settings:
     #: time.time() after which no case starts (--run-timeout), or None.
     run_deadline: float | None = None
     run_timeout: float | None = None
+    #: The run's staging folder, shared by its xdist workers (each makes its root inside it), so
+    #: that a sandbox hides every worker's staging at once.
+    staging_parent: Path | None = None
 
 
 _settings = Settings()
+
+
+def make_staging_parent() -> Path:
+    """The run's staging folder (0700, removed at exit), made once by the controller."""
+    parent = Path(tempfile.mkdtemp(prefix="asr-run-"))
+    atexit.register(_remove_tree, parent)
+    return parent
 
 
 def configure(**changes: object) -> Settings:
@@ -204,7 +214,7 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
         return list(command)
     executable = shutil.which("bwrap") or "bwrap"
     argv = _bwrap_base(executable)
-    for hidden in (*_settings.hidden, staging_root()):
+    for hidden in (*_settings.hidden, *filter(None, [_settings.staging_parent]), staging_root()):
         real = os.path.realpath(hidden)
         if os.path.isdir(real):
             argv += ["--tmpfs", real]
@@ -244,7 +254,8 @@ def staging_root() -> Path:
     global _root
     with _root_lock:
         if _root is None or not _root.is_dir():
-            _root = Path(tempfile.mkdtemp(prefix="asr-"))
+            parent = _settings.staging_parent
+            _root = Path(tempfile.mkdtemp(prefix="asr-", dir=parent if parent and parent.is_dir() else None))
             atexit.register(_remove_tree, _root)
         return _root
 

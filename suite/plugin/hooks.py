@@ -184,12 +184,16 @@ def pytest_configure(config: pytest.Config) -> None:
 def _configure_containment(config: pytest.Config) -> None:
     """What implementations may not see (corpus, reports), what they get, and the run's time limit
     (chosen once on the controller, so that every xdist worker stops at the same moment)."""
-    deadline = None
+    deadline, staging = None, None
     if hasattr(config, "workerinput"):
         deadline = config.workerinput.get("asr_run_deadline")
-    elif config.getoption("run_timeout"):
-        deadline = time.time() + config.getoption("run_timeout")
+        staging = config.workerinput.get("asr_staging")
+    else:
+        if config.getoption("run_timeout"):
+            deadline = time.time() + config.getoption("run_timeout")
+        staging = str(containment.make_staging_parent())
     config.stash[RUN_DEADLINE_KEY] = deadline
+    config.stash[STAGING_KEY] = staging
     hidden = [corpus_of(config), *containment.corpus_copies(), Path(config.getoption("counterexamples")).resolve()]
     report_dir = config.getoption("report_dir")
     if report_dir not in ("none", ""):
@@ -197,7 +201,8 @@ def _configure_containment(config: pytest.Config) -> None:
     try:
         containment.configure(sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
                               pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
-                              run_deadline=deadline, run_timeout=config.getoption("run_timeout"))
+                              run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
+                              staging_parent=Path(staging) if staging else None)
         containment.sandbox_mode()
     except containment.UsageError as error:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
@@ -240,8 +245,12 @@ def _configure_hypothesis(config: pytest.Config) -> None:
         config.pluginmanager.register(_SeedToWorkers(seed), "asr-conformance-seed")
 
 
+#: The run's staging folder (made on the controller, shared by the workers).
+STAGING_KEY = pytest.StashKey[str | None]()
+
+
 class _SeedToWorkers:
-    """Gives every xdist worker the controller's seed (and the run's deadline)."""
+    """Gives every xdist worker the controller's seed (and the run's deadline and staging folder)."""
 
     def __init__(self, seed: object) -> None:
         self.seed = seed
@@ -249,6 +258,7 @@ class _SeedToWorkers:
     def pytest_configure_node(self, node) -> None:
         node.workerinput["asr_seed"] = self.seed
         node.workerinput["asr_run_deadline"] = node.config.stash.get(RUN_DEADLINE_KEY, None)
+        node.workerinput["asr_staging"] = node.config.stash.get(STAGING_KEY, None)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:

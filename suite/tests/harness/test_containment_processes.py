@@ -199,3 +199,18 @@ def test_a_sandbox_that_cannot_start_is_a_crash_not_a_reject(tmp_path: Path) -> 
     finally:
         containment.configure(sandbox=previous)
     assert verdict.outcome is Outcome.CRASH and "sandbox (bwrap) could not run" in verdict.message, verdict.explain()
+
+
+@pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
+def test_under_xdist_no_worker_sees_another_workers_staging(pytester: pytest.Pytester) -> None:
+    """The staged file is run/worker/box/in/case/file: in the run's folder, only its own worker shows."""
+    probe = pytester.path / "probe"
+    probe.write_text("#!/usr/bin/env python3\nimport os, sys\nfrom pathlib import Path\n"
+                     "run = Path(sys.argv[1]).parents[4]\n"
+                     "sys.exit(0 if len(os.listdir(run)) == 1 else 3)\n")
+    probe.chmod(0o755)
+    result = pytester.runpytest_subprocess(f"--implementation={probe}", "-n", "2", "--sandbox=bwrap",
+                                           "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164 and valid-",
+                                           "--report-dir=none")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 3 and "exit status 3" not in result.stdout.str()
