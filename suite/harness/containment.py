@@ -276,10 +276,13 @@ class Box:
         """A fresh read-only copy of ``source`` under a random name, alone in a private folder."""
         folder = Path(tempfile.mkdtemp(prefix="", dir=self.path / "in"))
         target = folder / (secrets.token_hex(8) + suffix)
-        data = source if isinstance(source, bytes) else Path(source).read_bytes()
         handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o400)
         with os.fdopen(handle, "wb") as out:
-            out.write(data)
+            if isinstance(source, bytes):
+                out.write(source)
+            else:
+                with open(source, "rb") as given:
+                    shutil.copyfileobj(given, out, 1 << 20)
         return target
 
     def output_dir(self) -> Path:

@@ -128,6 +128,7 @@ class PersistentValidator:
         Its stdout is closed first: whatever it writes after stop is neither read nor kept."""
         session = self._session
         if session is None:
+            self._discard()
             return
         try:
             self._send(protocol.Stop(), time.monotonic() + min(self.timeout, STOP_GRACE))

@@ -214,3 +214,18 @@ def test_under_xdist_no_worker_sees_another_workers_staging(pytester: pytest.Pyt
                                            "--report-dir=none")
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) >= 3 and "exit status 3" not in result.stdout.str()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+@pytest.mark.parametrize("name", ["daemonizes-and-holds-stdout", "leaves-quiet-daemon"])
+@pytest.mark.parametrize("sandbox_option", ["auto", "none"])
+def test_a_certification_run_leaves_nothing_running(pytester: pytest.Pytester, tag: str, name: str,
+                                                    sandbox_option: str) -> None:
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        f"--implementation={HOSTILE / name}", "--timeout=5", "--pass-env=ASR_LEFTOVER_TAG", "-n", "2",
+        f"--sandbox={sandbox_option}", "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164",
+        "--report-dir=none")
+    assert "passed" in result.parseoutcomes()
+    assert time.monotonic() - started < 60, "no case waits for the daemon"
+    assert leftovers(tag) == []
