@@ -208,7 +208,9 @@ class PersistentValidator:
             try:
                 data = os.read(fd, 1 << 16)
             except BlockingIOError:
-                continue
+                if ready:
+                    continue
+                data = b""  # it exited with nothing more written (a daemon of its may hold stdout open)
             except OSError:
                 data = b""
             if not data:

@@ -229,3 +229,20 @@ def test_a_certification_run_leaves_nothing_running(pytester: pytest.Pytester, t
     assert "passed" in result.parseoutcomes()
     assert time.monotonic() - started < 60, "no case waits for the daemon"
     assert leftovers(tag) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+def test_a_persistent_process_that_dies_leaving_a_daemon_on_stdout_ends_the_case(
+        sandbox: str, tag: str, tmp_path: Path) -> None:
+    script = tmp_path / "dies-leaving-daemon"
+    script.write_text("#!/bin/sh\nread line\n"
+                      "echo '{\"version\": 1, \"implementation\": {\"name\": \"x\"}, \"roles\": [\"validator\"]}'\n"
+                      "(setsid sleep 300 &)\nread line\nexit 0\n")
+    script.chmod(0o755)
+    adapter = PersistentValidator([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",))
+    started = time.monotonic()
+    answer = adapter.validate(_stream(tmp_path))
+    assert time.monotonic() - started < 5
+    assert answer.outcome is Outcome.CRASH and "the process exited" in answer.message
+    adapter.close()
+    assert leftovers(tag) == []
