@@ -23,6 +23,16 @@ DEFINITE_RULES = frozenset({"X-UTF8", "X-JSON", "X-RECORD", "ASR-003"})
 
 DAMAGES: dict[str, Damage] = {}
 
+#: What each damage kind's verdict rests on (cases/ASSUMPTIONS.md).  A kind resting on an ``open``
+#: assumption never yields a definite rule with the reference, so any verdict is reported; the audit
+#: test (suite/tests/test_scoring_policy.py) checks this and lists the kinds beside the cases.
+ASSUMPTIONS: dict[str, tuple[str, ...]] = {
+    "truncated": ("A-FORMAT",), "invalid-utf8": ("A-FORMAT",), "nul-byte": ("A-FORMAT",),
+    "nan-or-infinity": ("A-FORMAT",), "lone-surrogate": ("A-SURROGATE",), "huge-integer": ("A-NUMBERS",),
+    "integer-over-4300-digits": ("A-NUMBERS",), "duplicate-key": ("A-DUPKEY",), "deep-nesting": ("A-DEPTH",),
+    "long-line": (), "bom": ("A-BOM",), "crlf": ("A-CRLF",), "blank-lines": ("A-BLANK",),
+}
+
 
 def damage(name: str) -> Callable[[Damage], Damage]:
     def register(function: Damage) -> Damage:
@@ -86,6 +96,15 @@ def huge_integer(draw: st.DrawFn, data: bytes) -> bytes:
     """An integer far outside the safe range."""
     digits = str(draw(st.integers(2**53, 10**40))).encode()
     return _insert_member(draw, data, b'"_n":' + draw(st.sampled_from([b"", b"-"])) + digits)
+
+
+@damage("integer-over-4300-digits")
+def integer_over_4300_digits(draw: st.DrawFn, data: bytes) -> bytes:
+    """An integer literal longer than the 4300 digits Python's int() accepts by default: a validator
+    that parses it naively crashes instead of answering."""
+    digits = draw(st.sampled_from([4301, 5000, 100_000]))
+    literal = draw(st.sampled_from([b"1", b"9"])) + b"0" * (digits - 1)
+    return _insert_member(draw, data, b'"_n":' + draw(st.sampled_from([b"", b"-"])) + literal)
 
 
 @damage("duplicate-key")

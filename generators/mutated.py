@@ -8,7 +8,7 @@ imports one way: ``mutators`` <- ``mutators_session``/``mutators_tools`` <- ``mu
 from __future__ import annotations
 
 from asr_conformance.generators import mutators_session, mutators_tools
-from asr_conformance.generators.mutators import MUTATORS, NO_MUTATOR, Mutator
+from asr_conformance.generators.mutators import MUTATORS, NO_MUTATOR, Mode, Mutator, declared_modes
 
 #: Rule IDs a validator may name besides a mutator's own rule, by rule (each page module's ALSO_NAMED).
 ALSO_NAMED: dict[str, frozenset[str]] = {
@@ -25,3 +25,8 @@ def registry() -> dict[str, Mutator]:
 def reasons() -> dict[str, str]:
     """Why each stream rule without a mutator has none."""
     return NO_MUTATOR
+
+
+def all_modes() -> list[Mode]:
+    """Every mode of every registered mutator, by rule."""
+    return [mode for rule in sorted(MUTATORS) for mode in declared_modes(rule).values()]

@@ -18,6 +18,7 @@ from __future__ import annotations
 import copy
 import json
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from hypothesis import strategies as st
 
@@ -27,14 +28,81 @@ Mutator = Callable[[st.DrawFn, Records], bytes]
 MUTATORS: dict[str, Mutator] = {}
 NO_MUTATOR: dict[str, str] = {}
 
-#: Rules whose mutations break an assumption, not a rule the pages state
-#: (cases/ASSUMPTIONS.md): an implementation's verdict on them is reported, not
-#: scored, as for implementation-defined cases.  The reference rejects them all.
-#: ASR-262's only mutation (an exact link to a shared call ID) rests on A-LINKAGE.
-UNSCORED = frozenset({
-    "ASR-018", "ASR-032", "ASR-076", "ASR-262",
-    "X-BOM", "X-BLANK", "X-DUPKEY", "X-SURROGATE", "X-DEPTH", "X-TYPE", "X-SEQ", "X-ID", "X-TS", "X-SUPERSEDES",
-})
+#: Assumptions a whole mutator rests on when it declares no modes of its own
+#: (cases/ASSUMPTIONS.md).  A mode resting on an ``open`` assumption is reported,
+#: not scored, as for implementation-defined cases; see ``Mode.scored``.
+RULE_ASSUMPTIONS: dict[str, tuple[str, ...]] = {
+    "ASR-018": ("A-ID",), "ASR-032": ("A-NUMBERS",), "ASR-290": ("A-BUNDLE",),
+    "X-BOM": ("A-BOM",), "X-BLANK": ("A-BLANK",), "X-DUPKEY": ("A-DUPKEY",), "X-SURROGATE": ("A-SURROGATE",),
+    "X-DEPTH": ("A-DEPTH",), "X-TYPE": ("A-TYPE",), "X-SEQ": ("A-SEQ",), "X-ID": ("A-ID",), "X-TS": ("A-TS",),
+    "X-SUPERSEDES": ("A-SUPERSEDES",), "X-UTF8": ("A-FORMAT",), "X-JSON": ("A-FORMAT",),
+    "X-RECORD": ("A-FORMAT",), "ASR-076": ("A-ACTOR",),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Mode:
+    """One way a mutator breaks its rule, with what its verdict rests on.
+
+    ``defect`` is shared with corpus cases (their ``defect`` key) that break the
+    rule the same way, so a test can check that both are scored alike.
+    ``names`` is the naming set: the rules a validator may name for it."""
+
+    rule: str
+    name: str
+    defect: str
+    assumptions: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+    @property
+    def scored(self) -> bool:
+        from asr_conformance.vocabulary.scoring import is_scored
+
+        return is_scored(self.assumptions)
+
+
+#: rule -> mode name -> Mode, filled by ``modes`` (and by ``declared_modes`` for single-mode mutators).
+MODES: dict[str, dict[str, Mode]] = {}
+_DRAWN: dict[str, Mode] = {}
+
+
+def modes(rule: str, names: tuple[str, ...] = (), **declared: tuple[str, ...] | str | dict) -> None:
+    """Declare a mutator's modes: ``mode="defect"`` or ``mode={"defect": ..., "assumptions": (...),
+    "names": (...)}``.  ``names`` given here applies to every mode without its own."""
+    table = MODES.setdefault(rule, {})
+    for name, spec in declared.items():
+        spec = {"defect": spec} if isinstance(spec, str) else dict(spec)
+        table[name] = Mode(rule, name, spec.get("defect", f"{rule}/{name}"),
+                           tuple(spec.get("assumptions", RULE_ASSUMPTIONS.get(rule, ()))),
+                           tuple(spec.get("names", names or (rule,))))
+
+
+def pick(draw: st.DrawFn, rule: str, among: list[str] | None = None) -> str:
+    """Draw one of the rule's declared modes (or of ``among``) and remember it for ``drawn_mode``."""
+    choices = among if among is not None else list(MODES[rule])
+    name = draw(st.sampled_from(choices))
+    _DRAWN[rule] = MODES[rule][name]
+    return name
+
+
+def declared_modes(rule: str) -> dict[str, Mode]:
+    """The modes of a rule's mutator; a mutator that declares none is one mode, ``all``.
+
+    The per-page modules must be imported first (``generators.mutated`` does)."""
+    if rule not in MODES:
+        MODES[rule] = {"all": Mode(rule, "all", f"{rule}/all", RULE_ASSUMPTIONS.get(rule, ()), (rule,))}
+    return MODES[rule]
+
+
+def drawn_mode(rule: str) -> Mode:
+    """The mode the last call of the rule's mutator drew (``all`` for a single-mode mutator)."""
+    table = declared_modes(rule)
+    drawn = _DRAWN.pop(rule, None)
+    if drawn is not None:
+        return drawn
+    if len(table) != 1:
+        raise RuntimeError(f"the {rule} mutator declares modes but drew none with pick()")
+    return next(iter(table.values()))
 
 
 def mutator(rule: str) -> Callable[[Mutator], Mutator]:

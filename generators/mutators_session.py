@@ -23,9 +23,11 @@ from asr_conformance.generators.mutators import (
     copied,
     fresh_id,
     header,
+    modes,
     mutator,
     next_seq,
     of_type,
+    pick,
     serialize,
 )
 from asr_conformance.vocabulary.terms import CONTENT_LEVELS
@@ -173,11 +175,23 @@ def with_meta(record: dict, value: object) -> None:
 # --- Format and Records (referenced rules) ---------------------------------------------
 
 
+modes("ASR-003", **{
+    "empty": "empty-stream",
+    # Only "the header is line 1" is stated; whether a later session record is an error is A-HEADER-ONCE.
+    "second-header": {"defect": "second-session-record", "assumptions": ("A-HEADER-ONCE",)},
+    "record-before-header": "header-not-on-line-1",
+})
+modes("ASR-018", all="id-not-a-record-id")
+modes("ASR-032", all="integer-outside-safe-range")
+modes("ASR-075", names=("ASR-075", "ASR-182"), all="continuation-not-a-turn-ref")
+modes("ASR-076", all="actor-not-an-object")
+
+
 @mutator("ASR-003")
 def header_not_on_line_one(draw: st.DrawFn, records: Records) -> bytes:
     """Line 1 is not the session header: an empty stream, a second header, or a record before the header."""
     stream = copied(records)
-    how = draw(st.sampled_from(["empty", "second-header", "record-before-header"]))
+    how = pick(draw, "ASR-003")
     if how == "empty":
         return b""
     if how == "second-header":
@@ -270,13 +284,27 @@ def actor_not_an_object(draw: st.DrawFn, records: Records) -> bytes:
 # --- session header ----------------------------------------------------------------------
 
 
+modes("ASR-150", **{
+    "formatVersion": {"defect": "header-without-formatVersion", "names": ("ASR-150", "ASR-151")},
+    "agent": "header-without-agent",
+    "sessionId": "header-without-sessionId",
+    "producer": {"defect": "header-without-producer", "names": ("ASR-150", "ASR-155")},
+    "profiles": {"defect": "header-without-profiles", "names": ("ASR-150", "ASR-152")},
+    "contentLevel": {"defect": "header-without-contentLevel", "names": ("ASR-150", "ASR-153")},
+    "agent.name": "agent-without-name",
+    "agent-not-object": "agent-not-an-object",
+    # agent is {name, version?}: the pages give name no type (A-UNTYPED).
+    "name-not-string": {"defect": "agent-name-not-a-string", "assumptions": ("A-UNTYPED",)},
+    "sessionId-not-string": "sessionId-not-a-string",
+})
+
+
 @mutator("ASR-150")
 def header_lacks_required_member(draw: st.DrawFn, records: Records) -> bytes:
     """The header lacks formatVersion, agent (with name), sessionId, producer, profiles or contentLevel."""
     stream = copied(records)
     first = header(stream)
-    how = draw(st.sampled_from([*REQUIRED_HEADER, "agent.name", "agent-not-object", "name-not-string",
-                                "sessionId-not-string"]))
+    how = pick(draw, "ASR-150")
     if how == "agent.name":
         first["agent"].pop("name")
     elif how == "agent-not-object":
@@ -290,17 +318,27 @@ def header_lacks_required_member(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(stream)
 
 
+modes("ASR-151", **{
+    "not-major-minor": "formatVersion-not-major-minor",
+    # A present but null or non-string formatVersion: "formatVersion, string, yes" (ASR-150's list) as well.
+    "not-a-string": {"defect": "formatVersion-not-a-string", "names": ("ASR-151", "ASR-150")},
+})
+
+
 @mutator("ASR-151")
 def format_version_not_major_minor(draw: st.DrawFn, records: Records) -> bytes:
     """formatVersion is not of the form MAJOR.MINOR."""
     stream = copied(records)
-    bad = draw(
-        st.one_of(
-            st.sampled_from(["0.1.0", "1", "v0.1", "0.1 ", " 0.1", "0.1\n", "", "0,1", "0.", ".1", "a.b", "\u0660.1"]),
-            st.sampled_from([0.1, 1, None, ["0.1"], {"major": 0}]),
-            st.text(alphabet="0123456789.v- ", max_size=8).filter(lambda s: not _is_major_minor(s)),
+    if pick(draw, "ASR-151") == "not-a-string":
+        bad: object = draw(st.sampled_from([0.1, 1, None, ["0.1"], {"major": 0}]))
+    else:
+        bad = draw(
+            st.one_of(
+                st.sampled_from(["0.1.0", "1", "v0.1", "0.1 ", " 0.1", "0.1\n", "", "0,1", "0.", ".1", "a.b",
+                                 "\u0660.1"]),
+                st.text(alphabet="0123456789.v- ", max_size=8).filter(lambda s: not _is_major_minor(s)),
+            )
         )
-    )
     header(stream)["formatVersion"] = bad
     return serialize(stream)
 
@@ -310,12 +348,20 @@ def _is_major_minor(text: str) -> bool:
     return bool(dot) and major.isascii() and minor.isascii() and major.isdigit() and minor.isdigit()
 
 
+modes("ASR-152", **{
+    "drop-core": "profiles-without-core",
+    "not-array": {"defect": "profiles-not-an-array", "names": ("ASR-152", "ASR-150")},
+    "non-string-item": {"defect": "profile-not-a-string", "names": ("ASR-152", "ASR-150")},
+    "declaration-non-string": "declared-profile-not-a-string",
+})
+
+
 @mutator("ASR-152")
 def profiles_without_core(draw: st.DrawFn, records: Records) -> bytes:
     """profiles does not include "core" (or is not an array of strings)."""
     stream = copied(records)
     first = header(stream)
-    how = draw(st.sampled_from(["drop-core", "not-array", "non-string-item", "declaration-non-string"]))
+    how = pick(draw, "ASR-152")
     if how == "drop-core":
         kept = [p for p in first["profiles"] if p != "core"]
         replacement = draw(st.sampled_from([None, "Core", "CORE", "core ", "_core", "coding"]))
@@ -329,6 +375,12 @@ def profiles_without_core(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(stream)
 
 
+modes("ASR-153", **{
+    "header": {"defect": "contentLevel-not-listed", "names": ("ASR-153", "ASR-150")},
+    "declaration": {"defect": "declared-contentLevel-not-listed", "names": ("ASR-153", "ASR-164")},
+})
+
+
 @mutator("ASR-153")
 def content_level_not_listed(draw: st.DrawFn, records: Records) -> bytes:
     """contentLevel is not full, redacted or metadata."""
@@ -339,7 +391,7 @@ def content_level_not_listed(draw: st.DrawFn, records: Records) -> bytes:
             st.sampled_from([None, 0, ["full"], {"level": "full"}]),
         )
     )
-    if draw(st.booleans()):
+    if pick(draw, "ASR-153") == "header":
         header(stream)["contentLevel"] = bad
     else:
         append(stream, "declaration", contentLevel=bad)
@@ -359,6 +411,17 @@ def producer_lacks_required_member(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(stream)
 
 
+modes("ASR-156", **{
+    "no-lossy": "non-native-without-lossy",
+    "no-source": "non-native-without-source",
+    "no-format": "non-native-source-without-format",
+    # source is {format, formatVersion?, agentVersion?}: the pages give format no type (A-UNTYPED).
+    "format-not-string": {"defect": "source-format-not-a-string", "assumptions": ("A-UNTYPED",)},
+    "source-not-object": "source-not-an-object",
+    "lossy-not-strings": {"defect": "lossy-not-strings", "names": ("ASR-156", "ASR-150", "ASR-157")},
+})
+
+
 @mutator("ASR-156")
 def non_native_producer_lacks_source(draw: st.DrawFn, records: Records) -> bytes:
     """A producer whose method is not native lacks source.format or lossy."""
@@ -369,8 +432,7 @@ def non_native_producer_lacks_source(draw: st.DrawFn, records: Records) -> bytes
     if not isinstance(source, dict) or not isinstance(source.get("format"), str):
         producer["source"] = {"format": "claude-code-jsonl"}
     producer.setdefault("lossy", [])
-    how = draw(st.sampled_from(["no-lossy", "no-source", "no-format", "format-not-string", "source-not-object",
-                                "lossy-not-strings"]))
+    how = pick(draw, "ASR-156")
     if how == "no-lossy":
         producer.pop("lossy")
     elif how == "no-source":
@@ -386,6 +448,15 @@ def non_native_producer_lacks_source(draw: st.DrawFn, records: Records) -> bytes
     return serialize(stream)
 
 
+modes("ASR-158", **{
+    "header-path": "root-path-not-absolute",
+    "declaration-path": {"defect": "declared-root-path-not-absolute", "names": ("ASR-158", "ASR-166")},
+    "no-path": {"defect": "root-without-path", "names": ("ASR-158", "ASR-166")},
+    "no-id": {"defect": "root-without-id", "names": ("ASR-158", "ASR-166")},
+    "header-duplicate": "root-id-twice-in-header",
+})
+
+
 @mutator("ASR-158")
 def root_path_not_absolute(draw: st.DrawFn, records: Records) -> bytes:
     """A root lacks id or path, has a path neither null nor absolute with /, or repeats a header root ID."""
@@ -398,7 +469,7 @@ def root_path_not_absolute(draw: st.DrawFn, records: Records) -> bytes:
             st.text(alphabet=LETTERS + "._-", min_size=1, max_size=10),
         )
     )
-    how = draw(st.sampled_from(["header-path", "declaration-path", "no-path", "no-id", "header-duplicate"]))
+    how = pick(draw, "ASR-158")
     in_header = how in ("header-path", "header-duplicate") or draw(st.booleans())
     header_roots = header(stream).setdefault("workspace", {}).setdefault("roots", []) if in_header else []
     if how == "header-duplicate" and header_roots:
@@ -420,11 +491,19 @@ def root_path_not_absolute(draw: st.DrawFn, records: Records) -> bytes:
 # --- session_info and declaration ------------------------------------------------------------
 
 
+modes("ASR-161", **{
+    # What a Ref is comes from the reference-resolution table, which is not in the pages (A-REFS).
+    "item": {"defect": "head-not-a-reference", "assumptions": ("A-REFS",)},
+    "not-array": "heads-not-an-array",
+    "audit-only": {"defect": "head-names-audit-only-record", "assumptions": ("A-REFS",)},
+})
+
+
 @mutator("ASR-161")
 def head_not_a_context_reference(draw: st.DrawFn, records: Records) -> bytes:
     """A head is not a reference or null, heads is not an array, or a head names an audit-only record."""
     stream = copied(records)
-    how = draw(st.sampled_from(["item", "not-array", "audit-only"]))
+    how = pick(draw, "ASR-161")
     if how == "not-array":
         heads: object = draw(st.sampled_from(["r1", 5, {"primary": "r1"}, True]))
     elif how == "item":
@@ -479,13 +558,21 @@ def _root_reference(draw: st.DrawFn, stream: Records, root: str) -> None:
                cause={"actor": "agent"})
 
 
+modes("ASR-166", **{
+    # ASR-158 states the same uniqueness ("across the header and all declaration records").
+    "redeclare": {"defect": "root-redeclared", "names": ("ASR-166", "ASR-158")},
+    "never-declared": "root-never-declared",
+    "declared-later": {"defect": "root-used-before-declaration", "names": ("ASR-166", "ASR-167")},
+})
+
+
 @mutator("ASR-166")
 def root_redeclared_or_used_before_declaration(draw: st.DrawFn, records: Records) -> bytes:
     """A declaration reuses a root ID, or a record refers to a root before (or without) its declaration."""
     stream = copied(records)
     declared = sorted(declared_ids(stream, "roots"))
     root = fresh_name(set(declared), "root")
-    how = draw(st.sampled_from(["redeclare", "never-declared", "declared-later"]))
+    how = pick(draw, "ASR-166")
     if how == "redeclare":
         if not declared or draw(st.booleans()):
             append(stream, "declaration", roots=[{"id": root, "path": "/work/lib"}])
@@ -516,13 +603,28 @@ def state_without_state(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(stream)
 
 
+modes("ASR-182", **{
+    "no-turnId": "turn-link-without-turnId",
+    "attempt-n": "attempt-n-not-a-positive-integer",
+    "attempt-shape": "attempt-without-n",
+    "turn-missing": "turn-link-without-turnId-member",
+    "turn-not-object": "turn-link-not-an-object",
+    # parentTurn and rootTurn are {session?, turnId}: the pages give turnId no type (A-UNTYPED).
+    "turnId-not-string": {"defect": "turn-link-turnId-not-a-string", "assumptions": ("A-UNTYPED",)},
+    "turn-session": "turn-link-session-with-fragment",
+    # A session reference is defined in Identity; the pages do not say it is a string (A-UNTYPED).
+    "turn-session-not-string": {"defect": "turn-link-session-not-a-string", "assumptions": ("A-UNTYPED",)},
+    "executedBy-session": "executedBy-without-session",
+    "executedBy-session-not-string": {"defect": "executedBy-session-not-a-string", "assumptions": ("A-UNTYPED",)},
+})
+
+
 @mutator("ASR-182")
 def turn_link_malformed(draw: st.DrawFn, records: Records) -> bytes:
     """A turn link sits on a state without turnId, attempt.n is not an integer >= 1, or a link lacks turnId/session."""
     stream = copied(records)
     members: dict = {"state": draw(st.sampled_from(["running", "queued", "idle"]))}
-    how = draw(st.sampled_from(["no-turnId", "attempt-n", "attempt-shape", "turn-missing", "turn-session",
-                                "executedBy-session"]))
+    how = pick(draw, "ASR-182")
     if how == "no-turnId":
         link = draw(st.sampled_from(["attempt", "continuationOf", "parentTurn", "rootTurn", "executedBy"]))
         members[link] = {"attempt": {"n": 1}, "continuationOf": "turnId=t12", "parentTurn": {"turnId": "t0"},
@@ -537,14 +639,21 @@ def turn_link_malformed(draw: st.DrawFn, records: Records) -> bytes:
         members["attempt"] = draw(st.sampled_from([{}, {"reason": "retry"}, 1, "1", [1]]))
     elif how == "turn-missing":
         link = draw(st.sampled_from(["parentTurn", "rootTurn"]))
-        members[link] = draw(st.sampled_from([{}, {"session": "codex:019a3c2e"}, {"turnId": 7}, "t0", ["t0"]]))
+        members[link] = draw(st.sampled_from([{}, {"session": "codex:019a3c2e"}]))
+    elif how == "turn-not-object":
+        members[draw(st.sampled_from(["parentTurn", "rootTurn"]))] = draw(st.sampled_from(["t0", ["t0"]]))
+    elif how == "turnId-not-string":
+        members[draw(st.sampled_from(["parentTurn", "rootTurn"]))] = {"turnId": draw(st.sampled_from([7, True, ["t0"]]))}
     elif how == "turn-session":
         link = draw(st.sampled_from(["parentTurn", "rootTurn"]))
-        members[link] = {"turnId": "t0", "session": draw(st.sampled_from(["codex:019a3c2e#r5", "#t0", 5, None, {}]))}
+        members[link] = {"turnId": "t0", "session": draw(st.sampled_from(["codex:019a3c2e#r5", "#t0"]))}
+    elif how == "turn-session-not-string":
+        link = draw(st.sampled_from(["parentTurn", "rootTurn"]))
+        members[link] = {"turnId": "t0", "session": draw(st.sampled_from([5, None, {}]))}
+    elif how == "executedBy-session":
+        members["executedBy"] = draw(st.sampled_from([{}, {"turnId": "t9"}, "codex:x"]))
     else:
-        members["executedBy"] = draw(
-            st.sampled_from([{}, {"turnId": "t9"}, {"session": 5}, {"session": None}, "codex:x"])
-        )
+        members["executedBy"] = draw(st.sampled_from([{"session": 5}, {"session": None}]))
     append(stream, "state", **members)
     return serialize(stream)
 
@@ -574,11 +683,20 @@ def trigger_not_on_turns_first_record(draw: st.DrawFn, records: Records) -> byte
     return serialize(stream)
 
 
+modes("ASR-185", **{
+    "no-kind-or-native": "trigger-without-kind-or-native",
+    "not-object": "trigger-not-an-object",
+    # "the actor-reference objects defined in Identity" (config_change section): settled by the pages.
+    "source-not-actor": {"defect": "actor-not-an-object", "assumptions": ("A-ACTOR",),
+                         "names": ("ASR-185", "ASR-076")},
+})
+
+
 @mutator("ASR-185")
 def trigger_without_kind_or_native(draw: st.DrawFn, records: Records) -> bytes:
     """A trigger lacks both kind and native, is not an object, or its source is not an actor reference."""
     stream = copied(records)
-    how = draw(st.sampled_from(["no-kind-or-native", "not-object", "source-not-actor"]))
+    how = pick(draw, "ASR-185")
     if how == "no-kind-or-native":
         bad: object = draw(st.sampled_from([{}, {"id": "8c41d2e7"}, {"runId": "8c41d2e7-1761570000"},
                                             {"reason": "nightly", "schedule": "0 8 * * *"},
@@ -634,12 +752,20 @@ def instructions_without_kind_or_body(draw: st.DrawFn, records: Records) -> byte
     return serialize(stream)
 
 
+modes("ASR-188", **{
+    "missing": "capability-without-kind-name-or-op",
+    # capability is {kind, name, op}: the pages give its members no type (A-UNTYPED).
+    "not-string": {"defect": "capability-member-not-a-string", "assumptions": ("A-UNTYPED",)},
+    "not-object": "capability-not-an-object",
+})
+
+
 @mutator("ASR-188")
 def capability_incomplete(draw: st.DrawFn, records: Records) -> bytes:
     """A config_change capability lacks kind, name or op (or one is not a string)."""
     stream = copied(records)
     capability: object = {"kind": "mcp_server", "name": "github", "op": "needs_auth"}
-    how = draw(st.sampled_from(["missing", "not-string", "not-object"]))
+    how = pick(draw, "ASR-188")
     member = draw(st.sampled_from(["kind", "name", "op"]))
     if how == "missing":
         capability.pop(member)  # type: ignore[union-attr]
@@ -674,22 +800,33 @@ def memory_change_incomplete(draw: st.DrawFn, records: Records) -> bytes:
 # --- participants, conversations, session references ------------------------------------------------
 
 
+modes("ASR-175", **{
+    "participant-id": "participant-without-id",
+    "participant-shape": "participant-not-an-object",
+    "identity": "identity-without-scheme-or-value",
+    # ids is [{scheme, value, basis?}]: the pages give scheme and value no type (A-UNTYPED).
+    "identity-not-string": {"defect": "identity-member-not-a-string", "assumptions": ("A-UNTYPED",)},
+    "conversation-id": "conversation-without-id",
+    "conversation-channel": "conversation-without-channel",
+    "conversation-shape": "conversation-not-an-object",
+})
+
+
 @mutator("ASR-175")
 def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) -> bytes:
     """A participant lacks id, a conversation lacks id or channel, or an identity lacks scheme or value."""
     stream = copied(records)
     participant_id = fresh_name(declared_ids(stream, "participants"), "p")
     conversation_id = fresh_name(declared_ids(stream, "conversations"), "c")
-    how = draw(st.sampled_from(["participant-id", "participant-shape", "identity", "conversation-id",
-                                "conversation-channel", "conversation-shape"]))
+    how = pick(draw, "ASR-175")
     member = "conversations" if how.startswith("conversation") else "participants"
     if how == "participant-id":
         entry: object = {"kind": "human", "displayName": "Dana"}
     elif how == "participant-shape":
         entry = draw(st.sampled_from(["p9", None, 1, ["p9"]]))
-    elif how == "identity":
+    elif how in ("identity", "identity-not-string"):
         identity: dict = {"scheme": "whatsapp", "value": "+15125550147", "basis": "profile"}
-        if draw(st.booleans()):
+        if how == "identity":
             identity.pop(draw(st.sampled_from(["scheme", "value"])))
         else:
             identity[draw(st.sampled_from(["scheme", "value"]))] = draw(non_strings)
@@ -743,18 +880,23 @@ def participant_or_conversation_redeclared(draw: st.DrawFn, records: Records) ->
     return serialize(stream)
 
 
+modes("ASR-180", **{
+    "fragment": "continuedIn-with-fragment",
+    # "SessionRef or null": a SessionRef is defined in Identity, not in the pages (A-UNTYPED).
+    "not-a-string": {"defect": "continuedIn-not-a-string", "assumptions": ("A-UNTYPED",)},
+})
+
+
 @mutator("ASR-180")
 def continued_in_not_a_session_ref(draw: st.DrawFn, records: Records) -> bytes:
     """session_info.continuedIn is not a session reference without a # part."""
     stream = copied(records)
     fragment = draw(short_words)
-    bad = draw(
-        st.one_of(
-            st.sampled_from([f"claude-code:6e1b0d4a-2f7c-4a39-8d5e-1c9b7a3f0e28#{fragment}", f"#{fragment}",
-                             f"codex:019a3c2e#turnId={fragment}"]),
-            st.sampled_from([1, True, ["claude-code:6e1b"], {"session": "claude-code:6e1b"}]),
-        )
-    )
+    if pick(draw, "ASR-180") == "fragment":
+        bad: object = draw(st.sampled_from([f"claude-code:6e1b0d4a-2f7c-4a39-8d5e-1c9b7a3f0e28#{fragment}",
+                                            f"#{fragment}", f"codex:019a3c2e#turnId={fragment}"]))
+    else:
+        bad = draw(st.sampled_from([1, True, ["claude-code:6e1b"], {"session": "claude-code:6e1b"}]))
     append(stream, "session_info", continuedIn=bad)
     return serialize(stream)
 
@@ -964,17 +1106,38 @@ def supersedes_other_type(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(stream)
 
 
+modes("X-SHAPE", **{
+    "meta": {"defect": "meta-not-an-object", "assumptions": ("A-META",)},
+    "turnId": {"defect": "turnId-not-a-string", "assumptions": ("A-ENVELOPE",)},
+    "capture": {"defect": "capture-not-an-object", "assumptions": ("A-CAPTURE",)},
+    "capture-state": {"defect": "capture-state-not-an-object", "assumptions": ("A-CAPTURE",)},
+    "supersedes": {"defect": "supersedes-not-a-string", "assumptions": ("A-SUPERSEDES",)},
+    "stopReason": "stopReason-not-a-string",
+    "title": "title-not-a-string",
+    "tags": "tags-not-strings",
+    "effort": "effort-not-a-string",
+    "model-id": "model-without-id",
+    # model is {provider?, id}: the pages give id no type (A-UNTYPED).
+    "model-id-type": {"defect": "model-id-not-a-string", "assumptions": ("A-UNTYPED",)},
+    "namespace": "namespace-not-a-string",
+    "client": "client-not-an-object",
+    "client-without-name": "client-without-name",
+    # client is {name, version?}: the pages give name no type (A-UNTYPED).
+    "client-name": {"defect": "client-name-not-a-string", "assumptions": ("A-UNTYPED",)},
+})
+
+
 @mutator("X-SHAPE")
 def member_of_wrong_type(draw: st.DrawFn, records: Records) -> bytes:
     """A member's value is not of the type its field table gives."""
     stream = copied(records)
-    how = draw(st.sampled_from(["meta", "turnId", "capture", "capture-state", "supersedes", "stopReason", "title",
-                                "tags", "effort", "model-id", "namespace", "client"]))
+    how = pick(draw, "X-SHAPE")
     if how == "namespace":
         header(stream)["namespace"] = draw(st.sampled_from([1, True, ["ns"], {"ns": 1}]))
         return serialize(stream)
-    if how == "client":
-        header(stream)["client"] = draw(st.sampled_from(["vscode", {"version": "1.0"}, {"name": 1}, []]))
+    if how.startswith("client"):
+        header(stream)["client"] = draw(st.sampled_from({"client": ["vscode", []], "client-without-name":
+                                                         [{"version": "1.0"}], "client-name": [{"name": 1}]}[how]))
         return serialize(stream)
     kind, members = simple_record(draw)
     if how == "meta":
@@ -994,8 +1157,10 @@ def member_of_wrong_type(draw: st.DrawFn, records: Records) -> bytes:
         kind, members = "session_info", {how: bad}
     elif how == "effort":
         kind, members = "config_change", {"effort": draw(st.sampled_from([3, True, ["high"]]))}
+    elif how == "model-id":
+        kind, members = "config_change", {"model": draw(st.sampled_from([{}, {"provider": "anthropic"}]))}
     else:
-        kind, members = "config_change", {"model": draw(st.sampled_from([{}, {"provider": "anthropic"}, {"id": 5}]))}
+        kind, members = "config_change", {"model": {"id": draw(st.sampled_from([5, True, ["x"]]))}}
     append(stream, kind, **members)
     return serialize(stream)
 

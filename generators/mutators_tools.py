@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from asr_conformance.generators.mutators import Records, copied, fresh_id, mutator, of_type, serialize
+from asr_conformance.generators.mutators import NO_MUTATOR, Records, copied, fresh_id, modes, mutator, of_type, pick, serialize
 
 #: Companion rules the reference may name with a mutated rule: none are needed.
 ALSO_NAMED: dict[str, set[str]] = {}
@@ -195,6 +195,9 @@ def call_without_identity_or_name(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(records)
 
 
+modes("ASR-251", all="decision-on-call")
+
+
 @mutator("ASR-251")
 def call_with_outcome(draw: st.DrawFn, records: Records) -> bytes:
     """A tool_call carries an approval decision, an outcome that belongs on a permission record or the result."""
@@ -244,12 +247,32 @@ def provider_without_kind_or_identity(draw: st.DrawFn, records: Records) -> byte
 # --- tool_result ----------------------------------------------------------------------
 
 
+#: The linkage table's rows ("callId is absent" for none; "the call then has callIdSource: derived"
+#: for derived) settle the verdict; only filing them under ASR-257 is the suite's (A-LINKAGE), so a
+#: validator may name the linkage-and-pairing rules beside it.
+_LINKAGE_ROWS = {"assumptions": ("A-LINKAGE",), "names": ("ASR-257", "ASR-262", "ASR-263")}
+modes("ASR-257", **{
+    "no linkage": "result-without-linkage",
+    "no status": "result-without-status",
+    "unlisted linkage": "linkage-not-listed",
+    "no callId": "linked-result-without-callId",
+    "derived to native": {"defect": "derived-result-for-native-call", **_LINKAGE_ROWS},
+    "none with callId": {"defect": "none-linkage-with-callId", **_LINKAGE_ROWS},
+})
+
+
 @mutator("ASR-257")
 def result_without_linkage_status_or_call(draw: st.DrawFn, records: Records) -> bytes:
     """A tool_result lacks linkage or status, has a linkage other than exact, derived, ambiguous or none,
     lacks callId with exact or derived linkage, or claims derived linkage to a native call."""
     records = copied(records)
-    breakage = draw(st.sampled_from(["no linkage", "no status", "unlisted linkage", "no callId", "derived to native"]))
+    breakage = pick(draw, "ASR-257")
+    if breakage == "none with callId":
+        call = choose(draw, of_type(records, "tool_call")) or new_call(draw, records)
+        if type(call.get("callId")) is not str:
+            call = new_call(draw, records)
+        new_result(draw, records, call, linkage="none")
+        return serialize(records)
     if breakage == "derived to native":
         # An existing call qualifies when it is the only entity with its callId and none is derived.
         unique_native = [c for c in native_calls(records) if type(c.get("callId")) is str
@@ -287,12 +310,23 @@ def result_without_content_or_its_capture_state(draw: st.DrawFn, records: Record
     return serialize(records)
 
 
+#: The range is the exec table's; terminal and hook say "As in exec".  Filing it under ASR-260 is the
+#: suite's choice (A-EXIT-RANGE); the record's own rule is a fair name too.
+modes("ASR-260", **{
+    "exec": {"defect": "exit-code-out-of-range", "assumptions": ("A-EXIT-RANGE",)},
+    "terminal": {"defect": "terminal-exit-code-out-of-range", "assumptions": ("A-EXIT-RANGE",),
+                 "names": ("ASR-260", "ASR-271")},
+    "hook": {"defect": "hook-exit-code-out-of-range", "assumptions": ("A-EXIT-RANGE",),
+             "names": ("ASR-260", "ASR-273")},
+})
+
+
 @mutator("ASR-260")
 def exit_code_outside_range(draw: st.DrawFn, records: Records) -> bytes:
     """exitCode on exec, a terminal or a hook is not an integer between -2^31 and 2^32-1."""
     records = copied(records)
     code = draw(st.one_of(st.integers(2**32, 2**64), st.integers(-(2**63), -(2**31) - 1), FRACTIONS))
-    holder = draw(st.sampled_from(["exec", "terminal", "hook"]))
+    holder = pick(draw, "ASR-260")
     if holder == "exec":
         exec_of(draw, records)["exitCode"] = code
     elif holder == "terminal":
@@ -304,30 +338,12 @@ def exit_code_outside_range(draw: st.DrawFn, records: Records) -> bytes:
     return serialize(records)
 
 
-@mutator("ASR-262")
-def exact_result_for_shared_call_id(draw: st.DrawFn, records: Records) -> bytes:
-    """An exact or derived tool_result names a callId that several tool_calls share, so it cannot show
-    which call it answers."""
-    records = copied(records)
-    linked = [r for r in of_type(records, "tool_result")
-              if r.get("linkage") in ("exact", "derived") and type(r.get("callId")) is str]
-    known = sorted({c["callId"] for c in of_type(records, "tool_call") if type(c.get("callId")) is str}
-                   | {r["callId"] for r in linked})
-    if known and draw(st.booleans()):
-        call_id = known[draw(st.integers(0, len(known) - 1))]
-    else:
-        call_id = fresh_name(records, "call_dup")
-    results = [r for r in linked if r["callId"] == call_id]
-    linkage = draw(st.sampled_from(["exact", "derived"])) if not results or draw(st.booleans()) else None
-    # A derived result needs a derived call among the entities (ASR-257): the new calls are derived then.
-    needs_derived = linkage == "derived" or any(r["linkage"] == "derived" for r in results)
-    for _ in range(max(1, 2 - len(call_entities(records, call_id)))):
-        source = "derived" if needs_derived else draw(st.sampled_from(["native", "derived"]))
-        new_call(draw, records, call_id=call_id, source=source)
-    if linkage is not None:
-        first_call = call_entities(records, call_id)[0]
-        new_result(draw, records, first_call, linkage=linkage)
-    return serialize(records)
+NO_MUTATOR["ASR-262"] = (
+    "No stream breaks ASR-262 on its own: it binds producers to the source (leave a result unpaired when "
+    "no recorded identifier shows its call). An exact or derived result whose callId several calls share "
+    "is a stream ASR-263 describes (readers leave it unpaired), so it is valid; ambiguous linkage with a "
+    "callId is only discouraged (a warning)."
+)
 
 
 # --- exec --------------------------------------------------------------------------------
@@ -353,6 +369,10 @@ def process_id_neither_string_nor_safe_integer(draw: st.DrawFn, records: Records
     exec_of(draw, records)["processId"] = draw(st.one_of(
         st.integers(2**53, 2**70), st.integers(-(2**70), -(2**53)), FRACTIONS, st.booleans()))
     return serialize(records)
+
+
+#: A lone stream may belong to a bundle that holds the terminal (A-BUNDLE, open): reported, not scored.
+modes("ASR-290", all="terminalId-names-no-terminal")
 
 
 @mutator("ASR-290")

@@ -163,11 +163,13 @@ class FuzzSession:
         if expected == "invalid":
             if accepted:
                 self._fail(f"accepted {description}", verdict, failure)
-            scored = {r for r in rules if r.startswith("ASR-")}
-            scored |= {r for rule in rules for r in self.also_named.get(rule, ()) if r.startswith("ASR-")}
-            if verdict.rules and scored and not verdict.rules & scored:
-                self._fail(f"rejected {description} for the wrong reason: named "
-                           f"{', '.join(sorted(verdict.rules))}", verdict, failure)
+            from asr_conformance.vocabulary.scoring import naming_set, rule_level, wrong_reason
+
+            # ``rules`` is the mode's naming set, its first rule the one the suite files the defect under.
+            allowed = naming_set(set(rules) | {r for rule in rules for r in self.also_named.get(rule, ())})
+            if rule_level(verdict.rules, allowed) == "wrong":
+                self._fail(f"rejected {description} for the wrong reason: "
+                           + wrong_reason(verdict.rules, allowed, rules[0]), verdict, failure)
 
     def expect_damaged(self, data: bytes, name: str, description: str) -> None:
         from asr_conformance.generators.damage import DEFINITE_RULES

@@ -56,6 +56,8 @@ class OneShotValidator:
         if code in self.accept_codes:
             return Verdict(Outcome.ACCEPT, rules, diagnostics, **common)
         if code in self.reject_codes:
+            if _UNCAUGHT in finished.stderr:  # a Python validator that died exits 1 too: that is no reject
+                return Verdict(Outcome.CRASH, message="an uncaught exception (a traceback is not a verdict)", **common)
             return Verdict(Outcome.REJECT, rules, diagnostics, **common)
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
         expected = ", ".join(str(c) for c in sorted(self.accept_codes | self.reject_codes))

@@ -74,6 +74,10 @@ def _reject_constant(name: str) -> object:
 
 
 def _parse_int(text: str) -> int:
+    if len(text) > 4000:
+        # Python refuses int() on more than 4300 digits by default; such a literal is far outside the
+        # safe range whatever its value, so keep only its sign (any check of the range sees it outside).
+        return _UnsafeInteger(-(MAX_SAFE_INTEGER + 1) if text.startswith("-") else MAX_SAFE_INTEGER + 1)
     value = int(text)
     if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
         return value

@@ -47,7 +47,8 @@ def test_bad_metadata_is_reported_with_its_file(tmp_path) -> None:
 
 def test_every_corpus_file_ships_in_the_package() -> None:
     """A plain (non-editable) install carries the corpus as package data: every file under cases/
-    must match one of pyproject's package-data patterns, or a new kind of file would be left out."""
+    must match one of pyproject's package-data patterns, or a new kind of file would be left out.
+    Git's own files (``.gitattributes``) are not corpus files."""
     import fnmatch
     import tomllib
 
@@ -56,7 +57,8 @@ def test_every_corpus_file_ships_in_the_package() -> None:
     assert setuptools["package-dir"]["asr_conformance.cases"] == "cases"
     patterns = setuptools["package-data"]["asr_conformance.cases"]
     left_out = [
-        path.relative_to(CORPUS_DIR).as_posix() for path in CORPUS_DIR.rglob("*") if path.is_file()
+        path.relative_to(CORPUS_DIR).as_posix() for path in CORPUS_DIR.rglob("*")
+        if path.is_file() and not path.name.startswith(".git")
         if not any(fnmatch.fnmatch(path.relative_to(CORPUS_DIR).as_posix(), p)
                    and path.relative_to(CORPUS_DIR).as_posix().count("/") == p.count("/") for p in patterns)
     ]

@@ -40,6 +40,8 @@ class Case:
     assumptions: tuple[str, ...] = ()
     #: For reader cases: the file holding the expected partial view.
     expected_view: Path | None = None
+    #: What the stream breaks, as a key shared with mutator modes that break it the same way.
+    defect: str | None = None
 
     @property
     def role(self) -> str:
@@ -90,6 +92,7 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
         reference=metadata.get("reference"),
         assumptions=tuple(metadata.get("assumptions", ())),
         expected_view=expected_view,
+        defect=metadata.get("defect"),
     )
 
 

@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from asr_conformance.harness.answers import Outcome, Verdict
 from asr_conformance.vocabulary.cases import Case
+from asr_conformance.vocabulary.scoring import naming_set, preferred_rule, rule_level, wrong_reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,15 +39,17 @@ def judge(case: Case, verdict: Verdict) -> Judgement:
     if accepted:
         return Judgement("failed", _header(case) + f"accepted an invalid stream; it breaks {expected}\n"
                          + verdict.explain())
-    scored = set(case.scored_rules)
-    if not verdict.rules or not scored:
+    allowed = naming_set(case.rules)
+    level = rule_level(verdict.rules, allowed)
+    if level == "unnamed":
         return Judgement("passed", "rejected, as it must (no rule to compare)", "unnamed")
-    if verdict.rules & scored:
+    if level == "right":
         return Judgement("passed", "rejected for the right reason", "right")
+    preferred = preferred_rule(case.rules, case.id.split("/")[1] if case.id.count("/") >= 2 else None)
     return Judgement(
         "failed",
-        _header(case) + f"rejected for the wrong reason: named {', '.join(sorted(verdict.rules))}; "
-        f"the stream breaks {expected}\n" + verdict.explain(),
+        _header(case) + "rejected for the wrong reason: " + wrong_reason(verdict.rules, allowed, preferred)
+        + "\n" + verdict.explain(),
         "wrong",
     )
 

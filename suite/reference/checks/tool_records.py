@@ -432,8 +432,11 @@ def finish(index: StreamIndex, report: Reporter) -> None:
     for pending in index.linked_results:
         entry = index.calls.get(pending.key)
         if entry is not None and entry.entities > 1:
-            report(pending, "ASR-262", f"{entry.entities} tool_calls share callId {pending.key!r}, so it cannot "
-                   "show which one this result answers; the result must be linkage \"ambiguous\" without callId")
+            # Valid: ASR-263 describes this stream (readers leave the result unpaired); whether the source
+            # showed which call it answers (ASR-262) is for the producer checks, not the stream.
+            report(pending, "ASR-262", f"{entry.entities} tool_calls share callId {pending.key!r}, so readers "
+                   "leave this result unpaired (ASR-263); if the source does not show which call it answers, "
+                   "the producer should write linkage \"ambiguous\" without callId", warning=True)
     for pending in index.answer_references:
         target = index.record_types.get(pending.key)
         if target is None:
