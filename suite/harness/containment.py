@@ -215,14 +215,28 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
     executable = shutil.which("bwrap") or "bwrap"
     argv = _bwrap_base(executable)
     for hidden in (*_settings.hidden, *filter(None, [_settings.staging_parent]), staging_root()):
-        real = os.path.realpath(hidden)
-        if os.path.isdir(real):
+        for real in _hidden_folders(os.path.realpath(hidden)):
             argv += ["--tmpfs", real]
     for folder in (str(box.path), *writable):
         real = os.path.realpath(folder)
         argv += ["--bind", real, real]
     argv += ["--chdir", os.path.realpath(cwd or os.getcwd())]
     return [*argv, "--", *command]
+
+
+#: What stays readable in a corpus folder: the public rule catalog and the case schema, never a case.
+_PUBLIC_IN_CORPUS = ("schema",)
+
+
+def _hidden_folders(folder: str) -> list[str]:
+    """The folders to hide for ``folder``: itself, or, for a case corpus, every folder of cases in it
+    (the rule catalog, rules.toml, stays readable: implementations may load it)."""
+    if not os.path.isdir(folder):
+        return []
+    if not os.path.isfile(os.path.join(folder, "rules.toml")):
+        return [folder]
+    return [os.path.join(folder, entry.name) for entry in os.scandir(folder)
+            if entry.is_dir(follow_symlinks=False) and entry.name not in _PUBLIC_IN_CORPUS]
 
 
 def resolve_program(command: Sequence[str], cwd: str | None, path: str) -> list[str]:
