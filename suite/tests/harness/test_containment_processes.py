@@ -188,16 +188,16 @@ def test_signals_to_pytest_kill_the_live_implementation(tmp_path: Path, tag: str
 
 @pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
 def test_a_sandbox_that_cannot_start_is_a_crash_not_a_reject(tmp_path: Path) -> None:
-    """bwrap exits 1 when it cannot set up (here: the working directory is the hidden corpus)."""
-    from asr_conformance import CORPUS_DIR
-
+    """bwrap exits 1 when it cannot set up; here the working directory is another box, which the sandbox hides."""
     previous = containment.settings().sandbox
     containment.configure(sandbox="bwrap")
+    other = containment.Box()
     try:
         verdict = OneShotValidator([str(ROOT / "examples" / "reference-validator")],
-                                   cwd=str(CORPUS_DIR / "validator")).validate(_stream(tmp_path))
+                                   cwd=str(other.path / "home")).validate(_stream(tmp_path))
     finally:
         containment.configure(sandbox=previous)
+        other.close()
     assert verdict.outcome is Outcome.CRASH and "sandbox (bwrap) could not run" in verdict.message, verdict.explain()
 
 
