@@ -8,6 +8,7 @@
     timeout = 20                                   # seconds per case
     inputs = ["samples/*.log"]                     # producer inputs (globs)
     expectations = "acme-expectations.toml"
+    pass_env = ["ACME_LICENSE_FILE"]               # variables passed through (default: none)
 
     [exit-codes]
     accept = [0]
@@ -23,6 +24,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
+from asr_conformance.harness.containment import UsageError, check_timeout
 from asr_conformance.vocabulary.schemas import FileProblem, load_checked_toml
 
 
@@ -43,6 +45,7 @@ class Manifest:
     reject_codes: frozenset[int]
     inputs: tuple[str, ...]
     expectations: Path | None
+    pass_env: tuple[str, ...] = ()
 
     @property
     def folder(self) -> Path:
@@ -70,6 +73,12 @@ def load_manifest(path: Path) -> Manifest:
     program = Path(parts[0])
     if not program.is_absolute() and ("/" in parts[0]) and (folder / program).exists():
         parts[0] = str(folder / program)
+    timeout = data.get("timeout")
+    if timeout is not None:
+        try:
+            timeout = check_timeout(timeout, f"{path}: timeout")
+        except UsageError as error:
+            raise ManifestError(str(error)) from None
     codes = data.get("exit-codes", {})
     expectations = data.get("expectations")
     return Manifest(
@@ -79,9 +88,10 @@ def load_manifest(path: Path) -> Manifest:
         roles=tuple(data.get("roles", ["validator"])),
         command=tuple(parts),
         protocol=data.get("protocol", "oneshot"),
-        timeout=data.get("timeout"),
+        timeout=timeout,
         accept_codes=frozenset(codes.get("accept", [0])),
         reject_codes=frozenset(codes.get("reject", [1])),
         inputs=tuple(str(folder / pattern) for pattern in data.get("inputs", [])),
         expectations=(folder / expectations) if expectations else None,
+        pass_env=tuple(data.get("pass_env", ())),
     )

@@ -6,17 +6,21 @@ stderr).  Whatever the role, a signal, a timeout or a flood is never an answer."
 
 from __future__ import annotations
 
-import json
 import shlex
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
+from asr_conformance.harness.containment import Box
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
+from asr_conformance.vocabulary.protocol import TooDeep, loads_bounded
 
 DEFAULT_TIMEOUT = 30.0
+#: Largest input suffix kept on a staged copy (a converter may tell formats apart by it).
+_SUFFIX_CHARS = 8
 
 
 @dataclass(slots=True)
@@ -30,18 +34,24 @@ class OneShotValidator:
     #: A manifest's {stream} placeholder; without one, the path is the last argument.
     placeholder: str | None = None
     cwd: str | None = None
+    pass_env: tuple[str, ...] = ()
 
     def argv(self, stream: Path) -> list[str]:
         return _argv(self.command, self.placeholder, stream)
 
     def validate(self, stream: Path) -> Verdict:
-        finished, received, common = _run_once(self.argv(stream), self.timeout, self.cwd)
-        if finished.timed_out:
-            return Verdict(Outcome.TIMEOUT, message=f"no exit within {self.timeout:g} s; process group killed", **common)
-        if finished.flooded:
-            return Verdict(Outcome.CRASH, message="stdout flooded past the read limit; process group killed", **common)
+        run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env)
+        finished, common = run.finished, run.common
+        failure = _no_answer(finished, run.timeout, run.cut)
+        if failure and failure[0] is Outcome.TIMEOUT:
+            return Verdict(Outcome.TIMEOUT, message=failure[1], **common)
+        if finished.flooded or finished.failure:
+            return Verdict(Outcome.CRASH, message=failure[1] if failure else "", **common)
         code = finished.returncode
-        diagnostics = parse_diagnostics(received)
+        try:
+            diagnostics = parse_diagnostics(run.text)
+        except TooDeep as error:
+            return Verdict(Outcome.CRASH, message=f"a diagnostic is unusable: {error}", **common)
         rules = frozenset(d["rule"] for d in diagnostics)
         if code in self.accept_codes:
             return Verdict(Outcome.ACCEPT, rules, diagnostics, **common)
@@ -57,8 +67,8 @@ class OneShotValidator:
         """Nothing stays running between cases."""
 
 
-#: Largest stream a one-shot producer may write (streams are bigger than verdicts).
-PRODUCER_STDOUT_LIMIT = 256 * 1024 * 1024
+#: Largest stream a one-shot producer may write, unless --max-output says otherwise.
+PRODUCER_STDOUT_LIMIT = containment.DEFAULT_MAX_OUTPUT
 
 
 #: A Python interpreter's dying words: a crash, even though the exit status is 1.
@@ -71,24 +81,57 @@ def _argv(command: Sequence[str], placeholder: str | None, path: Path) -> list[s
     return [*command, str(path)]
 
 
-def _run_once(argv: list[str], timeout: float, cwd: str | None, env: Mapping[str, str] | None = None,
-              limit: int = STDOUT_LIMIT) -> tuple[Finished, str, dict]:
-    """Run one case; return the process's end, its stdout as text, and what every answer shows
-    (what was sent, what came back, the stderr tail, how long it took)."""
+def staged_suffix(source: Path) -> str:
+    """The suffix a staged copy keeps: the source's, when it is a short plain extension."""
+    suffix = Path(source).suffix
+    plain = 1 < len(suffix) <= _SUFFIX_CHARS + 1 and suffix[1:].isascii() and suffix[1:].isalnum()
+    return suffix if plain else ""
+
+
+@dataclass(slots=True)
+class _Run:
+    finished: Finished
+    #: stdout as text (validators and readers; a producer's stream stays bytes).
+    text: str
+    common: dict
+    timeout: float
+    cut: bool
+
+
+def _run_once(command: Sequence[str], placeholder: str | None, source: Path, timeout: float, cwd: str | None,
+              env: Mapping[str, str] | None = None, limit: int = STDOUT_LIMIT, suffix: str = ".jsonl",
+              decode: bool = True, pass_env: Sequence[str] = (), writable: Sequence[str] = ()) -> _Run:
+    """Run one case on a blind copy of ``source``; return the process's end, its stdout as text, and
+    what every answer shows (what was sent, what came back, the stderr tail, how long it took)."""
     started = time.monotonic()
-    finished = run_bounded(argv, timeout, cwd, env, limit)
-    received = finished.stdout.decode("utf-8", "replace")
-    common = dict(sent=shlex.join(argv), received=_clip(received), stderr_tail=finished.stderr,
+    allowed, cut = containment.case_timeout(timeout)
+    box = Box()
+    try:
+        staged = box.stage(source, suffix)
+        argv = _argv(command, placeholder, staged)
+        if allowed <= 0:
+            finished = Finished(None, b"", "", timed_out=True)
+        else:
+            finished = run_bounded(argv, allowed, cwd, env, limit, box=box, writable=writable, pass_env=pass_env)
+    finally:
+        box.close()
+    text = finished.stdout.decode("utf-8", "replace") if decode else ""
+    shown = text if decode else finished.stdout[:8000].decode("utf-8", "replace")
+    common = dict(sent=shlex.join(argv), received=_clip(shown), stderr_tail=finished.stderr,
                   seconds=time.monotonic() - started)
-    return finished, received, common
+    return _Run(finished, text, common, allowed, cut)
 
 
-def _no_answer(finished: Finished, timeout: float) -> tuple[Outcome, str] | None:
-    """Why a finished process gave no answer at all (timeout, flood, signal)."""
+def _no_answer(finished: Finished, timeout: float, cut: bool = False) -> tuple[Outcome, str] | None:
+    """Why a finished process gave no answer at all (timeout, flood, signal, no sandbox)."""
     if finished.timed_out:
+        if cut:
+            return Outcome.TIMEOUT, containment.RUN_LIMIT_MESSAGE
         return Outcome.TIMEOUT, f"no exit within {timeout:g} s; process group killed"
     if finished.flooded:
         return Outcome.CRASH, "stdout flooded past the read limit; process group killed"
+    if finished.failure:
+        return Outcome.CRASH, finished.failure
     code = finished.returncode
     if code is not None and code < 0:
         return Outcome.CRASH, f"killed by signal {-code}"
@@ -103,20 +146,21 @@ class OneShotReader:
     timeout: float = DEFAULT_TIMEOUT
     placeholder: str | None = None
     cwd: str | None = None
+    pass_env: tuple[str, ...] = ()
 
     def read(self, stream: Path) -> ReadAnswer:
-        finished, received, common = _run_once(_argv(self.command, self.placeholder, stream), self.timeout,
-                                               self.cwd)
-        failure = _no_answer(finished, self.timeout)
+        run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env)
+        finished, common = run.finished, run.common
+        failure = _no_answer(finished, run.timeout, run.cut)
         if failure:
             return ReadAnswer(failure[0], message=failure[1], **common)
         if finished.returncode != 0:
             return ReadAnswer(Outcome.CRASH, message=f"exit status {finished.returncode} (a reader exits 0 with a view)",
                               **common)
         try:
-            view = json.loads(received)
+            view = loads_bounded(run.text)
         except ValueError as error:
-            return ReadAnswer(Outcome.CRASH, message=f"stdout is not one JSON document: {error}", **common)
+            return ReadAnswer(Outcome.CRASH, message=f"stdout is not one JSON document (or is nested too deeply): {error}", **common)
         if not isinstance(view, dict):
             return ReadAnswer(Outcome.CRASH, message="the view must be a JSON object", **common)
         return ReadAnswer(Outcome.VIEWED, view=view, **common)
@@ -135,13 +179,23 @@ class OneShotProducer:
     cwd: str | None = None
     #: Environment overrides (a metamorphic variant: another clock, timezone, HOME...).
     env: Mapping[str, str] | None = None
+    pass_env: tuple[str, ...] = ()
+    #: Folders the variant made for the process (a fresh working directory), writable in the sandbox.
+    writable: tuple[str, ...] = ()
+    #: Largest stream on stdout (None: --max-output).
+    limit: int | None = None
 
     def convert(self, source: Path) -> Conversion:
-        finished, _, common = _run_once(_argv(self.command, self.placeholder, source), self.timeout, self.cwd,
-                                        self.env, PRODUCER_STDOUT_LIMIT)
-        failure = _no_answer(finished, self.timeout)
+        limit = self.limit or containment.settings().max_output
+        run = _run_once(self.command, self.placeholder, source, self.timeout, self.cwd, self.env, limit,
+                        staged_suffix(source), decode=False, pass_env=self.pass_env, writable=self.writable)
+        finished, common = run.finished, run.common
+        failure = _no_answer(finished, run.timeout, run.cut)
         if failure:
-            return Conversion(failure[0], message=failure[1], **common)
+            message = failure[1]
+            if finished.flooded:
+                message = f"stdout passed the output limit of {limit} bytes (--max-output); process group killed"
+            return Conversion(failure[0], message=message, **common)
         if finished.returncode != 0:
             message = finished.stderr.strip()
             if _UNCAUGHT in finished.stderr:
@@ -157,14 +211,17 @@ class OneShotProducer:
 
 
 def parse_diagnostics(stdout: str) -> list[dict]:
-    """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (docs/contract.md §2.2)."""
+    """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (docs/contract.md §2.2).
+    A line nested too deeply to judge raises TooDeep (the answer is unusable, not ignorable)."""
     found = []
     for line in stdout.splitlines():
         line = line.strip()
         if not line.startswith("{"):
             continue
         try:
-            value = json.loads(line)
+            value = loads_bounded(line)
+        except TooDeep:
+            raise
         except ValueError:
             continue
         if isinstance(value, dict) and isinstance(value.get("rule"), str):

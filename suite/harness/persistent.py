@@ -9,26 +9,26 @@ adapter stops trying, so a broken implementation fails fast).
 
 from __future__ import annotations
 
-import queue
+import os
 import subprocess
-import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
-from asr_conformance.harness.processes import TailBuffer, drain_into, kill_group, spawn
+from asr_conformance.harness.containment import Box, UnsafeOutput
+from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, staged_suffix
+from asr_conformance.harness.processes import Child, spawn, wait_readable
 from asr_conformance.vocabulary import protocol
 
 #: Longest reply line the harness reads; longer is a flood.
 LINE_LIMIT = 8 * 1024 * 1024
-#: Largest stream a producer may name in a convert reply.
-STREAM_LIMIT = 256 * 1024 * 1024
 #: Failed starts in a row after which the adapter stops restarting.
 MAX_FAILED_STARTS = 3
-_EOF = object()
+#: Longest wait for the process to exit after stop.
+STOP_GRACE = 5.0
 
 
 class _Dead(Exception):
@@ -37,10 +37,18 @@ class _Dead(Exception):
 
 @dataclass
 class _Session:
-    process: subprocess.Popen[bytes]
-    lines: queue.Queue[object]
-    stderr: TailBuffer
+    child: Child
+    #: Bytes read from stdout that are not a whole line yet.
+    pending: bytearray = field(default_factory=bytearray)
     started: protocol.Started | None = None
+
+    @property
+    def process(self) -> subprocess.Popen[bytes]:
+        return self.child.process
+
+    @property
+    def stderr(self):
+        return self.child.stderr
 
 
 @dataclass
@@ -60,7 +68,14 @@ class PersistentValidator:
     #: Every message sent and received, when ``record_traffic`` is set (for tests and reports).
     record_traffic: bool = False
     traffic: list[tuple[str, str]] = field(default_factory=list)
+    pass_env: tuple[str, ...] = ()
+    #: Folders the variant made for the process (a fresh working directory), writable in the sandbox.
+    writable: tuple[str, ...] = ()
+    #: Largest stream a convert reply may name (None: --max-output).
+    max_output: int | None = None
     _session: _Session | None = None
+    #: The box the next process starts in (inputs may be staged in it before it starts).
+    _next_box: Box | None = None
     _seq: int = 0
     _failed_starts: int = 0
     restarts: int = 0
@@ -71,19 +86,20 @@ class PersistentValidator:
 
     # -- lifecycle ---------------------------------------------------------
 
-    def _start(self) -> _Session:
+    def _start(self, deadline: float) -> _Session:
         if self._failed_starts >= MAX_FAILED_STARTS:
             raise _Dead(f"gave up after {MAX_FAILED_STARTS} failed starts in a row")
-        process = spawn(self.command, self.cwd, subprocess.PIPE, self.env)
-        lines: queue.Queue[object] = queue.Queue()
-        stderr = TailBuffer()
-        drain_into(process.stderr, stderr)  # type: ignore[arg-type]
-        threading.Thread(target=_read_lines, args=(process.stdout, lines), daemon=True).start()
-        session = _Session(process, lines, stderr)
+        box, self._next_box = self._next_box or Box(), None
+        try:
+            child = spawn(self.command, self.cwd, subprocess.PIPE, self.env, box, self.writable, self.pass_env)
+        except OSError:
+            box.close()
+            raise
+        session = _Session(child)
         self._session = session
         try:
-            self._send(protocol.Start())
-            line = self._receive(session)
+            self._send(protocol.Start(), deadline)
+            line = self._receive(session, deadline)
             started = protocol.decode_started(line)
         except (_Dead, protocol.ProtocolError) as error:
             self._failed_starts += 1
@@ -100,30 +116,35 @@ class PersistentValidator:
 
     def _discard(self) -> None:
         if self._session is not None:
-            kill_group(self._session.process)
-            for pipe in (self._session.process.stdin, self._session.process.stdout, self._session.process.stderr):
-                if pipe is not None:
-                    try:
-                        pipe.close()
-                    except OSError:
-                        pass
-            self._session = None
+            session, self._session = self._session, None
+            session.child.owns_box = True
+            session.child.close()
+        if self._next_box is not None:
+            self._next_box.close()
+            self._next_box = None
 
     def close(self) -> None:
-        """Ask the implementation to stop, then make sure its group is gone."""
+        """Ask the implementation to stop (it may take STOP_GRACE seconds), then make sure its tree is gone.
+        Its stdout is closed first: whatever it writes after stop is neither read nor kept."""
         session = self._session
         if session is None:
+            self._discard()
             return
         try:
-            self._send(protocol.Stop())
-            session.process.wait(timeout=min(self.timeout, 5))
-        except (_Dead, subprocess.TimeoutExpired):
+            self._send(protocol.Stop(), time.monotonic() + min(self.timeout, STOP_GRACE))
+            stdout = session.process.stdout
+            if stdout is not None:
+                stdout.close()
+            deadline = time.monotonic() + min(self.timeout, STOP_GRACE)
+            while session.process.poll() is None and time.monotonic() < deadline:
+                wait_readable(session.child, [], deadline)
+        except _Dead:
             pass
         self._discard()
 
     # -- one exchange ------------------------------------------------------
 
-    def _send(self, message: protocol.Request) -> None:
+    def _send(self, message: protocol.Request, deadline: float) -> None:
         assert self._session is not None
         line = protocol.encode(message)
         if self.check_schemas:
@@ -132,22 +153,70 @@ class PersistentValidator:
             self.traffic.append(("->", line))
         stdin = self._session.process.stdin
         assert stdin is not None
-        try:
-            stdin.write(line.encode("utf-8") + b"\n")
-            stdin.flush()
-        except (BrokenPipeError, OSError, ValueError):
-            raise _Dead(self._death_notice()) from None
+        data = memoryview(line.encode("utf-8") + b"\n")
+        while data:
+            try:
+                written = os.write(stdin.fileno(), data)
+            except BlockingIOError:
+                written = 0
+            except (OSError, ValueError):
+                raise _Dead(self._death_notice()) from None
+            data = data[written:]
+            if data and not self._wait_writable(stdin.fileno(), deadline):
+                raise _Dead(f"the process did not read its request within {self.timeout:g} s")
 
-    def _receive(self, session: _Session) -> str:
-        try:
-            item = session.lines.get(timeout=self.timeout)
-        except queue.Empty:
-            raise _Dead(f"no reply within {self.timeout:g} s") from None
-        if item is _EOF:
-            raise _Dead(self._death_notice())
-        if isinstance(item, bytes):
-            raise _Dead(f"a reply line longer than {LINE_LIMIT} bytes (flood)")
-        line = str(item)
+    def _wait_writable(self, fd: int, deadline: float) -> bool:
+        import selectors
+
+        with selectors.DefaultSelector() as selector:
+            selector.register(fd, selectors.EVENT_WRITE)
+            remaining = deadline - time.monotonic()
+            return remaining > 0 and bool(selector.select(remaining))
+
+    def _check_idle(self, session: _Session) -> None:
+        """Nothing may arrive while no request is outstanding: a reply nobody asked for fails the process."""
+        fd = session.child.stdout_fd
+        extra = len(session.pending)
+        if fd is not None and not extra:
+            try:
+                data = os.read(fd, 4096)
+            except BlockingIOError:
+                data = None
+            except OSError:
+                data = b""
+            if data == b"":
+                raise _Dead(self._death_notice())
+            extra = len(data or b"")
+        if extra:
+            raise _Dead("it wrote to stdout with no request outstanding (an unsolicited reply or a flood)")
+
+    def _receive(self, session: _Session, deadline: float) -> str:
+        """One reply line, read by the deadline loop; the bytes after it stay pending (and are unsolicited)."""
+        fd = session.child.stdout_fd
+        assert fd is not None
+        while True:
+            newline = session.pending.find(b"\n")
+            if newline >= 0:
+                raw = bytes(session.pending[:newline])
+                del session.pending[: newline + 1]
+                break
+            if len(session.pending) > LINE_LIMIT:
+                raise _Dead(f"a reply line longer than {LINE_LIMIT} bytes (flood)")
+            ready = wait_readable(session.child, [fd], deadline)
+            if not ready and session.process.poll() is None:
+                raise _Dead(f"no reply within {self.timeout:g} s")
+            try:
+                data = os.read(fd, 1 << 16)
+            except BlockingIOError:
+                if ready:
+                    continue
+                data = b""  # it exited with nothing more written (a daemon of its may hold stdout open)
+            except OSError:
+                data = b""
+            if not data:
+                raise _Dead(self._death_notice())
+            session.pending.extend(data)
+        line = raw.decode("utf-8", "replace").rstrip("\r")
         if self.record_traffic:
             self.traffic.append(("<-", line))
         return line
@@ -156,22 +225,26 @@ class PersistentValidator:
         session = self._session
         if session is None:
             return "the process is not running"
-        code = session.process.poll()
+        code = session.child.returncode()
         if code is None:
             try:
-                code = session.process.wait(timeout=1)
+                session.process.wait(timeout=1)
             except subprocess.TimeoutExpired:
                 return "the process closed its stdout but is still running"
+            code = session.child.returncode()
+            assert code is not None
         return f"the process exited ({'signal ' + str(-code) if code < 0 else 'status ' + str(code)})"
 
-    def _exchange(self, request: protocol.Validate | protocol.Convert | protocol.Read):
+    def _exchange(self, request: protocol.Validate | protocol.Convert | protocol.Read, allowed: float):
         """Send one request; return (reply, line, seconds) or a failure (outcome, message, line, stderr, seconds)."""
         started_at = time.monotonic()
         line = ""
         try:
-            session = self._session or self._start()
-            self._send(request)
-            line = self._receive(session)
+            session = self._session or self._start(time.monotonic() + allowed)
+            self._check_idle(session)
+            deadline = time.monotonic() + allowed
+            self._send(request, deadline)
+            line = self._receive(session, deadline)
             reply = protocol.decode_reply(line, request, strict=self.check_schemas)
         except (_Dead, protocol.ProtocolError) as error:
             stderr = self._session.stderr.text() if self._session else ""
@@ -184,15 +257,19 @@ class PersistentValidator:
                             line[:4000], stderr, time.monotonic() - started_at)
         return reply, line, time.monotonic() - started_at
 
-    def _ask(self, kind: type, path: Path, answer_type: type):
+    def _ask(self, request_for, answer_type: type):
         """Send one request.  A usable reply comes back as (reply, common fields of the answer);
         no reply, or an errored or skipped one, as (None, the finished answer of ``answer_type``)."""
         self._seq += 1
-        request = kind(self._seq, str(path))
+        request = request_for(self._seq)
         sent = protocol.encode(request)
-        answer = self._exchange(request)
+        allowed, cut = containment.case_timeout(self.timeout)
+        if allowed <= 0:
+            return None, answer_type(Outcome.TIMEOUT, message=containment.RUN_LIMIT_MESSAGE, sent=sent)
+        answer = self._exchange(request, allowed)
         if isinstance(answer, _Failure):
-            return None, answer_type(answer.outcome, message=answer.message, sent=sent, received=answer.line,
+            message = containment.RUN_LIMIT_MESSAGE if cut and answer.outcome is Outcome.TIMEOUT else answer.message
+            return None, answer_type(answer.outcome, message=message, sent=sent, received=answer.line,
                                      stderr_tail=answer.stderr, seconds=answer.seconds)
         reply, line, seconds = answer
         common = dict(sent=sent, received=line[:4000], seconds=seconds)
@@ -201,8 +278,24 @@ class PersistentValidator:
             return None, answer_type(declined, message=reply.message, **common)
         return reply, common
 
+    def _box(self) -> Box:
+        """The box of the running process, or of the one the next request starts."""
+        if self._session is not None:
+            return self._session.child.box
+        if self._next_box is None:
+            self._next_box = Box()
+        return self._next_box
+
+    def _blind(self, source: Path, suffix: str = ".jsonl") -> tuple[Box, Path]:
+        box = self._box()
+        return box, box.stage(source, suffix)
+
     def validate(self, stream: Path) -> Verdict:
-        reply, common = self._ask(protocol.Validate, stream, Verdict)
+        box, staged = self._blind(stream)
+        try:
+            reply, common = self._ask(lambda seq: protocol.Validate(seq, str(staged)), Verdict)
+        finally:
+            self._release(box, staged)
         if reply is None:
             return common
         assert isinstance(reply, protocol.Validated)
@@ -211,29 +304,44 @@ class PersistentValidator:
         return Verdict(outcome, frozenset(v["rule"] for v in violations), violations, **common)
 
     def read(self, stream: Path) -> ReadAnswer:
-        reply, common = self._ask(protocol.Read, stream, ReadAnswer)
+        box, staged = self._blind(stream)
+        try:
+            reply, common = self._ask(lambda seq: protocol.Read(seq, str(staged)), ReadAnswer)
+        finally:
+            self._release(box, staged)
         if reply is None:
             return common
         assert isinstance(reply, protocol.Viewed)
         return ReadAnswer(Outcome.VIEWED, view=reply.view, **common)
 
     def convert(self, source: Path) -> Conversion:
-        """Ask for a conversion; the stream the implementation wrote is read back (bounded) at once."""
-        reply, common = self._ask(protocol.Convert, source, Conversion)
-        if reply is None:
-            return common
-        assert isinstance(reply, protocol.Converted)
-        if reply.refused is not None:
-            return Conversion(Outcome.REFUSED, refusal=reply.refused, **common)
+        """Ask for a conversion into a fresh output folder; the stream is read back from it at once,
+        as a regular file inside it, bounded in size and time."""
+        box, staged = self._blind(source, staged_suffix(source))
+        output = box.output_dir()
         try:
-            with open(str(reply.stream_path), "rb") as written:
-                stream = written.read(STREAM_LIMIT + 1)
-        except OSError as error:
-            return Conversion(Outcome.CRASH, message=f"cannot read the stream_path it named: {error}", **common)
-        if len(stream) > STREAM_LIMIT:
-            return Conversion(Outcome.CRASH, message=f"the stream is larger than {STREAM_LIMIT} bytes (flood)",
-                              **common)
-        return Conversion(Outcome.CONVERTED, stream=stream, **common)
+            reply, common = self._ask(lambda seq: protocol.Convert(seq, str(staged), str(output)), Conversion)
+            if reply is None:
+                return common
+            assert isinstance(reply, protocol.Converted)
+            if reply.refused is not None:
+                return Conversion(Outcome.REFUSED, refusal=reply.refused, **common)
+            limit = self.max_output or containment.settings().max_output
+            try:
+                stream = containment.read_output(str(reply.stream_path), output, box.output_identity(output), limit,
+                                                 self.timeout)
+            except UnsafeOutput as error:
+                return Conversion(Outcome.CRASH, message=f"the stream it named is refused: {error}", **common)
+            return Conversion(Outcome.CONVERTED, stream=stream, **common)
+        finally:
+            self._release(box, staged)
+            self._release(box, output)
+
+    def _release(self, box: Box, path: Path) -> None:
+        """Remove a case's staged input or output folder; a box no process owns any more goes too."""
+        box.discard(path)
+        if box is not self._next_box and (self._session is None or self._session.child.box is not box):
+            box.close()
 
 
 @dataclass(slots=True)
@@ -245,20 +353,3 @@ class _Failure:
     line: str
     stderr: str
     seconds: float
-
-
-def _read_lines(stream, lines: queue.Queue[object]) -> None:
-    """Reader thread: one queue item per line; bytes for an overlong line; _EOF at the end."""
-    try:
-        while True:
-            raw = stream.readline(LINE_LIMIT + 1)
-            if not raw:
-                break
-            if len(raw) > LINE_LIMIT and not raw.endswith(b"\n"):
-                lines.put(b"overlong")
-                break
-            lines.put(raw.decode("utf-8", "replace").rstrip("\r\n"))
-    except (OSError, ValueError):
-        pass
-    lines.put(_EOF)
-

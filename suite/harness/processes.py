@@ -1,57 +1,171 @@
-"""Running untrusted implementations: own process group, bounded reads,
-deadlines, and nothing left behind.
+"""Running untrusted implementations: contained, bounded, on a deadline, and
+nothing left behind.
 
-Every child starts in a new session, so a hang is ended by killing the whole
-group (the implementation's own children included).  Output is read by
-threads into bounded buffers; more than the bound is a flood and ends the
-process at once.
+Every child starts in a new session inside its box (``containment``), so a
+hang is ended by killing the whole group, and the sandbox or the subreaper
+sweep ends whatever left the group.  Output is read by one deadline loop on
+the pipes' raw file descriptors (non-blocking ``os.read`` under a selector),
+never by threads: nothing blocks past the deadline, and once the main child
+has exited the case ends at once, whoever still holds its stdout.
 """
 
 from __future__ import annotations
 
 import os
+import selectors
 import signal
 import subprocess
-import sys
-import threading
+import time
 from collections import deque
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import IO
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
 
-#: Largest stdout a one-shot answer may have; past it the case is a flood.
+from asr_conformance.harness import containment
+from asr_conformance.harness.containment import Box
+
+#: Largest stdout a one-shot validator or reader answer may have; past it the case is a flood.
 STDOUT_LIMIT = 4 * 1024 * 1024
 #: How much of stderr is kept (the tail), for failure messages.
 STDERR_TAIL = 4096
 _CHUNK = 65536
+#: How often the exit of a child is checked where no pidfd tells it.
+_POLL = 0.02
 
 
-def child_environment(overrides: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The caller's environment, with this Python's scripts folder first on PATH.
+class TailBuffer:
+    """Keeps the last ``limit`` bytes written to it (for stderr)."""
 
-    Examples and adapters written in Python (``#!/usr/bin/env python3``) then
-    run with the interpreter the suite is installed in, activated or not.
-    ``overrides`` (a producer's conversion environment, say) are applied last."""
-    env = dict(os.environ)
-    scripts = str(Path(sys.executable).parent)
-    env["PATH"] = scripts + os.pathsep + env.get("PATH", "")
-    env.setdefault("PYTHONUNBUFFERED", "1")
-    env.update(overrides or {})
-    return env
+    def __init__(self, limit: int = STDERR_TAIL) -> None:
+        self._chunks: deque[bytes] = deque()
+        self._size = 0
+        self._limit = limit
+
+    def add(self, data: bytes) -> None:
+        self._chunks.append(data)
+        self._size += len(data)
+        while self._size - len(self._chunks[0]) >= self._limit:
+            self._size -= len(self._chunks.popleft())
+
+    def text(self) -> str:
+        data = b"".join(self._chunks)[-self._limit :]
+        return data.decode("utf-8", "replace")
 
 
-def spawn(command: Sequence[str], cwd: str | None, stdin: int | IO[bytes] | None,
-          env: Mapping[str, str] | None = None) -> subprocess.Popen[bytes]:
-    return subprocess.Popen(
-        list(command),
-        stdin=stdin,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        cwd=cwd,
-        env=child_environment(env),
-        start_new_session=True,
-    )
+@dataclass
+class Child:
+    """One running implementation: its process, its box, raw pipe descriptors."""
+
+    process: subprocess.Popen[bytes]
+    box: Box
+    owns_box: bool
+    stderr: TailBuffer = field(default_factory=TailBuffer)
+    #: Run inside bubblewrap (whose own failures and signal statuses read differently).
+    sandboxed: bool = False
+    pidfd: int | None = None
+    _killed: bool = False
+
+    @property
+    def stdout_fd(self) -> int | None:
+        return self.process.stdout.fileno() if self.process.stdout and not self.process.stdout.closed else None
+
+    @property
+    def stderr_fd(self) -> int | None:
+        return self.process.stderr.fileno() if self.process.stderr and not self.process.stderr.closed else None
+
+    def returncode(self) -> int | None:
+        """The exit status (negative for a signal), the sandbox's 128+N read back as -N."""
+        code = self.process.poll()
+        if code is not None and self.sandboxed and code > 128 and (code - 128) in _SIGNALS:
+            return -(code - 128)
+        return code
+
+    def sandbox_failed(self) -> str:
+        """Why the sandbox never ran the command ("" when it did, or without a sandbox).
+
+        bwrap says so on stderr ("bwrap: ...") and exits 1, which must not read as a
+        validator's reject; an implementation that imitates it only turns its answer into a crash."""
+        said = self.stderr.text().strip()
+        if self.sandboxed and self.process.poll() == 1 and said.startswith("bwrap: "):
+            return f"the sandbox (bwrap) could not run the implementation: {said[:500]}"
+        return ""
+
+    def read_stderr(self) -> None:
+        fd = self.stderr_fd
+        if fd is not None:
+            data = _read(fd)
+            if data:
+                self.stderr.add(data)
+
+    def kill(self) -> None:
+        """SIGKILL the whole group, reap the process, sweep what escaped; the box stays until close().
+        (In the sandbox the PID namespace dies with it, but asynchronously: the sweep waits for it.)"""
+        if self._killed:
+            return
+        self._killed = True
+        kill_group(self.process)
+        containment.sweep(self.box.token)
+
+    def close(self) -> None:
+        """Kill, close every descriptor, and remove the box when it is the child's own."""
+        self.kill()
+        containment.unregister(self.process)
+        for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
+            if pipe is not None:
+                try:
+                    pipe.close()
+                except OSError:
+                    pass
+        if self.pidfd is not None:
+            try:
+                os.close(self.pidfd)
+            except OSError:
+                pass
+            self.pidfd = None
+        if self.owns_box:
+            self.box.close()
+
+
+_SIGNALS = {int(s) for s in signal.Signals}
+
+
+def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str, str] | None = None,
+          box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = ()) -> Child:
+    """Start one implementation process, contained, with non-blocking pipes."""
+    owns_box = box is None
+    box = box or Box()
+    try:
+        environment = box.environment(env, pass_env)
+        argv = containment.resolve_program(command, cwd, environment["PATH"])
+        sandboxed = containment.sandbox_mode()[0] == "bwrap"
+        if not sandboxed:
+            containment.become_subreaper()
+        process = subprocess.Popen(
+            containment.wrap(argv, box, cwd, writable), stdin=stdin, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE, cwd=cwd, env=environment, start_new_session=True, bufsize=0,
+        )
+    except BaseException:
+        if owns_box:
+            box.close()
+        raise
+    containment.register(process, box.token)
+    child = Child(process, box, owns_box, sandboxed=sandboxed)
+    for fd in (child.stdout_fd, child.stderr_fd):
+        if fd is not None:
+            os.set_blocking(fd, False)
+    if process.stdin is not None:
+        os.set_blocking(process.stdin.fileno(), False)
+    child.pidfd = _pidfd(process.pid)
+    return child
+
+
+def _pidfd(pid: int) -> int | None:
+    opener = getattr(os, "pidfd_open", None)
+    if opener is None:
+        return None
+    try:
+        return opener(pid)
+    except OSError:
+        return None
 
 
 def kill_group(process: subprocess.Popen[bytes]) -> None:
@@ -67,41 +181,55 @@ def kill_group(process: subprocess.Popen[bytes]) -> None:
     process.wait()
 
 
-class TailBuffer:
-    """Keeps the last ``limit`` bytes written to it (for stderr)."""
-
-    def __init__(self, limit: int = STDERR_TAIL) -> None:
-        self._chunks: deque[bytes] = deque()
-        self._size = 0
-        self._limit = limit
-        self._lock = threading.Lock()
-
-    def add(self, data: bytes) -> None:
-        with self._lock:
-            self._chunks.append(data)
-            self._size += len(data)
-            while self._size - len(self._chunks[0]) >= self._limit:
-                self._size -= len(self._chunks.popleft())
-
-    def text(self) -> str:
-        with self._lock:
-            data = b"".join(self._chunks)[-self._limit :]
-        return data.decode("utf-8", "replace")
+def _read(fd: int) -> bytes | None:
+    """One non-blocking read: bytes, b"" at end of file, None when nothing is there yet."""
+    try:
+        return os.read(fd, _CHUNK)
+    except BlockingIOError:
+        return None
+    except OSError:
+        return b""
 
 
-def drain_into(stream: IO[bytes], tail: TailBuffer) -> threading.Thread:
-    """Read a pipe to its end in a daemon thread, keeping only its tail."""
+def _drain(fd: int, into: bytearray, limit: int) -> bool:
+    """Read what is already there, without waiting, up to ``limit`` bytes; True past the limit."""
+    while len(into) <= limit:
+        data = _read(fd)
+        if not data:
+            return False
+        into.extend(data)
+    return True
 
-    def run() -> None:
-        try:
-            while chunk := stream.read1(_CHUNK) if hasattr(stream, "read1") else stream.read(_CHUNK):
-                tail.add(chunk)
-        except (OSError, ValueError):
-            pass
 
-    thread = threading.Thread(target=run, daemon=True)
-    thread.start()
-    return thread
+def wait_readable(child: Child, fds: Sequence[int], deadline: float) -> list[int]:
+    """Wait until one of ``fds`` has data, the child exits, or the deadline passes; stderr is
+    read on the way.  Returns the readable descriptors among ``fds`` ([] at exit or deadline)."""
+    with selectors.DefaultSelector() as selector:
+        for fd in fds:
+            selector.register(fd, selectors.EVENT_READ)
+        stderr_fd = child.stderr_fd
+        if stderr_fd is not None and stderr_fd not in fds:
+            selector.register(stderr_fd, selectors.EVENT_READ)
+        if child.pidfd is not None:
+            selector.register(child.pidfd, selectors.EVENT_READ)
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or child.process.poll() is not None:
+                return []
+            wait = remaining if child.pidfd is not None else min(remaining, _POLL)
+            ready = [key.fd for key, _ in selector.select(wait)]
+            if stderr_fd in ready:
+                data = _read(stderr_fd)
+                if data == b"":
+                    selector.unregister(stderr_fd)
+                    stderr_fd = None
+                elif data:
+                    child.stderr.add(data)
+            wanted = [fd for fd in ready if fd in fds]
+            if wanted:
+                return wanted
+            if not selector.get_map():
+                time.sleep(min(remaining, _POLL))
 
 
 @dataclass(slots=True)
@@ -113,44 +241,50 @@ class Finished:
     stderr: str
     timed_out: bool = False
     flooded: bool = False
+    #: Why there is no answer at all besides a timeout or a flood (the sandbox failed to start).
+    failure: str = ""
 
 
 def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
-                env: Mapping[str, str] | None = None, stdout_limit: int = STDOUT_LIMIT) -> Finished:
+                env: Mapping[str, str] | None = None, stdout_limit: int = STDOUT_LIMIT,
+                box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = ()) -> Finished:
     """Run one process to completion within ``timeout`` seconds, bounded output."""
-    process = spawn(command, cwd, subprocess.DEVNULL, env)
-    stderr = TailBuffer()
-    stderr_thread = drain_into(process.stderr, stderr)  # type: ignore[arg-type]
+    child = spawn(command, cwd, subprocess.DEVNULL, env, box, writable, pass_env)
     collected = bytearray()
-    flooded = threading.Event()
-
-    def read_stdout() -> None:
-        stream = process.stdout
-        assert stream is not None
-        try:
-            while chunk := stream.read1(_CHUNK):
-                if len(collected) + len(chunk) > stdout_limit:
-                    collected.extend(chunk[: stdout_limit - len(collected)])
-                    flooded.set()
-                    kill_group(process)
-                    return
-                collected.extend(chunk)
-        except (OSError, ValueError):
-            pass
-
-    stdout_thread = threading.Thread(target=read_stdout, daemon=True)
-    stdout_thread.start()
-    timed_out = False
+    flooded = timed_out = False
+    deadline = time.monotonic() + timeout
     try:
-        process.wait(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        timed_out = True
-    # Whatever the outcome, nothing of the group may outlive the case.
-    kill_group(process)
-    stdout_thread.join(timeout=5)
-    stderr_thread.join(timeout=5)
-    for pipe in (process.stdout, process.stderr):
-        if pipe is not None:
-            pipe.close()
-    returncode = None if timed_out or flooded.is_set() else process.returncode
-    return Finished(returncode, bytes(collected), stderr.text(), timed_out, flooded.is_set())
+        stdout_fd = child.stdout_fd
+        assert stdout_fd is not None
+        open_fds = [stdout_fd]
+        while True:
+            if child.process.poll() is not None:
+                break
+            if time.monotonic() >= deadline:
+                timed_out = True
+                break
+            if not open_fds:
+                wait_readable(child, [], deadline)
+                continue
+            if not wait_readable(child, open_fds, deadline):
+                continue
+            data = _read(stdout_fd)
+            if data == b"":
+                open_fds = []
+            elif data:
+                collected.extend(data)
+                if len(collected) > stdout_limit:
+                    flooded = True
+                    break
+        # Whatever the outcome, nothing of the case may outlive it; then take what is already written.
+        child.kill()
+        if not flooded and _drain(stdout_fd, collected, stdout_limit):
+            flooded = True
+        child.read_stderr()
+        failure = child.sandbox_failed()
+        code = child.returncode()
+    finally:
+        child.close()
+    del collected[stdout_limit:]
+    returncode = None if timed_out or flooded or failure else code
+    return Finished(returncode, bytes(collected), child.stderr.text(), timed_out, flooded, failure)

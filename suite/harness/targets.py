@@ -61,6 +61,8 @@ class Target:
     #: False for the bundled reference (no --implementation given).
     given: bool = True
     source: str = ""
+    #: Environment variables passed through to the implementation (a manifest's pass_env, --pass-env).
+    pass_env: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -68,15 +70,16 @@ class Target:
 
     def validator(self, check_protocol: bool = False):
         if self.protocol == "persistent":
-            return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol)
+            return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
+                                       pass_env=self.pass_env)
         return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
-                                self.placeholder, self.cwd)
+                                self.placeholder, self.cwd, self.pass_env)
 
     def reader(self, check_protocol: bool = False):
         if self.protocol == "persistent":
             return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
-                                       role="reader")
-        return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd)
+                                       role="reader", pass_env=self.pass_env)
+        return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env)
 
 
 def default_role(inputs: Sequence[str]) -> str:
@@ -135,6 +138,7 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
             protocol=manifest.protocol, timeout=timeout or manifest.timeout or DEFAULT_TIMEOUT, roles=roles,
             cwd=str(manifest.folder), accept_codes=manifest.accept_codes, reject_codes=manifest.reject_codes,
             placeholder=manifest.placeholder, inputs=found, expectations=chosen, source=str(path),
+            pass_env=manifest.pass_env,
         )
     if not path.exists():
         raise TargetError(f"--implementation={given}: no such file")

@@ -17,6 +17,9 @@ xdist compute the same collection from the same corpus.
 
 from __future__ import annotations
 
+import argparse
+import math
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -27,6 +30,14 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.expectations import ExpectationsError, load_expectations
 from asr_conformance.gate.results import TestRecord
+from asr_conformance.harness import containment
+from asr_conformance.harness.containment import (
+    DEFAULT_MAX_OUTPUT,
+    MAX_OUTPUT_CAP,
+    MAX_TIMEOUT,
+    SANDBOXES,
+    check_timeout,
+)
 from asr_conformance.harness.fuzzing import (
     COUNTEREXAMPLES,
     DEFAULT_PROFILE,
@@ -42,6 +53,7 @@ from asr_conformance.harness.targets import ROLES, ProducerInput, Target, Target
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
     CONFORMANCE_DIR,
+    RUN_DEADLINE_KEY,
     SEED_KEY,
     TARGETS_KEY,
     corpus_of,
@@ -86,10 +98,11 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="role to certify (default: a manifest's roles; else producer with --inputs, else validator)")
     group.addoption("--inputs", action="append", default=[], metavar="PATH",
                     help="producer inputs: files, folders or globs (repeatable)")
-    group.addoption("--asr-timeout", type=float, default=None, metavar="SECONDS", dest="asr_timeout",
-                    help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g})")
+    group.addoption("--asr-timeout", type=_timeout_option, default=None, metavar="SECONDS", dest="asr_timeout",
+                    help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g}, "
+                    f"at most {MAX_TIMEOUT:g})")
     try:  # --timeout as the brief names it, unless another plugin (pytest-timeout) owns it
-        group.addoption("--timeout", type=float, default=None, metavar="SECONDS", dest="asr_timeout",
+        group.addoption("--timeout", type=_timeout_option, default=None, metavar="SECONDS", dest="asr_timeout",
                         help="same as --asr-timeout")
     except ValueError:
         pass
@@ -121,6 +134,47 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="write this run's failures as an expectations file to edit")
     group.addoption("--baseline", default=None, metavar="REPORT",
                     help="an earlier report.json: fail on results that passed there and fail now, list fixes")
+    group.addoption("--pass-env", action="append", default=[], metavar="NAME", dest="pass_env",
+                    help="pass this environment variable to the implementation (repeatable); it gets only an "
+                    "allow-list otherwise (PATH, LANG, LC_*, TZ; a fresh HOME and TMPDIR)")
+    group.addoption("--sandbox", choices=SANDBOXES, default="auto",
+                    help="contain each implementation process in bubblewrap (bwrap), not at all (none), or in "
+                    "bubblewrap where it works (auto, the default)")
+    group.addoption("--max-output", type=_size_option, default=DEFAULT_MAX_OUTPUT, metavar="BYTES", dest="max_output",
+                    help=f"largest stream a producer may hand over (default {DEFAULT_MAX_OUTPUT // 2**20} MiB; "
+                    "suffixes K, M, G)")
+    group.addoption("--run-timeout", type=_run_timeout_option, default=None, metavar="SECONDS", dest="run_timeout",
+                    help="a limit for the whole run: cases still to run after it fail as timeouts, and the run is "
+                    "incomplete")
+
+
+def _timeout_option(text: str) -> float:
+    try:
+        return check_timeout(float(text), "--asr-timeout")
+    except ValueError as error:  # UsageError is a ValueError
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _run_timeout_option(text: str) -> float:
+    try:
+        seconds = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--run-timeout: a number of seconds, not {text!r}") from None
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise argparse.ArgumentTypeError(f"--run-timeout: a finite number of seconds above 0, not {text!r}")
+    return seconds
+
+
+def _size_option(text: str) -> int:
+    units = {"K": 2**10, "M": 2**20, "G": 2**30}
+    factor = units.get(text[-1:].upper(), 1)
+    try:
+        size = int(float(text[:-1] if factor > 1 else text) * factor)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"--max-output: a size in bytes (suffix K, M or G), not {text!r}") from None
+    if not 0 < size <= MAX_OUTPUT_CAP:
+        raise argparse.ArgumentTypeError(f"--max-output: above 0 and at most {MAX_OUTPUT_CAP // 2**20} MiB")
+    return size
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -139,6 +193,7 @@ def pytest_configure(config: pytest.Config) -> None:
     except CatalogError as error:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
     _configure_hypothesis(config)
+    _configure_containment(config)
     implementations = config.getoption("implementation")
     try:
         targets = resolve_targets(
@@ -158,6 +213,33 @@ def pytest_configure(config: pytest.Config) -> None:
     config.pluginmanager.register(certification, "asr-conformance-session")
     if writes_reports and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(WorkerCollections(certification), "asr-conformance-collections")
+
+
+def _configure_containment(config: pytest.Config) -> None:
+    """What implementations may not see (corpus, reports), what they get, and the run's time limit
+    (chosen once on the controller, so that every xdist worker stops at the same moment)."""
+    deadline, staging = None, None
+    if hasattr(config, "workerinput"):
+        deadline = config.workerinput.get("asr_run_deadline")
+        staging = config.workerinput.get("asr_staging")
+    else:
+        if config.getoption("run_timeout"):
+            deadline = time.time() + config.getoption("run_timeout")
+        staging = str(containment.make_staging_parent())
+    config.stash[RUN_DEADLINE_KEY] = deadline
+    config.stash[STAGING_KEY] = staging
+    hidden = [corpus_of(config), *containment.corpus_copies(), counterexamples_of(config)]
+    report_dir = config.getoption("report_dir")
+    if report_dir not in ("none", ""):
+        hidden.append(Path(report_dir).resolve())
+    try:
+        containment.configure(sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
+                              pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
+                              run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
+                              staging_parent=Path(staging) if staging else None)
+        containment.sandbox_mode()
+    except containment.UsageError as error:
+        raise pytest.UsageError(f"asr-conformance: {error}") from None
 
 
 def _active(config: pytest.Config) -> bool:
@@ -199,14 +281,20 @@ def _configure_hypothesis(config: pytest.Config) -> None:
         config.pluginmanager.register(_SeedToWorkers(seed), "asr-conformance-seed")
 
 
+#: The run's staging folder (made on the controller, shared by the workers).
+STAGING_KEY = pytest.StashKey[str | None]()
+
+
 class _SeedToWorkers:
-    """Gives every xdist worker the controller's seed."""
+    """Gives every xdist worker the controller's seed (and the run's deadline and staging folder)."""
 
     def __init__(self, seed: object) -> None:
         self.seed = seed
 
     def pytest_configure_node(self, node) -> None:
         node.workerinput["asr_seed"] = self.seed
+        node.workerinput["asr_run_deadline"] = node.config.stash.get(RUN_DEADLINE_KEY, None)
+        node.workerinput["asr_staging"] = node.config.stash.get(STAGING_KEY, None)
 
 
 def pytest_report_header(config: pytest.Config) -> list[str]:
@@ -217,7 +305,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if config.stash.get(SEED_KEY, None) is not None:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
-    lines = [line]
+    lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
     for target in targets_of(config):
         lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}"))
     return lines

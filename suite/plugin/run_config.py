@@ -6,12 +6,14 @@ Shared by the hooks and the session object, so that neither imports the other's 
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.harness import containment
 from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
 from asr_conformance.harness.targets import Target
 
@@ -19,6 +21,8 @@ from asr_conformance.harness.targets import Target
 CONFORMANCE_DIR = Path(__file__).resolve().parent.parent / "conformance"
 TARGETS_KEY = pytest.StashKey[list[Target]]()
 SEED_KEY = pytest.StashKey[object]()
+#: time.time() at which --run-timeout ends the run (None without one); the same in every worker.
+RUN_DEADLINE_KEY = pytest.StashKey[float | None]()
 
 
 def shrink_budget_of(config: pytest.Config) -> ShrinkBudget:
@@ -66,7 +70,18 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "expectations": config.getoption("expectations"),
         "baseline": config.getoption("baseline"),
         "arguments": list(config.invocation_params.args),
+        "run_timeout": config.getoption("run_timeout", None),
+        "run_limit_reached": run_limit_reached(config),
+        "sandbox": containment.describe_sandbox(),
+        "pass_env": list(config.getoption("pass_env", None) or []),
+        "max_output": config.getoption("max_output", None),
     }
+
+
+def run_limit_reached(config: pytest.Config) -> bool:
+    """Whether --run-timeout ran out: cases after it failed as timeouts, so the run is incomplete."""
+    deadline = config.stash.get(RUN_DEADLINE_KEY, None)
+    return deadline is not None and time.time() >= deadline
 
 
 def corpus_of(config: pytest.Config) -> Path:

@@ -85,7 +85,8 @@ def serve(stdin: TextIO, stdout: TextIO, judge: Judge = reference_judge,
                     continue
                 answer(protocol.Viewed(seq, view))
             elif command == "convert" and isinstance(request.get("path"), str) and producer is not None:
-                answer(_convert(producer, seq, request["path"], written))
+                output_dir = request.get("output_dir") if isinstance(request.get("output_dir"), str) else None
+                answer(_convert(producer, seq, request["path"], written, output_dir))
             elif command == "convert" and producer is None:
                 answer(protocol.Skipped(seq, "this implementation does not take the producer role"))
             else:
@@ -95,9 +96,10 @@ def serve(stdin: TextIO, stdout: TextIO, judge: Judge = reference_judge,
         _remove(written)
 
 
-def _convert(producer: Producer, seq: int, path: str, written: list[str]) -> protocol.Reply:
-    """Convert one input; the stream goes to a fresh temporary file the harness reads back
-    (the previous one is removed: the harness has read it by the time it asks again)."""
+def _convert(producer: Producer, seq: int, path: str, written: list[str], output_dir: str | None = None) -> protocol.Reply:
+    """Convert one input; the stream goes to a fresh file in the request's output_dir (or, from a
+    harness that gives none, a temporary file), which the harness reads back.  The previous one
+    is removed: the harness has read it by the time it asks again."""
     _remove(written)
 
     try:
@@ -106,7 +108,7 @@ def _convert(producer: Producer, seq: int, path: str, written: list[str]) -> pro
         return protocol.Errored(seq, f"cannot read {path}: {error.strerror or error}")
     except Refusal as refusal:
         return protocol.Converted(seq, refused=str(refusal) or "refused")
-    handle, name = tempfile.mkstemp(prefix="asr-reference-", suffix=".jsonl")
+    handle, name = tempfile.mkstemp(prefix="asr-reference-", suffix=".jsonl", dir=output_dir)
     with os.fdopen(handle, "wb") as out:
         out.write(stream)
     written.append(name)

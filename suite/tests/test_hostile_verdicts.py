@@ -50,7 +50,8 @@ def assert_incomplete(pytester: pytest.Pytester, result: pytest.RunResult) -> di
 
 
 def test_an_implementation_that_kills_its_worker_gets_incomplete(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "-n", "2")
+    """Without the sandbox the attack reaches the worker: the lost results make the run INCOMPLETE."""
+    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "-n", "2", "--sandbox=none")
     report = assert_incomplete(pytester, result)
     lost = [r for r in report["results"] if r["outcome"] == "crash"]
     assert lost and all(r["message"].startswith("no result") for r in lost)
@@ -59,9 +60,22 @@ def test_an_implementation_that_kills_its_worker_gets_incomplete(pytester: pytes
 
 
 def test_an_implementation_that_interrupts_pytest_gets_incomplete(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, HOSTILE / "interrupts-pytest", *SMALL)
+    result = certify(pytester, HOSTILE / "interrupts-pytest", *SMALL, "--sandbox=none")
     report = assert_incomplete(pytester, result)
     assert "the run was interrupted" in report["completeness"]["reasons"]
+
+
+def test_in_the_sandbox_a_worker_killer_cannot_reach_pytest(pytester: pytest.Pytester) -> None:
+    """With bubblewrap (a PID namespace) the same attack never reaches the worker; the run stays complete
+    and the cases the implementation would fail still fail."""
+    import shutil
+
+    if shutil.which("bwrap") is None:
+        pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
+    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "-n", "2", "--sandbox=bwrap")
+    report = report_of(pytester)
+    assert report["completeness"]["complete"]
+    assert "verdict: DOES NOT CONFORM" in result.stdout.str() and "CONFORMS (" not in result.stdout.str()
 
 
 def test_rewriting_the_corpus_during_the_run_makes_it_incomplete(pytester: pytest.Pytester) -> None:
@@ -187,6 +201,6 @@ def test_a_run_killed_outright_leaves_no_earlier_verdict_behind(pytester: pytest
     out.mkdir()
     (out / "badge-validator.json").write_text('{"schemaVersion": 1, "message": "100%", "color": "brightgreen"}')
     (out / "report.json").write_text("{}")
-    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL)
+    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "--sandbox=none")
     assert result.ret != 0
     assert not (out / "badge-validator.json").exists() and not (out / "report.json").exists()

@@ -116,13 +116,14 @@ def test_persistent_read(tmp_path: Path, stream: Path, reply: str, outcome: Outc
 @pytest.mark.parametrize(
     ("reply", "outcome"),
     [
-        ("{'seq': r['seq'], 'stream_path': r['path']}", Outcome.CONVERTED),
+        ("{'seq': r['seq'], 'stream_path': __import__('shutil').copy(r['path'], r['output_dir'])}", Outcome.CONVERTED),
         ("{'seq': r['seq'], 'refused': 'truncated'}", Outcome.REFUSED),
         ("{'seq': r['seq'], 'stream_path': '/nonexistent/out.jsonl'}", Outcome.CRASH),
+        ("{'seq': r['seq'], 'stream_path': r['path']}", Outcome.CRASH),
         ("{'seq': r['seq'], 'stream_path': r['path'], 'refused': 'both'}", Outcome.CRASH),
         ("{'seq': r['seq']}", Outcome.CRASH),
     ],
-    ids=["stream", "refused", "missing-file", "both", "neither"],
+    ids=["stream", "refused", "missing-file", "outside-output-dir", "both", "neither"],
 )
 def test_persistent_convert(tmp_path: Path, stream: Path, reply: str, outcome: Outcome) -> None:
     adapter = _server(tmp_path, ["producer"], reply, "producer")

@@ -47,12 +47,20 @@ class Validate:
 
 @dataclass(frozen=True, slots=True)
 class Convert:
+    """``output_dir``: a fresh, empty folder the harness made for this conversion; the reply's
+    ``stream_path`` must name a regular file inside it (optional in version 1: absent, the
+    implementation may write anywhere, but the harness reads only from a folder it gave)."""
+
     schema: ClassVar[str] = "convert"
     seq: int
     path: str
+    output_dir: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"cmd": "convert", "seq": self.seq, "path": self.path}
+        message: dict[str, Any] = {"cmd": "convert", "seq": self.seq, "path": self.path}
+        if self.output_dir is not None:
+            message["output_dir"] = self.output_dir
+        return message
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,9 +204,46 @@ def encode(message: Request | Reply) -> str:
     return json.dumps(message.to_json(), ensure_ascii=False, separators=(",", ":"))
 
 
+#: Deepest nesting accepted in JSON an implementation supplies (replies, diagnostics, views):
+#: deep enough for a view that echoes the corpus' deepest valid stream (257), shallow enough
+#: for every recursive step of judging and reporting.
+MAX_DEPTH = 300
+
+
+class TooDeep(ValueError):
+    """JSON nested deeper than MAX_DEPTH (a ValueError, so callers treat it as unusable JSON)."""
+
+
+def depth(value: Any) -> int:
+    """How deeply ``value`` nests (a scalar is 0), counted without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        item, level = stack.pop()
+        if isinstance(item, dict):
+            children: Any = item.values()
+        elif isinstance(item, list):
+            children = item
+        else:
+            continue
+        deepest = max(deepest, level)
+        stack.extend((child, level + 1) for child in children)
+    return deepest
+
+
+def loads_bounded(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
+    """json.loads for untrusted text: TooDeep instead of a RecursionError or a value too deep to judge."""
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise TooDeep(f"JSON nested too deeply (more than {max_depth} levels)") from None
+    if depth(value) > max_depth:
+        raise TooDeep(f"JSON nested {depth(value)} levels deep (at most {max_depth})")
+    return value
+
+
 def decode_json(line: str) -> dict[str, Any]:
     try:
-        data = json.loads(line)
+        data = loads_bounded(line)
     except ValueError as error:
         raise ProtocolError(f"not JSON: {error}") from None
     if not isinstance(data, dict):

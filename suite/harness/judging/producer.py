@@ -54,10 +54,12 @@ OTHER_LOCALES = ("de_DE.UTF-8", "fr_FR.UTF-8", "tr_TR.UTF-8", "en_US.UTF-8", "PO
 
 @dataclass(frozen=True)
 class Setting:
-    """How one conversion is run: environment overrides and a working directory (None: the target's)."""
+    """How one conversion is run: environment overrides and a working directory (None: the target's);
+    ``writable``: the fresh folders made for it, which the sandbox leaves writable."""
 
     env: dict[str, str]
     cwd: str | None = None
+    writable: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -81,13 +83,18 @@ class Variant:
         return not self.unavailable
 
     def setting(self, scratch: Path, cwd: str | None) -> Setting:
-        """The environment for one run; fresh folders are made under ``scratch``."""
+        """The environment for one run (overrides on top of the harness's allow-list); fresh
+        folders are made under ``scratch``.  Every run already has a fresh, empty HOME of its
+        own; the ``home`` variant gives it another one, at another path."""
         env = {**baseline_env(), **self.env}
+        made = []
         if self.fresh_home:
             env["HOME"] = tempfile.mkdtemp(prefix="home-", dir=scratch)
+            made.append(env["HOME"])
         if self.fresh_cwd:
             cwd = tempfile.mkdtemp(prefix="cwd-", dir=scratch)
-        return Setting(env, cwd)
+            made.append(cwd)
+        return Setting(env, cwd, tuple(made))
 
 
 @cache
@@ -435,7 +442,7 @@ class ProducerRunner:
             return self._adapter(chosen).convert(source)
         setting = chosen.setting(self._scratch(), self.target.cwd)
         producer = OneShotProducer(self.command, self.target.timeout, self.target.placeholder, setting.cwd,
-                                   setting.env)
+                                   setting.env, self._pass_env(), setting.writable)
         return producer.convert(source)
 
     def baseline(self, source: Path) -> Conversion:
@@ -452,8 +459,11 @@ class ProducerRunner:
             setting = self.variants[name].setting(self._scratch(), self.target.cwd)
             self._persistent[name] = PersistentValidator(
                 self.command, self.target.timeout, setting.cwd, check_schemas=self.check_protocol,
-                role="producer", env=setting.env)
+                role="producer", env=setting.env, pass_env=self._pass_env(), writable=setting.writable)
         return self._persistent[name]
+
+    def _pass_env(self) -> tuple[str, ...]:
+        return tuple(getattr(self.target, "pass_env", ()))
 
     def _scratch(self) -> Path:
         self.scratch.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,640 @@
+"""Containment of untrusted implementations: blind inputs, an allow-listed
+environment, a sandbox, and nothing left running after a case.
+
+An implementation wants the badge, so it must learn nothing about a case but
+its bytes.  Each process gets a *box*: a private folder (0700) under this
+run's staging root, holding ``in/`` (each input as a read-only copy under a
+random name, alone in a folder of its own, removed after the case), ``out/``
+(fresh output folders for conversions), ``tmp/`` (its TMPDIR) and ``home/``
+(its HOME).
+
+The environment is built from an allow-list, never inherited whole:
+
+* ``PATH``, with this Python's scripts folder first (examples written in
+  Python run with the interpreter the suite is installed in);
+* ``LANG``, ``LC_*``, ``TZ`` as the caller has them, and on Windows
+  ``SYSTEMROOT``, ``WINDIR``, ``COMSPEC``, ``PATHEXT``;
+* ``HOME`` = the box's empty ``home/`` (a fresh, empty folder per process:
+  the caller's home holds credentials and dotfiles a case must not depend on;
+  ``--pass-env HOME`` keeps the real one), ``TMPDIR`` = the box's ``tmp/``;
+* ``PYTHONUNBUFFERED=1`` and ``ASR_CONFORMANCE_BOX`` (a random token the
+  cleanup sweep recognises the box's processes by);
+* any variable named with ``--pass-env NAME`` or a manifest's ``pass_env``;
+* a producer variant's overrides (clock, timezone, locale, HOME), last.
+
+Nothing else reaches the child: no ``PYTEST_*``, no tokens, keys or cloud
+credentials, no ``GITHUB_*``.
+
+Where bubblewrap works, each process runs in it (``--sandbox=auto|bwrap|none``):
+a read-only view of the machine with the case corpus, the report folders and
+the staging root hidden under empty tmpfs mounts, the box bound back
+read-write, and a PID namespace, so the whole process tree dies with the
+case.  Without it, the harness becomes a child subreaper (Linux) and sweeps
+every leftover descendant after each case; the run header says which.
+"""
+
+from __future__ import annotations
+
+import atexit
+import errno
+import math
+import os
+import queue
+import secrets
+import shutil
+import signal
+import stat
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from functools import cache
+from pathlib import Path
+
+from asr_conformance import CORPUS_DIR
+
+#: Longest time one case may take, whatever a manifest or --asr-timeout says.
+MAX_TIMEOUT = 3600.0
+#: Largest stream a producer may hand over (stdout one-shot, a file persistent); --max-output.
+DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
+#: Ceiling for --max-output: judging a stream costs many times its size in memory.
+MAX_OUTPUT_CAP = 1024 * 1024 * 1024
+SANDBOXES = ("auto", "bwrap", "none")
+MARKER = "ASR_CONFORMANCE_BOX"
+_ALLOWED = ("PATH", "LANG", "TZ", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT")
+_PR_SET_CHILD_SUBREAPER = 36
+
+
+class UsageError(ValueError):
+    """An option or manifest value the harness refuses; the message names it."""
+
+
+def check_timeout(value: object, where: str) -> float:
+    """A finite, positive number of seconds no larger than MAX_TIMEOUT, or UsageError naming ``where``."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise UsageError(f"{where}: must be a number of seconds, not {value!r}")
+    seconds = float(value)
+    if not math.isfinite(seconds) or seconds <= 0:
+        raise UsageError(f"{where}: must be a finite number of seconds above 0, not {value!r}")
+    if seconds > MAX_TIMEOUT:
+        raise UsageError(f"{where}: {seconds:g} s is above the cap of {MAX_TIMEOUT:g} s per case")
+    return seconds
+
+
+def corpus_copies() -> tuple[Path, ...]:
+    """Every copy of the case corpus this run could know of: the one in use, the packaged one,
+    and a checkout's ``cases/`` in the current folder."""
+    import asr_conformance
+
+    candidates = [CORPUS_DIR, Path(asr_conformance.__file__).resolve().parent / "cases", Path.cwd() / "cases"]
+    return tuple(dict.fromkeys(p.resolve() for p in candidates if (p / "rules.toml").is_file()))
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How this run contains implementations (set once by the plugin, per process)."""
+
+    sandbox: str = "auto"
+    #: Folders no implementation may read: the corpus, the report folders.
+    hidden: tuple[Path, ...] = field(default_factory=corpus_copies)
+    #: Variables passed through from the caller's environment.
+    pass_env: tuple[str, ...] = ()
+    max_output: int = DEFAULT_MAX_OUTPUT
+    #: time.time() after which no case starts (--run-timeout), or None.
+    run_deadline: float | None = None
+    run_timeout: float | None = None
+    #: The run's staging folder, shared by its xdist workers (each makes its root inside it), so
+    #: that a sandbox hides every worker's staging at once.
+    staging_parent: Path | None = None
+
+
+_settings = Settings()
+
+
+def make_staging_parent() -> Path:
+    """The run's staging folder (0700, removed at exit), made once by the controller."""
+    parent = Path(tempfile.mkdtemp(prefix="asr-run-"))
+    atexit.register(_remove_tree, parent)
+    return parent
+
+
+def configure(**changes: object) -> Settings:
+    """Change this process's settings (the plugin calls it in every xdist worker)."""
+    global _settings
+    if "sandbox" in changes and changes["sandbox"] not in SANDBOXES:
+        raise UsageError(f"--sandbox: one of {', '.join(SANDBOXES)}, not {changes['sandbox']!r}")
+    _settings = replace(_settings, **changes)  # type: ignore[arg-type]
+    sandbox_mode.cache_clear()
+    return _settings
+
+
+def settings() -> Settings:
+    return _settings
+
+
+# --- the run's time limit --------------------------------------------------------------
+
+
+def remaining_run_time() -> float | None:
+    """Seconds left before --run-timeout ends the run (None without a limit; <= 0 when spent)."""
+    deadline = _settings.run_deadline
+    return None if deadline is None else deadline - time.time()
+
+
+def run_limit_reached() -> bool:
+    left = remaining_run_time()
+    return left is not None and left <= 0
+
+
+def case_timeout(timeout: float) -> tuple[float, bool]:
+    """The time a case may take: its timeout, cut to what the run has left; and whether it was cut."""
+    left = remaining_run_time()
+    if left is not None and left < timeout:
+        return max(left, 0.0), True
+    return timeout, False
+
+
+RUN_LIMIT_MESSAGE = "the run's time limit (--run-timeout) is spent; the case was not run to its end"
+
+
+# --- the sandbox ------------------------------------------------------------------------
+
+
+def _bwrap_base(executable: str) -> list[str]:
+    return [executable, "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
+            "--proc", "/proc"]
+
+
+@cache
+def _bwrap_problem() -> str:
+    """Why bubblewrap cannot run here ("" when it can): it is tried once."""
+    executable = shutil.which("bwrap")
+    if executable is None:
+        return "bwrap is not installed"
+    try:
+        tried = subprocess.run([*_bwrap_base(executable), "true"], capture_output=True, timeout=20,
+                               stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bwrap does not start: {error}"
+    if tried.returncode != 0:
+        said = tried.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bwrap fails here: {said[-1] if said else 'exit status ' + str(tried.returncode)}"
+    return ""
+
+
+@cache
+def sandbox_mode() -> tuple[str, str]:
+    """("bwrap", "") or ("none", why), from --sandbox and what the machine allows."""
+    chosen = _settings.sandbox
+    if chosen == "none":
+        return "none", "--sandbox=none"
+    problem = _bwrap_problem() if sys.platform.startswith("linux") else "bubblewrap needs Linux"
+    if not problem:
+        return "bwrap", ""
+    if chosen == "bwrap":
+        raise UsageError(f"--sandbox=bwrap: {problem}")
+    return "none", problem
+
+
+def describe_sandbox() -> str:
+    """One line for the run header."""
+    mode, why = sandbox_mode()
+    if mode == "bwrap":
+        return "sandbox: bubblewrap (PID namespace; corpus, reports and staging hidden; read-only system)"
+    cleanup = "process-group and subreaper cleanup" if _subreaper_possible() else "process-group cleanup"
+    return f"sandbox: none ({why}), {cleanup}"
+
+
+def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = ()) -> list[str]:
+    """The command line that runs ``command`` contained (unchanged without a sandbox)."""
+    if sandbox_mode()[0] != "bwrap":
+        return list(command)
+    executable = shutil.which("bwrap") or "bwrap"
+    argv = _bwrap_base(executable)
+    for hidden in (*_settings.hidden, *filter(None, [_settings.staging_parent]), staging_root()):
+        for real in _hidden_folders(os.path.realpath(hidden)):
+            argv += ["--tmpfs", real]
+    for folder in (str(box.path), *writable):
+        real = os.path.realpath(folder)
+        argv += ["--bind", real, real]
+    argv += ["--chdir", os.path.realpath(cwd or os.getcwd())]
+    return [*argv, "--", *command]
+
+
+#: What stays readable in a corpus folder: the public rule catalog and the case schema, never a case.
+_PUBLIC_IN_CORPUS = ("schema",)
+
+
+def _hidden_folders(folder: str) -> list[str]:
+    """The folders to hide for ``folder``: itself, or, for a case corpus, every folder of cases in it
+    (the rule catalog, rules.toml, stays readable: implementations may load it)."""
+    if not os.path.isdir(folder):
+        return []
+    if not os.path.isfile(os.path.join(folder, "rules.toml")):
+        return [folder]
+    return [os.path.join(folder, entry.name) for entry in os.scandir(folder)
+            if entry.is_dir(follow_symlinks=False) and entry.name not in _PUBLIC_IN_CORPUS]
+
+
+def resolve_program(command: Sequence[str], cwd: str | None, path: str) -> list[str]:
+    """The command with its program found as exec would find it; FileNotFoundError otherwise.
+
+    Done before sandboxing, so that a missing program fails as it would unsandboxed
+    (bwrap's own exit status 1 would read as a validator's "reject")."""
+    program = command[0]
+    if os.sep in program or (os.altsep and os.altsep in program):
+        found = program if os.path.isabs(program) else os.path.join(cwd or os.getcwd(), program)
+        if not os.path.isfile(found):
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    else:
+        found = shutil.which(program, path=path) or ""
+        if not found:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), program)
+    return [os.path.abspath(found), *command[1:]]
+
+
+# --- boxes: staging, output folders, environment ------------------------------------------
+
+
+_root_lock = threading.Lock()
+_root: Path | None = None
+
+
+def staging_root() -> Path:
+    """This process's staging root (0700), removed at exit."""
+    global _root
+    with _root_lock:
+        if _root is None or not _root.is_dir():
+            parent = _settings.staging_parent
+            _root = Path(tempfile.mkdtemp(prefix="asr-", dir=parent if parent and parent.is_dir() else None))
+            atexit.register(_remove_tree, _root)
+        return _root
+
+
+@dataclass
+class Box:
+    """One implementation process's private folders (see the module docstring)."""
+
+    path: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="", dir=staging_root())))
+    token: str = field(default_factory=lambda: secrets.token_hex(12))
+    _outputs: dict[str, tuple[int, int]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("in", "out", "tmp", "home"):
+            (self.path / name).mkdir(mode=0o700, exist_ok=True)
+
+    def stage(self, source: Path | bytes, suffix: str = ".jsonl") -> Path:
+        """A fresh read-only copy of ``source`` under a random name, alone in a private folder."""
+        folder = Path(tempfile.mkdtemp(prefix="", dir=self.path / "in"))
+        target = folder / (secrets.token_hex(8) + suffix)
+        handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o400)
+        with os.fdopen(handle, "wb") as out:
+            if isinstance(source, bytes):
+                out.write(source)
+            else:
+                with open(source, "rb") as given:
+                    shutil.copyfileobj(given, out, 1 << 20)
+        return target
+
+    def output_dir(self) -> Path:
+        """A fresh, empty, private folder for one conversion's stream."""
+        folder = tempfile.mkdtemp(prefix="", dir=self.path / "out")
+        made = os.stat(folder)
+        self._outputs[folder] = (made.st_dev, made.st_ino)
+        return Path(folder)
+
+    def output_identity(self, folder: Path) -> tuple[int, int] | None:
+        """The (device, inode) the output folder had when it was made."""
+        return self._outputs.get(str(folder))
+
+    def discard(self, path: Path) -> None:
+        """Take a staged input's folder or an output folder away, once the case is over."""
+        self._outputs.pop(str(path), None)
+        folder = path if path.parent.name == "out" else path.parent
+        dispose(folder)
+
+    def environment(self, overrides: Mapping[str, str] | None = None,
+                    pass_env: Iterable[str] = ()) -> dict[str, str]:
+        return child_environment(self, overrides, pass_env)
+
+    def close(self) -> None:
+        dispose(self.path)
+
+
+def child_environment(box: Box, overrides: Mapping[str, str] | None = None,
+                      pass_env: Iterable[str] = ()) -> dict[str, str]:
+    """The allow-listed environment of one implementation process (see the module docstring)."""
+    caller = os.environ
+    env = {name: caller[name] for name in _ALLOWED if name in caller}
+    env.update({name: value for name, value in caller.items() if name.startswith("LC_")})
+    scripts = str(Path(sys.executable).parent)
+    env["PATH"] = scripts + os.pathsep + caller.get("PATH", os.defpath)
+    env["HOME"] = str(box.path / "home")
+    env["TMPDIR"] = str(box.path / "tmp")
+    if os.name == "nt":
+        env["TEMP"] = env["TMP"] = env["TMPDIR"]
+    env["PYTHONUNBUFFERED"] = "1"
+    for name in (*_settings.pass_env, *pass_env):
+        if name in caller:
+            env[name] = caller[name]
+    env.update(overrides or {})
+    env[MARKER] = box.token
+    return env
+
+
+_spent: queue.SimpleQueue[Path] = queue.SimpleQueue()
+_remover: threading.Thread | None = None
+
+
+def dispose(path: Path) -> None:
+    """Move ``path`` out of every box at once (a rename), and delete it in the background:
+    deleting folders costs milliseconds each on some file systems, renaming them does not."""
+    global _remover
+    root = staging_root()
+    spent = root / "spent"
+    spent.mkdir(mode=0o700, exist_ok=True)
+    try:
+        moved = spent / secrets.token_hex(8)
+        os.rename(path, moved)
+    except OSError:
+        _remove_tree(path)
+        return
+    _spent.put(moved)
+    with _root_lock:
+        if _remover is None or not _remover.is_alive():
+            _remover = threading.Thread(target=_remove_spent, name="asr-staging-cleanup", daemon=True)
+            _remover.start()
+
+
+def _remove_spent() -> None:
+    while True:
+        _remove_tree(_spent.get())
+
+
+def _remove_tree(path: Path) -> None:
+    """Remove a folder the implementation may have made unwritable."""
+    def retry(function, name, _info) -> None:
+        try:
+            os.chmod(os.path.dirname(name), 0o700)
+            os.chmod(name, 0o700)
+            function(name)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=retry)
+
+
+# --- reading a file an implementation names -----------------------------------------------
+
+
+class UnsafeOutput(Exception):
+    """A stream_path the harness refuses to read; the message says why."""
+
+
+def read_output(named: str, folder: Path, identity: tuple[int, int] | None, limit: int, budget: float) -> bytes:
+    """Read the regular file ``named`` inside ``folder``, following no link, at most ``limit``
+    bytes, within ``budget`` seconds; UnsafeOutput for anything else (a FIFO, a device, a link,
+    a path outside, a hard link, too large, too slow)."""
+    path = Path(named) if os.path.isabs(named) else folder / named
+    normal = os.path.normpath(path)
+    base = os.path.normpath(folder)
+    if os.path.commonpath([normal, base]) != base or normal == base:
+        raise UnsafeOutput(f"stream_path {named!r} is not inside the output_dir it was given ({folder})")
+    parts = Path(normal).relative_to(base).parts
+    nofollow = getattr(os, "O_NOFOLLOW", 0)
+    try:
+        fd = os.open(base, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow)
+    except OSError as error:
+        raise UnsafeOutput(f"the output_dir cannot be opened: {error.strerror or error}") from None
+    try:
+        found = os.fstat(fd)
+        if identity is not None and (found.st_dev, found.st_ino) != identity:
+            raise UnsafeOutput("the output_dir was replaced during the conversion")
+        for part in parts[:-1]:
+            fd = _open_at(fd, part, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0) | nofollow, named)
+        fd = _open_at(fd, parts[-1], os.O_RDONLY | nofollow | getattr(os, "O_NONBLOCK", 0), named)
+        return _read_regular(fd, named, limit, budget)
+    finally:
+        os.close(fd)
+
+
+def _open_at(parent: int, name: str, flags: int, named: str) -> int:
+    """Open ``name`` in the folder ``parent`` without following a link; ``parent`` is closed on success
+    (on failure the caller still holds it)."""
+    try:
+        child = os.open(name, flags, dir_fd=parent)
+    except OSError as error:
+        try:
+            is_link = stat.S_ISLNK(os.stat(name, dir_fd=parent, follow_symlinks=False).st_mode)
+        except OSError:
+            is_link = False
+        why = "a symbolic link" if is_link or error.errno == errno.ELOOP else (error.strerror or str(error))
+        raise UnsafeOutput(f"stream_path {named!r}: {why}") from None
+    os.close(parent)
+    return child
+
+
+def _read_regular(fd: int, named: str, limit: int, budget: float) -> bytes:
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):
+        raise UnsafeOutput(f"stream_path {named!r} is not a regular file (a FIFO, device, socket or folder)")
+    if info.st_nlink != 1:
+        raise UnsafeOutput(f"stream_path {named!r} is a hard link to another file")
+    if info.st_size > limit:
+        raise UnsafeOutput(f"the stream is {info.st_size} bytes, above the limit of {limit} (--max-output)")
+    os.set_blocking(fd, True)
+    deadline = time.monotonic() + budget
+    chunks: list[bytes] = []
+    size = 0
+    while chunk := os.read(fd, min(1 << 20, limit + 1 - size) or 1):
+        chunks.append(chunk)
+        size += len(chunk)
+        if size > limit:
+            raise UnsafeOutput(f"the stream grew above the limit of {limit} bytes (--max-output) while read")
+        if time.monotonic() > deadline:
+            raise UnsafeOutput(f"reading the stream took more than {budget:g} s")
+    return b"".join(chunks)
+
+
+# --- live children, signals, the subreaper sweep ----------------------------------------
+
+
+_live: dict[int, subprocess.Popen[bytes]] = {}
+#: The box token of each live implementation process, by pid.
+_live_tokens: dict[int, str] = {}
+_live_lock = threading.Lock()
+_handlers_installed = False
+
+
+def register(process: subprocess.Popen[bytes], token: str = "") -> None:
+    with _live_lock:
+        _live[process.pid] = process
+        _live_tokens[process.pid] = token
+    _install_handlers()
+
+
+def unregister(process: subprocess.Popen[bytes]) -> None:
+    with _live_lock:
+        _live.pop(process.pid, None)
+        _live_tokens.pop(process.pid, None)
+
+
+def live_pids() -> list[int]:
+    with _live_lock:
+        return list(_live)
+
+
+def live_tokens() -> set[str]:
+    with _live_lock:
+        return set(_live_tokens.values()) - {""}
+
+
+def kill_all_live() -> None:
+    """SIGKILL every live implementation's group (on SIGINT, SIGTERM and at exit)."""
+    with _live_lock:
+        processes = list(_live.values())
+    for process in processes:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        try:
+            process.kill()
+        except OSError:
+            pass
+
+
+def _install_handlers() -> None:
+    """Once, from the main thread: SIGINT and SIGTERM kill live children, then do what they did before."""
+    global _handlers_installed
+    if _handlers_installed or threading.current_thread() is not threading.main_thread():
+        return
+    _handlers_installed = True
+    atexit.register(kill_all_live)
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        previous = signal.getsignal(signum)
+        signal.signal(signum, _chained(previous))
+
+
+def _chained(previous: object):
+    def handler(signum: int, frame: object) -> None:
+        kill_all_live()
+        if callable(previous):
+            previous(signum, frame)
+        elif previous == signal.SIG_DFL:
+            signal.signal(signum, signal.SIG_DFL)
+            os.kill(os.getpid(), signum)
+    return handler
+
+
+@cache
+def _subreaper_possible() -> bool:
+    return sys.platform.startswith("linux") and os.path.isdir("/proc")
+
+
+@cache
+def become_subreaper() -> bool:
+    """Make this process adopt orphaned descendants (Linux), so the sweep can find them."""
+    if not _subreaper_possible():
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+def _processes() -> dict[int, tuple[int, int]]:
+    """Every visible process: pid -> (ppid, pgid)."""
+    found: dict[int, tuple[int, int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as handle:
+                text = handle.read().decode("ascii", "replace")
+        except OSError:
+            continue
+        fields = text[text.rfind(")") + 2:].split()
+        if len(fields) > 2:
+            found[int(entry)] = (int(fields[1]), int(fields[2]))
+    return found
+
+
+def _marker(pid: int) -> str | None:
+    """The box token in a process's environment (None when it has none or cannot be read)."""
+    try:
+        with open(f"/proc/{pid}/environ", "rb") as handle:
+            entries = handle.read().split(b"\0")
+    except OSError:
+        return None
+    prefix = f"{MARKER}=".encode()
+    return next((e[len(prefix):].decode("ascii", "replace") for e in entries if e.startswith(prefix)), None)
+
+
+def sweep(token: str) -> int:
+    """Kill what a finished box left running: its marked processes, and descendants adopted by
+    this process (another process group, not a live implementation nor one of its helpers),
+    each with its own descendants.  Returns how many were killed.  Needs /proc."""
+    if not _subreaper_possible():
+        return 0
+    me, group = os.getpid(), os.getpgrp()
+    table = _processes()
+    keep, alive = set(live_pids()), live_tokens() - {token}
+    strays = set()
+    for pid, (ppid, pgid) in table.items():
+        if pid == me or pid in keep:
+            continue
+        marker = _marker(pid)
+        if marker == token or (ppid == me and pgid != group and marker not in alive):
+            strays.add(pid)
+    children: dict[int, list[int]] = {}
+    for pid, (ppid, _) in table.items():
+        children.setdefault(ppid, []).append(pid)
+    doomed: set[int] = set()
+    pending = list(strays)
+    while pending:
+        pid = pending.pop()
+        if pid not in doomed and pid != me:
+            doomed.add(pid)
+            pending.extend(children.get(pid, []))
+    for pid in doomed:
+        try:
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _reap(pid for pid in doomed if table.get(pid, (0, 0))[0] == me)
+    _await_death(doomed)
+    return len(doomed)
+
+
+def _await_death(pids: set[int], limit: float = 2.0) -> None:
+    """Wait (briefly) until the killed processes are gone or zombies."""
+    deadline = time.monotonic() + limit
+    for pid in pids:
+        while time.monotonic() < deadline:
+            try:
+                with open(f"/proc/{pid}/stat", "rb") as handle:
+                    state = handle.read().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
+                break
+            if state in (b"Z", b"X"):
+                break
+            time.sleep(0.005)
+
+
+def _reap(pids: Iterable[int]) -> None:
+    for pid in pids:
+        for _ in range(100):
+            try:
+                done, _status = os.waitpid(pid, os.WNOHANG)
+            except ChildProcessError:
+                break
+            if done:
+                break
+            time.sleep(0.01)

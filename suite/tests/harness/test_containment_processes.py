@@ -1,0 +1,248 @@
+"""Containment of processes: every case ends within its timeout whatever the implementation
+starts, nothing is left running, SIGTERM to pytest kills live implementations, timeouts are
+finite and capped, and --run-timeout ends a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from asr_conformance.harness import containment
+from asr_conformance.harness.answers import Outcome
+from asr_conformance.harness.manifest import ManifestError, load_manifest
+from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.persistent import PersistentValidator
+
+ROOT = Path(__file__).resolve().parents[3]
+HOSTILE = ROOT / "examples" / "hostile"
+MISBEHAVING = ROOT / "examples" / "misbehaving"
+BWRAP_PROBLEM = containment._bwrap_problem()
+SANDBOXES = [
+    pytest.param("bwrap", marks=pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")),
+    "none",
+]
+
+
+@pytest.fixture(params=SANDBOXES)
+def sandbox(request: pytest.FixtureRequest) -> Iterator[str]:
+    previous = containment.settings().sandbox
+    containment.configure(sandbox=request.param)
+    yield request.param
+    containment.configure(sandbox=previous)
+
+
+@pytest.fixture
+def tag(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    """A variable passed to the implementation, by which its leftovers are found."""
+    value = uuid.uuid4().hex
+    monkeypatch.setenv("ASR_LEFTOVER_TAG", value)
+    yield value
+
+
+def leftovers(tag: str) -> list[int]:
+    """Processes still running (not zombies) that carry the tag in their environment."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes()
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if f"ASR_LEFTOVER_TAG={tag}".encode() in environ.split(b"\0") and state != "Z":
+            found.append(int(entry))
+    return found
+
+
+def _stream(tmp_path: Path) -> Path:
+    stream = tmp_path / "s.jsonl"
+    stream.write_text("{}\n")
+    return stream
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+@pytest.mark.parametrize("name", ["daemonizes-and-holds-stdout", "leaves-quiet-daemon"])
+def test_daemons_die_with_the_case(sandbox: str, tag: str, tmp_path: Path, name: str) -> None:
+    adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",))
+    started = time.monotonic()
+    for _ in range(3):
+        verdict = adapter.validate(_stream(tmp_path))
+        assert verdict.outcome is Outcome.ACCEPT, verdict.explain()
+    assert time.monotonic() - started < 9, "each case ends when the validator exits, not when its daemon does"
+    assert leftovers(tag) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+def test_ignoring_sigterm_ends_at_the_timeout(sandbox: str, tag: str, tmp_path: Path) -> None:
+    adapter = OneShotValidator([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",))
+    started = time.monotonic()
+    verdict = adapter.validate(_stream(tmp_path))
+    assert verdict.outcome is Outcome.TIMEOUT
+    assert time.monotonic() - started < 4
+    persistent = PersistentValidator([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",))
+    assert persistent.validate(_stream(tmp_path)).outcome is Outcome.TIMEOUT
+    persistent.close()
+    assert leftovers(tag) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+def test_a_persistent_process_tree_dies_with_close(sandbox: str, tag: str, tmp_path: Path) -> None:
+    script = tmp_path / "spawns-daemon"
+    script.write_text("#!/bin/sh\n(setsid sleep 300 &) \nexec " + str(ROOT / "examples" / "reference-validator-persistent") + "\n")
+    script.chmod(0o755)
+    adapter = PersistentValidator([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",))
+    assert adapter.validate(_stream(tmp_path)).outcome.is_verdict
+    assert leftovers(tag), "the daemon runs while the process does"
+    adapter.close()
+    assert leftovers(tag) == []
+
+
+def test_reading_uses_no_threads(tmp_path: Path) -> None:
+    """One deadline loop on raw descriptors: no reader thread (the staging cleanup thread aside)."""
+    def readers() -> set[str]:
+        return {t.name for t in threading.enumerate() if t.name != "asr-staging-cleanup"}
+
+    before = readers()
+    OneShotValidator([str(MISBEHAVING / "floods-stdout")], timeout=5).validate(_stream(tmp_path))
+    PersistentValidator([str(MISBEHAVING / "speaks-garbage")], timeout=5).validate(_stream(tmp_path))
+    assert readers() == before
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "0", "1e9"])
+def test_a_manifest_timeout_is_finite_and_capped(tmp_path: Path, value: str) -> None:
+    manifest = tmp_path / "m.toml"
+    manifest.write_text(f'name = "x"\ncommand = "x"\ntimeout = {value}\n')
+    with pytest.raises(ManifestError, match=r"m\.toml.*timeout"):
+        load_manifest(manifest)
+
+
+@pytest.mark.parametrize("value", ["inf", "nan", "-1", "1e9"])
+def test_asr_timeout_is_finite_and_capped(pytester: pytest.Pytester, value: str) -> None:
+    result = pytester.runpytest_subprocess(f"--implementation={MISBEHAVING / 'hangs'}", f"--asr-timeout={value}",
+                                           "-p", "no:cacheprovider")
+    assert result.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--asr-timeout" in result.stderr.str()
+
+
+def test_run_timeout_fails_the_remaining_cases_as_timeouts(pytester: pytest.Pytester) -> None:
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        f"--implementation={MISBEHAVING / 'hangs'}", "--asr-timeout=20", "--run-timeout=3", "-p", "no:cacheprovider",
+        "-m", "corpus", "-k", "ASR-164", "--report-dir=out")
+    assert time.monotonic() - started < 40
+    text = result.stdout.str()
+    assert "--run-timeout" in text and "verdict: CONFORMS" not in text
+    result.stdout.fnmatch_lines(["*asr-conformance: sandbox: *"])
+    options = json.loads((pytester.path / "out" / "report.json").read_text())["options"]
+    assert options["run_timeout"] == 3 and options["run_limit_reached"] is True
+
+
+def test_the_header_names_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
+    previous = containment.settings().sandbox
+    monkeypatch.setattr(containment, "_bwrap_problem", lambda: "bwrap is not installed")
+    try:
+        containment.configure(sandbox="auto")
+        line = containment.describe_sandbox()
+        assert line.startswith("sandbox: none (bwrap is not installed), process-group")
+        containment.configure(sandbox="bwrap")
+        with pytest.raises(containment.UsageError, match="--sandbox=bwrap: bwrap is not installed"):
+            containment.sandbox_mode()
+    finally:
+        containment.configure(sandbox=previous)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_signals_to_pytest_kill_the_live_implementation(tmp_path: Path, tag: str, signum: int) -> None:
+    run = subprocess.Popen(
+        [sys.executable, "-m", "pytest", f"--implementation={HOSTILE / 'ignores-sigterm'}", "--asr-timeout=120",
+         "--pass-env=ASR_LEFTOVER_TAG", "-p", "no:cacheprovider", "-p", "no:xdist", "-m", "corpus",
+         "--report-dir=none", "-x"],
+        cwd=tmp_path, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not leftovers(tag) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert leftovers(tag), "the implementation never started"
+        run.send_signal(signum)
+        run.wait(timeout=30)
+        deadline = time.monotonic() + 5
+        while leftovers(tag) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert leftovers(tag) == []
+    finally:
+        run.kill()
+        run.wait()
+
+
+@pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
+def test_a_sandbox_that_cannot_start_is_a_crash_not_a_reject(tmp_path: Path) -> None:
+    """bwrap exits 1 when it cannot set up; here the working directory is another box, which the sandbox hides."""
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="bwrap")
+    other = containment.Box()
+    try:
+        verdict = OneShotValidator([str(ROOT / "examples" / "reference-validator")],
+                                   cwd=str(other.path / "home")).validate(_stream(tmp_path))
+    finally:
+        containment.configure(sandbox=previous)
+        other.close()
+    assert verdict.outcome is Outcome.CRASH and "sandbox (bwrap) could not run" in verdict.message, verdict.explain()
+
+
+@pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
+def test_under_xdist_no_worker_sees_another_workers_staging(pytester: pytest.Pytester) -> None:
+    """The staged file is run/worker/box/in/case/file: in the run's folder, only its own worker shows."""
+    probe = pytester.path / "probe"
+    probe.write_text("#!/usr/bin/env python3\nimport os, sys\nfrom pathlib import Path\n"
+                     "run = Path(sys.argv[1]).parents[4]\n"
+                     "sys.exit(0 if len(os.listdir(run)) == 1 else 3)\n")
+    probe.chmod(0o755)
+    result = pytester.runpytest_subprocess(f"--implementation={probe}", "-n", "2", "--sandbox=bwrap",
+                                           "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164 and valid-",
+                                           "--report-dir=none")
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 3 and "exit status 3" not in result.stdout.str()
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+@pytest.mark.parametrize("name", ["daemonizes-and-holds-stdout", "leaves-quiet-daemon"])
+@pytest.mark.parametrize("sandbox_option", ["auto", "none"])
+def test_a_certification_run_leaves_nothing_running(pytester: pytest.Pytester, tag: str, name: str,
+                                                    sandbox_option: str) -> None:
+    started = time.monotonic()
+    result = pytester.runpytest_subprocess(
+        f"--implementation={HOSTILE / name}", "--timeout=5", "--pass-env=ASR_LEFTOVER_TAG", "-n", "2",
+        f"--sandbox={sandbox_option}", "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164",
+        "--report-dir=none")
+    assert "passed" in result.parseoutcomes()
+    assert time.monotonic() - started < 60, "no case waits for the daemon"
+    assert leftovers(tag) == []
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
+def test_a_persistent_process_that_dies_leaving_a_daemon_on_stdout_ends_the_case(
+        sandbox: str, tag: str, tmp_path: Path) -> None:
+    script = tmp_path / "dies-leaving-daemon"
+    script.write_text("#!/bin/sh\nread line\n"
+                      "echo '{\"version\": 1, \"implementation\": {\"name\": \"x\"}, \"roles\": [\"validator\"]}'\n"
+                      "(setsid sleep 300 &)\nread line\nexit 0\n")
+    script.chmod(0o755)
+    adapter = PersistentValidator([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",))
+    started = time.monotonic()
+    answer = adapter.validate(_stream(tmp_path))
+    assert time.monotonic() - started < 5
+    assert answer.outcome is Outcome.CRASH and "the process exited" in answer.message
+    adapter.close()
+    assert leftovers(tag) == []
