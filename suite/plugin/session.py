@@ -431,21 +431,6 @@ class Progress:
             reporter.write_line(line)
 
 
-def _overall(verdicts: list[dict], reasons: list[str]) -> str:
-    kinds = {v["verdict"] for v in verdicts}
-    if not verdicts or kinds == {"no-verdict"}:
-        return VERDICT_WORDS["no-verdict"]
-    if "does-not-conform" in kinds:
-        return VERDICT_WORDS["does-not-conform"]
-    if reasons:
-        return "DOES NOT PASS THE GATE: " + "; ".join(reasons)
-    if "conforms-except-known-failures" in kinds:
-        return VERDICT_WORDS["conforms-except-known-failures"]
-    if "no-verdict" in kinds:
-        return "CONFORMS IN PART: some roles ran no case"
-    return VERDICT_WORDS["conforms"]
-
-
 @cache
 def _conformance_modules() -> frozenset[str]:
     return frozenset(path.name for path in CONFORMANCE_DIR.glob("test_*.py"))
