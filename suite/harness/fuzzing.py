@@ -219,26 +219,24 @@ def _stop_shrinking() -> bool:
     return False
 
 
-class FuzzSession:
-    """What a fuzz test needs: settings, the adapter, and judging with counterexamples.
+class PropertyRunner:
+    """Runs one Hypothesis property against an implementation, within a shrink budget.
 
-    Property bodies call ``expect`` (or ``expect_damaged``); an unmet
-    expectation raises AssertionError so that Hypothesis shrinks it.  ``run``
-    calls the property and, when it fails, writes the last (shrunk) failing
-    example as a case file and fails the test with the replay command.
-    Shrinking is bounded by ``budget`` (see the module's docstring)."""
+    Property bodies judge what they generate and call ``_fail`` on an unmet
+    expectation, which raises AssertionError so that Hypothesis shrinks it.
+    ``run`` calls the property and, when it fails, writes the last (shrunk)
+    failing example as a ready case (``_write``, per role) and fails the test
+    with the replay command. Shrinking is bounded by ``budget`` (see the
+    module's docstring)."""
 
-    def __init__(self, adapter: Any, scratch: Path, counterexamples: Path, replay: list[str],
-                 hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]],
-                 budget: ShrinkBudget | None = None, database_key: str = "",
+    def __init__(self, scratch: Path, counterexamples: Path, replay: list[str], hypothesis_settings: settings,
+                 seed: int | None, budget: ShrinkBudget | None = None, database_key: str = "",
                  record: Callable[[str, object], None] | None = None) -> None:
-        self.adapter = adapter
         self.scratch = scratch
         self.counterexamples = counterexamples
         self.replay = replay
         self._settings = hypothesis_settings
         self.seed = seed
-        self.also_named = also_named
         self.budget = budget or ShrinkBudget()
         self.database_key = database_key
         #: pytest's record_property: facts recorded during the call reach the call's report.
@@ -286,10 +284,14 @@ class FuzzSession:
             self._record_facts()
         failure = self._last_failure
         shrink_note = self.shrinking.describe(self.budget) if self.shrinking else ""
-        path, command = write_counterexample(self.counterexamples, replay=self.replay, **failure)
+        path, command = self._write(failure)
         self.counterexample = (path, command)
         pytest.fail(f"{message}\n\n{shrink_note}\ncounterexample (shrunk): {path}\nreplay: {command}",
                     pytrace=False)
+
+    def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
+        """Write the failing example as a ready case of the role; return its path and replay command."""
+        raise NotImplementedError
 
     # -- the shrink budget ---------------------------------------------------------
 
@@ -340,18 +342,11 @@ class FuzzSession:
             self._fail(message, explained, failure)
         return True
 
-    def _ask(self, data: bytes, name: str):
-        """Ask about ``data``; the file is named by its digest (the property's name, which says
-        what is expected, never reaches the implementation: the adapter also stages a blind copy)."""
-        stream = self.scratch / f"{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
-        stream.write_bytes(data)
+    def _counted(self) -> None:
+        """One more call to the implementation (a shrink step once a failure is being shrunk)."""
         self.examples += 1
         if self.shrinking is not None:
             self.shrinking.steps += 1
-        try:
-            return self.adapter.validate(stream)
-        finally:
-            stream.unlink(missing_ok=True)
 
     def _fail(self, message: str, explained: str, failure: dict[str, Any]) -> None:
         self._last_failure = failure
@@ -362,6 +357,35 @@ class FuzzSession:
             self.first_failure = (self.examples, key)
         self._failed.setdefault(key, (message, explained, failure))
         raise AssertionError(f"{message}\n{explained}")
+
+
+class FuzzSession(PropertyRunner):
+    """What a validator fuzz test needs: the adapter, and judging generated streams.
+
+    Property bodies call ``expect`` (or ``expect_damaged``); a failure is written
+    as a validator case (stream + TOML)."""
+
+    def __init__(self, adapter: Any, scratch: Path, counterexamples: Path, replay: list[str],
+                 hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]],
+                 budget: ShrinkBudget | None = None, database_key: str = "",
+                 record: Callable[[str, object], None] | None = None) -> None:
+        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record)
+        self.adapter = adapter
+        self.also_named = also_named
+
+    def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
+        return write_counterexample(self.counterexamples, replay=self.replay, **failure)
+
+    def _ask(self, data: bytes, name: str):
+        """Ask about ``data``; the file is named by its digest (the property's name, which says
+        what is expected, never reaches the implementation: the adapter also stages a blind copy)."""
+        stream = self.scratch / f"{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
+        stream.write_bytes(data)
+        self._counted()
+        try:
+            return self.adapter.validate(stream)
+        finally:
+            stream.unlink(missing_ok=True)
 
     # -- the properties' judgements --------------------------------------------------
 
