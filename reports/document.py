@@ -19,7 +19,7 @@ from asr_conformance.gate.verdict import Completeness, verdicts
 from asr_conformance.vocabulary.rules import Rule
 
 REPORT_VERSION = 1
-__all__ = ["RunFacts", "build_report", "corpus_digest", "counterexamples", "rule_matrix", "verdicts"]
+__all__ = ["RunFacts", "build_report", "corpus_digest", "counterexamples", "fuzz_summary", "rule_matrix", "verdicts"]
 
 
 @dataclass
@@ -69,6 +69,7 @@ def build_report(facts: RunFacts, results: Sequence[Result]) -> dict[str, Any]:
         "rules": rule_matrix(facts.catalog, keys, ordered),
         "results": [r.to_json() for r in ordered],
         "counterexamples": counterexamples(ordered),
+        "fuzz": fuzz_summary(ordered),
         "expectations": facts.expectations,
         "baseline": facts.baseline,
         "exit": facts.exit,
@@ -127,3 +128,25 @@ def counterexamples(results: Sequence[Result]) -> list[dict[str, str]]:
     """The fuzz counterexamples the results carry (as data, from the test's record)."""
     return [{"implementation": r.implementation, "test": r.id, "path": r.counterexample.path,
              "replay": r.counterexample.replay} for r in results if r.counterexample is not None]
+
+
+def fuzz_summary(results: Sequence[Result]) -> list[dict[str, Any]]:
+    """Per implementation and role: the fuzz properties run, how they ended, the examples they tried,
+    and why a role was not fuzzed (a skipped property's reason), so that no report hides an unfuzzed role."""
+    groups: dict[tuple[str, str], list[Result]] = {}
+    for result in results:
+        if result.kind == "fuzz":
+            groups.setdefault((result.implementation, result.role), []).append(result)
+    summary = []
+    for (implementation, role), mine in sorted(groups.items()):
+        outcomes = Counter(r.outcome for r in mine)
+        ran = [r for r in mine if r.outcome != "skipped"]
+        summary.append({
+            "implementation": implementation, "role": role, "properties": len(ran),
+            "outcomes": {o: outcomes[o] for o in OUTCOMES if outcomes[o]},
+            "examples": sum(int(r.details.get("fuzz_examples") or 0) for r in mine),
+            "counterexamples": sum(1 for r in mine if r.counterexample is not None),
+            "failing": sorted(r.id for r in mine if r.outcome in FAILING),
+            "not_fuzzed": sorted({r.message for r in mine if r.outcome == "skipped" and r.message}),
+        })
+    return summary

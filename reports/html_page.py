@@ -59,7 +59,7 @@ def render_html(report: dict[str, Any]) -> str:
         '<p class="gate"><b>Partial run</b> (' + escape("; ".join(report["options"].get("partial_reasons") or
                                                             ["narrowed with -m or -k"]))
         + "): only a full run certifies.</p>" if report["options"].get("partial") else "",
-        _verdicts(report), _gate(report), _matrix(report), _failures(report), _counterexamples(report),
+        _verdicts(report), _gate(report), _matrix(report), _failures(report), _fuzz(report), _counterexamples(report),
         "</main></body></html>",
     ]
     return "\n".join(part for part in parts if part)
@@ -208,6 +208,20 @@ def _failures(report: dict[str, Any]) -> str:
                    f'<h4><span class="chip s-{"expected-fail" if result["outcome"] == "expected-fail" else "fail"}">'
                    f'{escape(result["outcome"])}</span> {escape(result["id"])}</h4>{"".join(blocks)}</div>')
     return "\n".join(out)
+
+
+def _fuzz(report: dict[str, Any]) -> str:
+    """Per implementation and role: properties, examples, failures, and why a role was not fuzzed."""
+    rows = report.get("fuzz") or []
+    if not rows:
+        return ""
+    body = "".join(
+        f"<tr><td>{escape(r['implementation'])}</td><td>{escape(r['role'])}</td><td>{r['properties']}</td>"
+        f"<td>{r['examples']}</td><td>{sum(r['outcomes'].get(o, 0) for o in ('fail', 'crash', 'timeout'))}</td>"
+        f"<td>{r['counterexamples']}</td><td>{escape('; '.join(r['not_fuzzed']))}</td></tr>" for r in rows
+    )
+    return ("<h2>Fuzzing</h2><table><tr><th>implementation</th><th>role</th><th>properties</th><th>examples</th>"
+            f"<th>failing</th><th>counterexamples</th><th>not fuzzed</th></tr>{body}</table>")
 
 
 def _counterexamples(report: dict[str, Any]) -> str:

@@ -52,6 +52,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append("")
     lines += _failing_rules(report)
     lines += _gate(report)
+    lines += _fuzz(report)
     if report["counterexamples"]:
         lines += ["## Fuzz counterexamples", ""]
         for found in report["counterexamples"]:
@@ -61,6 +62,22 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines.append("The full rule matrix is in `report.html`; every result, with inputs and outputs of failures, "
                  "in `report.json`.")
     return "\n".join(lines) + "\n"
+
+
+def _fuzz(report: dict[str, Any]) -> list[str]:
+    """One line per implementation and role fuzzed (or not, and why)."""
+    rows = report.get("fuzz") or []
+    if not rows:
+        return []
+    lines = ["## Fuzzing", ""]
+    for row in rows:
+        failing = sum(row["outcomes"].get(o, 0) for o in ("fail", "crash", "timeout"))
+        text = (f"- {_cell(row['implementation'])}, {_cell(row['role'])}: {row['properties']} properties, "
+                f"{row['examples']} examples, {failing} failing, {row['counterexamples']} counterexamples")
+        lines.append(text)
+        for why in row["not_fuzzed"]:
+            lines.append(f"  - {_cell(why)}")
+    return lines + [""]
 
 
 def _failing_rules(report: dict[str, Any]) -> list[str]:

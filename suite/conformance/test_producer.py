@@ -9,7 +9,7 @@ valid stream; never a crash, a hang or an invalid stream.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
@@ -58,20 +58,10 @@ def _marked(rules: Iterable[str]):
     return apply
 
 
-@pytest.fixture(scope="session")
-def producer_runner(request: pytest.FixtureRequest, asr_target,
-                    tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProducerRunner]:
-    """One runner per session (per xdist worker); it keeps each input's baseline conversion."""
-    runner = ProducerRunner(asr_target, tmp_path_factory.mktemp("conversions"),
-                            request.config.getoption("check_protocol"))
-    yield runner
-    runner.close()
-
-
 @_marked(OUTPUT_RULES)
-def test_output_conforms(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
+def test_output_conforms(producer_input, asr_producer: ProducerRunner, asr_record) -> None:
     producer_input = _path(producer_input)
-    conversion = producer_runner.baseline(producer_input)
+    conversion = asr_producer.baseline(producer_input)
     expected = "exit 0 with a stream that conforms"
     stream = _stream_or_fail(conversion, producer_input, expected, OUTPUT_RULES, asr_record)
     problems = output_problems(stream)
@@ -87,29 +77,29 @@ def test_output_conforms(producer_input, producer_runner: ProducerRunner, asr_re
 
 
 @_marked(VARIANTS["again"].rules)
-def test_deterministic(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
-    _compare_with_baseline(_path(producer_input), producer_runner, VARIANTS["again"], asr_record)
+def test_deterministic(producer_input, asr_producer: ProducerRunner, asr_record) -> None:
+    _compare_with_baseline(_path(producer_input), asr_producer, VARIANTS["again"], asr_record)
 
 
 @pytest.mark.parametrize("variant_name", [
     pytest.param(name, id=name, marks=_marks(VARIANTS[name].rules)) for name in INDEPENDENCE
 ])
-def test_independent_of(producer_input, producer_runner: ProducerRunner, variant_name: str,
+def test_independent_of(producer_input, asr_producer: ProducerRunner, variant_name: str,
                         asr_record) -> None:
     variant = VARIANTS[variant_name]
     if not variant.available:
         pytest.skip(f"the {variant.name} variant is unavailable here: {variant.unavailable}")
-    _compare_with_baseline(_path(producer_input), producer_runner, variant, asr_record)
+    _compare_with_baseline(_path(producer_input), asr_producer, variant, asr_record)
 
 
 @pytest.mark.parametrize("damage", sorted(damaged_inputs(b"")))
-def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: str, tmp_path: Path,
+def test_damaged_input(producer_input, asr_producer: ProducerRunner, damage: str, tmp_path: Path,
                        asr_record) -> None:
     """No ASR rule governs a refusal (docs/contract.md §2.4 and §6 do); a stream, when given, must conform."""
     producer_input = _path(producer_input)
     damaged = tmp_path / f"{producer_input.stem}.{damage}{producer_input.suffix}"
     damaged.write_bytes(damaged_inputs(producer_input.read_bytes())[damage])
-    conversion = producer_runner.convert(damaged, "baseline")
+    conversion = asr_producer.convert(damaged, "baseline")
     expected = "a refusal (non-zero exit) with a message, or a stream that conforms"
     output = _shown(conversion)
     if conversion.outcome is Outcome.REFUSED:
@@ -135,10 +125,10 @@ def test_damaged_input(producer_input, producer_runner: ProducerRunner, damage: 
 
 
 @_marked(FIDELITY_RULES)
-def test_fidelity(producer_input, producer_runner: ProducerRunner, asr_record) -> None:
+def test_fidelity(producer_input, asr_producer: ProducerRunner, asr_record) -> None:
     """The stream keeps what the native input records and invents nothing (the witness reads the input)."""
     source = _path(producer_input)
-    baseline = producer_runner.baseline(source)
+    baseline = asr_producer.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no stream to hold to its source ({baseline.outcome.value}; see test_output_conforms)")
     result = judge_fidelity(source.read_bytes(), baseline.stream)
@@ -147,7 +137,7 @@ def test_fidelity(producer_input, producer_runner: ProducerRunner, asr_record) -
 
 
 @_marked(FIDELITY_RULES)
-def test_follows_source_edit(source_edit: SourceEdit, producer_runner: ProducerRunner, tmp_path: Path,
+def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunner, tmp_path: Path,
                              asr_record) -> None:
     """An edited copy of the input converts to a stream that changed exactly as the edit implies."""
     source = Path(source_edit.input.path)
@@ -158,14 +148,14 @@ def test_follows_source_edit(source_edit: SourceEdit, producer_runner: ProducerR
     mutation = mutation_named(witness, source_edit.mutation) if witness is not None else None
     if witness is None or mutation is None:
         pytest.skip(f"fidelity not checked: the {source_edit.mutation} edit is not offered for this input")
-    baseline = producer_runner.baseline(source)
+    baseline = asr_producer.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
 
     def convert(edited: bytes) -> bytes | str:
         copy = tmp_path / f"edited{source.suffix}"
         copy.write_bytes(edited)
-        conversion = producer_runner.convert(copy, "baseline")
+        conversion = asr_producer.convert(copy, "baseline")
         if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
             return conversion.stream
         return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"

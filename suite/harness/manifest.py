@@ -7,6 +7,7 @@
     protocol = "oneshot"                           # or "persistent"
     timeout = 20                                   # seconds per case
     inputs = ["samples/*.log"]                     # producer inputs (globs)
+    source_formats = ["codex-rollout-jsonl"]       # native formats to fuzz (default: the inputs' formats)
     expectations = "acme-expectations.toml"
     pass_env = ["ACME_LICENSE_FILE"]               # variables passed through (default: none)
 
@@ -46,6 +47,7 @@ class Manifest:
     inputs: tuple[str, ...]
     expectations: Path | None
     pass_env: tuple[str, ...] = ()
+    source_formats: tuple[str, ...] = ()
 
     @property
     def folder(self) -> Path:
@@ -94,4 +96,5 @@ def load_manifest(path: Path) -> Manifest:
         inputs=tuple(str(folder / pattern) for pattern in data.get("inputs", [])),
         expectations=(folder / expectations) if expectations else None,
         pass_env=tuple(data.get("pass_env", ())),
+        source_formats=tuple(data.get("source_formats", ())),
     )

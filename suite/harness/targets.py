@@ -28,6 +28,10 @@ REFERENCE_SAMPLES = tuple(
 )
 
 
+#: The description beside a producer counterexample (``harness.producer_fuzzing``): never an input.
+CASE_SUFFIX = ".case.toml"
+
+
 class TargetError(Exception):
     """An --implementation or --inputs the harness cannot use; the message says which and why."""
 
@@ -63,6 +67,9 @@ class Target:
     source: str = ""
     #: Environment variables passed through to the implementation (a manifest's pass_env, --pass-env).
     pass_env: tuple[str, ...] = ()
+    #: Native formats the producer is fuzzed in (--source-format, a manifest's source_formats); empty:
+    #: the formats its inputs are in.
+    source_formats: tuple[str, ...] = ()
 
     @property
     def label(self) -> str:
@@ -88,14 +95,34 @@ def default_role(inputs: Sequence[str]) -> str:
 
 
 def resolve_targets(implementations: Sequence[str], role: str | None, inputs: Sequence[str],
-                    protocol_flag: bool, timeout: float | None, expectations: str | None) -> list[Target]:
+                    protocol_flag: bool, timeout: float | None, expectations: str | None,
+                    source_formats: Sequence[str] = ()) -> list[Target]:
     """Every --implementation as a Target (the bundled reference when there is none)."""
+    formats = canonical_formats(source_formats, "--source-format")
     if not implementations:
-        return [bundled_reference(role, inputs, timeout, expectations)]
+        return [replace(bundled_reference(role, inputs, timeout, expectations), source_formats=formats)]
     targets = [
-        _target(given, role, inputs, protocol_flag, timeout, expectations) for given in implementations
+        _target(given, role, inputs, protocol_flag, timeout, expectations, formats) for given in implementations
     ]
     return _unique_keys(targets)
+
+
+def canonical_formats(names: Sequence[str], origin: str) -> tuple[str, ...]:
+    """Format names as the witnesses know them (``codex`` -> ``codex-rollout-jsonl``); an unknown one is an error."""
+    if not names:
+        return ()
+    from asr_conformance.fidelity.registry import installed_witnesses
+    from asr_conformance.generators.native import formats
+
+    witnesses = installed_witnesses()[0]
+    found = []
+    for name in names:
+        witness = next((w for w in witnesses if w.accepts_format_name(name)), None)
+        if witness is None or witness.format not in formats():
+            raise TargetError(f"{origin}={name}: no generator for this format; the suite fuzzes "
+                              f"{', '.join(formats())}")
+        found.append(witness.format)
+    return tuple(dict.fromkeys(found))
 
 
 def bundled_reference(role: str | None, inputs: Sequence[str], timeout: float | None,
@@ -119,7 +146,7 @@ def _reference_samples() -> tuple[ProducerInput, ...]:
 
 
 def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: bool,
-            timeout: float | None, expectations: str | None) -> Target:
+            timeout: float | None, expectations: str | None, source_formats: tuple[str, ...] = ()) -> Target:
     path = Path(given)
     if path.suffix == ".toml":
         try:
@@ -129,16 +156,19 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
         if role and role not in manifest.roles:
             raise TargetError(f"{path}: roles {list(manifest.roles)} do not include {role}")
         roles = (role,) if role else manifest.roles
-        found = expand_inputs(inputs or manifest.inputs, origin=f"{path}: inputs" if not inputs else "--inputs")
-        if "producer" in roles and not found:
-            raise TargetError(f"{path}: the producer role needs inputs (--inputs, or inputs in the manifest)")
+        patterns = inputs or manifest.inputs
+        found = expand_inputs(patterns, origin=f"{path}: inputs" if not inputs else "--inputs") if patterns else ()
+        formats = source_formats or canonical_formats(manifest.source_formats, f"{path}: source_formats")
+        if "producer" in roles and not found and not formats:
+            raise TargetError(f"{path}: the producer role needs inputs (--inputs, or inputs in the manifest) "
+                              "or the source formats to fuzz (--source-format, or source_formats)")
         chosen = Path(expectations) if expectations else manifest.expectations
         return Target(
             key=manifest.name, name=manifest.name, version=manifest.version, command=manifest.command,
             protocol=manifest.protocol, timeout=timeout or manifest.timeout or DEFAULT_TIMEOUT, roles=roles,
             cwd=str(manifest.folder), accept_codes=manifest.accept_codes, reject_codes=manifest.reject_codes,
             placeholder=manifest.placeholder, inputs=found, expectations=chosen, source=str(path),
-            pass_env=manifest.pass_env,
+            pass_env=manifest.pass_env, source_formats=formats,
         )
     if not path.exists():
         raise TargetError(f"--implementation={given}: no such file")
@@ -147,13 +177,14 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
                           "(chmod +x it, or describe it with a .toml manifest)")
     chosen_role = role or default_role(inputs)
     found = expand_inputs(inputs) if inputs else ()
-    if chosen_role == "producer" and not found:
-        raise TargetError(f"--implementation={given}: the producer role needs --inputs")
+    if chosen_role == "producer" and not found and not source_formats:
+        raise TargetError(f"--implementation={given}: the producer role needs --inputs (or --source-format, to "
+                          "fuzz it with generated transcripts only)")
     return Target(
         key=path.name, name=path.name, version=None, command=(str(path.resolve()),),
         protocol="persistent" if protocol_flag else "oneshot", timeout=timeout or DEFAULT_TIMEOUT,
         roles=(chosen_role,), inputs=found, expectations=Path(expectations) if expectations else None,
-        source=given,
+        source=given, source_formats=source_formats,
     )
 
 
@@ -174,6 +205,9 @@ _GLOB = re.compile(r"[*?\[]")
 def expand_inputs(patterns: Sequence[str], origin: str = "--inputs") -> tuple[ProducerInput, ...]:
     """Files, folders (every file below, hidden ones left out) and globs, in a stable order.
 
+    A fuzz counterexample's ``.case.toml`` (what the file beside it holds) is never an input, so a
+    folder of counterexamples can be given as it is.
+
     A pattern that matches nothing is an error: a producer certified on no
     input would be certified on nothing."""
     found: dict[Path, ProducerInput] = {}
@@ -182,10 +216,11 @@ def expand_inputs(patterns: Sequence[str], origin: str = "--inputs") -> tuple[Pr
         if _GLOB.search(pattern):
             prefix = _GLOB.split(pattern, 1)[0]  # the folder part before the first wildcard
             base = Path(prefix) if prefix.endswith(("/", os.sep)) else Path(prefix).parent
-            matches = [Path(m) for m in sorted(glob.glob(pattern, recursive=True)) if Path(m).is_file()]
+            matches = [Path(m) for m in sorted(glob.glob(pattern, recursive=True))
+                       if Path(m).is_file() and not m.endswith(CASE_SUFFIX)]
         elif path.is_dir():
             base = path
-            matches = sorted(p for p in path.rglob("*") if p.is_file()
+            matches = sorted(p for p in path.rglob("*") if p.is_file() and not p.name.endswith(CASE_SUFFIX)
                              and not any(part.startswith(".") for part in p.relative_to(path).parts))
         elif path.is_file():
             base, matches = path.parent, [path]

@@ -49,6 +49,8 @@ from asr_conformance.harness.fuzzing import (
 )
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
+from asr_conformance.harness.judging.producer import ProducerRunner
+from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
@@ -58,6 +60,7 @@ from asr_conformance.plugin.run_config import (
     TARGETS_KEY,
     corpus_of,
     counterexamples_of,
+    fuzz_plans,
     hypothesis_facts,
     shrink_budget_of,
     target_of,
@@ -98,6 +101,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="role to certify (default: a manifest's roles; else producer with --inputs, else validator)")
     group.addoption("--inputs", action="append", default=[], metavar="PATH",
                     help="producer inputs: files, folders or globs (repeatable)")
+    group.addoption("--source-format", action="append", default=[], metavar="FORMAT", dest="source_formats",
+                    help="a native format the producer converts, fuzzed with generated transcripts under -m fuzz "
+                    "(repeatable; claude-code-jsonl, codex-rollout-jsonl; default: the formats of its inputs)")
     group.addoption("--asr-timeout", type=_timeout_option, default=None, metavar="SECONDS", dest="asr_timeout",
                     help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g}, "
                     f"at most {MAX_TIMEOUT:g})")
@@ -199,6 +205,7 @@ def pytest_configure(config: pytest.Config) -> None:
         targets = resolve_targets(
             implementations, config.getoption("role"), config.getoption("inputs"),
             config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
+            config.getoption("source_formats"),
         )
         settings = _gate_settings(config, targets)
     except (TargetError, ExpectationsError, BaselineError) as error:
@@ -355,9 +362,24 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("source_edit", [
             pytest.param(edit, id=edit.id) for item in unique.values() for edit in source_edits(item)
         ])
+    if "generated_input" in metafunc.fixturenames:
+        metafunc.parametrize("generated_input", _generated_params(config))
     targets = targets_of(config)
     if len(targets) > 1 and "asr_target" in metafunc.fixturenames:
         metafunc.parametrize("asr_target", [pytest.param(t, id=t.key) for t in targets], scope="session")
+
+
+def _generated_params(config: pytest.Config) -> list[Any]:
+    """One parameter per producer fuzz property any target has, and one that skips, saying why, for the
+    targets that have none (deselected for the others)."""
+    plans = fuzz_plans(config)
+    unique = {p.id: p for plan in plans.values() for p in plan.inputs}
+    params = [pytest.param(p, id=p.id) for p in unique.values()]
+    reasons = sorted({plan.reason for plan in plans.values() if plan.reason})
+    if reasons or not params:
+        why = "; ".join(reasons) or "not fuzzed: no implementation plays the producer role"
+        params.append(pytest.param(None, id="not-fuzzed", marks=pytest.mark.skip(reason=why)))
+    return params
 
 
 def item_role(item: pytest.Item) -> str:
@@ -390,7 +412,8 @@ def result_id(item: pytest.Item, role: str) -> str:
     for name, value in params.items():
         if name == "asr_target":
             continue
-        parts.append(value.id if isinstance(value, (Case, ProducerInput)) or hasattr(value, "input") else str(value))
+        parts.append(value.id if isinstance(value, (Case, ProducerInput, GeneratedInput)) or hasattr(value, "input")
+                     else str(value))
     name = getattr(item, "originalname", item.name)
     return f"{role}/{name}" + (f"[{'-'.join(parts)}]" if parts else "")
 
@@ -415,7 +438,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
         given = params.get("producer_input") or getattr(params.get("source_edit"), "input", None)
-        if role not in target.roles or (isinstance(given, ProducerInput) and given not in target.inputs):
+        if role not in target.roles or (isinstance(given, ProducerInput) and given not in target.inputs) or (
+                "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
             dropped.append(item)
             continue
         kind = "corpus" if role == "validator" and item.get_closest_marker("corpus") else (
@@ -425,6 +449,14 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept
+
+
+def _fuzzes(config: pytest.Config, target: Target, generated: GeneratedInput | None) -> bool:
+    """Whether a producer fuzz item is this target's: one of its properties, or the skip that says why it has none."""
+    plan = fuzz_plans(config).get(target.key)
+    if plan is None:
+        return False
+    return generated in plan.inputs if generated is not None else bool(plan.reason)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -495,7 +527,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
     budget = shrink_budget_of(request.config)
     facts: dict[str, Any] = {}
     session = FuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
-                          replay_arguments(asr_target), settings(), seed if isinstance(seed, int) else None,
+                          replay_arguments(asr_target, "validator"), settings(), seed if isinstance(seed, int) else None,
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
                           record=facts.__setitem__)
     asr_record.later(lambda: {
@@ -507,11 +539,45 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
     yield session
 
 
-def replay_arguments(target: Target) -> list[str]:
-    """The arguments that name the implementation again, with absolute paths, so a replay works anywhere."""
+@pytest.fixture(scope="session")
+def asr_producer(request: pytest.FixtureRequest, asr_target: Target,
+                 tmp_path_factory: pytest.TempPathFactory) -> Iterator[ProducerRunner]:
+    """The producer role's runner, one per session (per xdist worker); it keeps each input's baseline."""
+    runner = ProducerRunner(asr_target, tmp_path_factory.mktemp("conversions"),
+                            request.config.getoption("check_protocol"))
+    yield runner
+    runner.close()
+
+
+@pytest.fixture
+def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunner, asr_target: Target,
+                      tmp_path: Path, asr_record: Recorder) -> Iterator[ProducerFuzzSession]:
+    """Runs a property of generated native transcripts against the producer under test."""
+    from hypothesis import settings
+
+    seed = request.config.stash.get(SEED_KEY, None)
+    facts: dict[str, Any] = {}
+    session = ProducerFuzzSession(
+        lambda source: asr_producer.convert(source, "baseline"), tmp_path / "generated",
+        counterexamples_of(request.config, tmp_path), replay_arguments(asr_target, "producer"), settings(),
+        seed if isinstance(seed, int) else None, shrink_budget_of(request.config),
+        database_key=result_id(request.node, "producer"), record=facts.__setitem__)
+    asr_record.later(lambda: {
+        "fuzz_examples": session.examples, "seed": seed if isinstance(seed, int) else None,
+        "counterexample": None if session.counterexample is None else
+        (str(session.counterexample[0]), session.counterexample[1]),
+        "shrink": {key.removeprefix("asr_"): value for key, value in facts.items()} or None,
+    })
+    yield session
+
+
+def replay_arguments(target: Target, role: str) -> list[str]:
+    """The arguments that name the implementation again in ``role``, with absolute paths, so a replay
+    works anywhere."""
     if not target.given:
-        return [str(CONFORMANCE_DIR)]  # the bundled reference: pointing at the suite certifies it
-    arguments = [f"--implementation={Path(target.source).resolve()}", "--role=validator"]
+        # The bundled reference: pointing at the suite certifies it.
+        return [str(CONFORMANCE_DIR)] + ([f"--role={role}"] if role != "validator" else [])
+    arguments = [f"--implementation={Path(target.source).resolve()}", f"--role={role}"]
     if target.protocol == "persistent" and not target.source.endswith(".toml"):
         arguments.append("--persistent")
     return arguments

@@ -15,11 +15,13 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment
 from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
+from asr_conformance.harness.producer_fuzzing import FuzzPlan, fuzz_plan
 from asr_conformance.harness.targets import Target
 
 #: The certification tests, collected when a run names an implementation.
 CONFORMANCE_DIR = Path(__file__).resolve().parent.parent / "conformance"
 TARGETS_KEY = pytest.StashKey[list[Target]]()
+FUZZ_PLANS_KEY = pytest.StashKey[dict[str, FuzzPlan]]()
 SEED_KEY = pytest.StashKey[object]()
 #: time.time() at which --run-timeout ends the run (None without one); the same in every worker.
 RUN_DEADLINE_KEY = pytest.StashKey[float | None]()
@@ -91,6 +93,15 @@ def corpus_of(config: pytest.Config) -> Path:
 
 def targets_of(config: pytest.Config) -> list[Target]:
     return config.stash[TARGETS_KEY]
+
+
+def fuzz_plans(config: pytest.Config) -> dict[str, FuzzPlan]:
+    """Each producer target's fuzz properties (by target key), worked out once per process."""
+    plans = config.stash.get(FUZZ_PLANS_KEY, None)
+    if plans is None:
+        plans = {t.key: fuzz_plan(t.source_formats, t.inputs) for t in targets_of(config) if "producer" in t.roles}
+        config.stash[FUZZ_PLANS_KEY] = plans
+    return plans
 
 
 def target_of(config: pytest.Config) -> Target:

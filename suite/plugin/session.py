@@ -357,7 +357,8 @@ class CertificationSession:
 
 
 _KIND_BY_MODULE = {"test_validator_corpus": ("validator", "corpus"), "test_validator_fuzz": ("validator", "fuzz"),
-                   "test_reader_corpus": ("reader", "cases"), "test_producer": ("producer", "conversions")}
+                   "test_reader_corpus": ("reader", "cases"), "test_producer": ("producer", "conversions"),
+                   "test_producer_fuzz": ("producer", "fuzz")}
 
 
 def _role_and_phase(nodeid: str) -> tuple[str, str]:

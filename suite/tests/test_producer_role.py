@@ -99,9 +99,11 @@ def test_nondeterministic_records_are_caught_by_repetition(pytester: pytest.Pyte
 
 def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(pytester: pytest.Pytester) -> None:
     result = certify(pytester, MISBEHAVING / "emits-invalid-stream")
-    # a damaged copy that still converts gets the same invalid stream: only damaged-input tests may join
+    # a damaged copy that still converts gets the same invalid stream, and so does a generated transcript:
+    # only damaged-input and fuzz tests may join
     assert every("test_output_conforms") <= failed(result)
-    assert all(name.startswith(("test_output_conforms", "test_damaged_input")) for name in failed(result))
+    assert all(name.startswith(("test_output_conforms", "test_damaged_input", "test_converts_generated_transcripts"))
+               for name in failed(result))
     text = result.stdout.str()
     assert "the stream breaks ASR-260:" in text and "exitCode 4294967296" in text
     assert "plain-chat.jsonl: the stream breaks ASR-003" in text  # no tool results: the header is dropped

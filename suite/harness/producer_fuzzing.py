@@ -1,0 +1,255 @@
+"""Fuzzing producers: generated native transcripts through the converter, the witness as oracle.
+
+A vendor's own inputs show what the vendor thought of. Here the suite builds native
+transcripts itself (``generators.native``), valid by construction and holding the features
+converters get wrong (duplicate native IDs, dangling and interrupted calls, orphans, exit
+codes only in text...), converts each with the producer under test and holds the stream to
+what the format's witness reads from the same bytes:
+
+* the transcript is converted (a refusal of a valid transcript fails, as for a vendor's input);
+* the stream conforms (``judging.producer.output_problems``);
+* the stream keeps every fact of its source (``judging.fidelity.judge_fidelity``);
+* one source edit the witness offers, drawn per example, moves the stream as it must
+  (``judging.fidelity.judge_mutation``).
+
+A failure is shrunk by Hypothesis (within the shrink budget of ``harness.fuzzing``) and
+written as a ready producer input: the native file, a ``.case.toml`` beside it that says
+what it holds and what broke, and a command that replays it as ``--inputs``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import shlex
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hypothesis import assume, settings
+from hypothesis import strategies as st
+
+from asr_conformance.fidelity.facts import Witness
+from asr_conformance.fidelity.registry import installed_witnesses
+from asr_conformance.generators.native import file_name, formats, generator
+from asr_conformance.generators.native.common import NativeTranscript
+from asr_conformance.harness.answers import Conversion, Outcome
+from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
+from asr_conformance.harness.judging.fidelity import FIDELITY_RULES, describe, judge_fidelity, judge_mutation, mutations_of, read_facts
+from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
+from asr_conformance.harness.targets import CASE_SUFFIX, ProducerInput
+
+#: How much of an input is read to tell its format and variant.
+SNIFF_BYTES = 256 * 1024
+#: How many output problems a failure message lists.
+SHOWN = 12
+
+
+@dataclass(frozen=True)
+class GeneratedInput:
+    """One producer fuzz property: transcripts of one format holding one feature (in one variant, or any)."""
+
+    format: str
+    feature: str
+    #: A variant drawn only when asked for (Codex's legacy rollouts); None lets the generator draw one.
+    variant: str | None = None
+
+    @property
+    def id(self) -> str:
+        return "-".join(filter(None, [self.format, self.variant, self.feature]))
+
+    def strategy(self) -> st.SearchStrategy[NativeTranscript]:
+        module = generator(self.format)
+        if module is None:
+            raise ValueError(f"no generator for format {self.format!r}; known: {', '.join(formats())}")
+        return module.transcripts(self.feature, self.variant)
+
+
+def generated_inputs(format: str, variants: Sequence[str] = ()) -> list[GeneratedInput]:
+    """Every property for one format: each feature in the common variants, then each feature of each
+    rare variant asked for (``variants``: the rare variants a vendor's own inputs follow)."""
+    module = generator(format)
+    if module is None:
+        return []
+    found = [GeneratedInput(format, feature) for feature in sorted(module.FEATURES)]
+    for variant in variants:
+        available = getattr(module, "available", None)
+        found += [GeneratedInput(format, feature, variant) for feature in sorted(module.FEATURES)
+                  if available is None or available(feature, variant)]
+    return found
+
+
+def rare_variants(format: str) -> tuple[str, ...]:
+    """The variants of a format drawn only for a vendor whose inputs follow them."""
+    module = generator(format)
+    return tuple(getattr(module, "RARE_VARIANTS", ())) if module is not None else ()
+
+
+def sniffed_format(data: bytes, witnesses: Sequence[Witness] | None = None) -> tuple[str, str | None] | None:
+    """The generated format an input is in, and its variant, by the witnesses' sniffing; None when none."""
+    for witness in witnesses if witnesses is not None else installed_witnesses()[0]:
+        module = generator(witness.format)
+        if module is None:
+            continue
+        try:
+            if witness.sniff(data):
+                variant_of = getattr(module, "variant_of", None)
+                return witness.format, variant_of(data) if variant_of is not None else None
+        except Exception:  # a witness that cannot sniff does not claim the input
+            continue
+    return None
+
+
+@dataclass(frozen=True)
+class FuzzPlan:
+    """What one producer is fuzzed with: properties, or why there are none."""
+
+    inputs: tuple[GeneratedInput, ...]
+    #: Why the producer is not fuzzed (empty when it is).
+    reason: str = ""
+
+
+def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[ProducerInput]) -> FuzzPlan:
+    """The properties for a producer: the formats it names, else the formats its own inputs are in.
+
+    A rare variant (Codex's legacy rollouts) is fuzzed only for a producer whose inputs follow it:
+    a converter is not asked to read a variant its vendor never claimed."""
+    sniffed: list[tuple[str, str | None]] = []
+    for item in inputs:
+        try:
+            with open(item.path, "rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+        except OSError:
+            continue
+        found = sniffed_format(head)
+        if found is not None:
+            sniffed.append(found)
+    chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in sniffed))
+    if not chosen:
+        return FuzzPlan((), "not fuzzed: none of the inputs is in a format the suite generates transcripts of "
+                            f"({', '.join(formats())}); --source-format names one")
+    properties: list[GeneratedInput] = []
+    for format in chosen:
+        rare = [v for v in rare_variants(format) if (format, v) in sniffed]
+        properties += generated_inputs(format, rare)
+    return FuzzPlan(tuple(properties))
+
+
+def witness_named(format: str) -> Witness | None:
+    return next((w for w in installed_witnesses()[0] if w.format == format), None)
+
+
+class ProducerFuzzSession(PropertyRunner):
+    """What a producer fuzz test needs: the runner that converts, and judging each generated transcript.
+
+    ``convert`` turns a file into a Conversion (``judging.producer.ProducerRunner.convert``)."""
+
+    def __init__(self, convert: Callable[[Path], Conversion], scratch: Path, counterexamples: Path,
+                 replay: list[str], hypothesis_settings: settings, seed: int | None,
+                 budget: ShrinkBudget | None = None, database_key: str = "",
+                 record: Callable[[str, object], None] | None = None) -> None:
+        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record)
+        self.convert = convert
+        #: Rules the last failure broke (the test records them).
+        self.broken: list[str] = []
+
+    def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
+        self.broken = list(failure["rules"])
+        return write_producer_counterexample(self.counterexamples, replay=self.replay, **failure)
+
+    def _convert(self, data: bytes, format: str) -> Conversion:
+        """Convert ``data`` from a file named as the agent would name it (by digest: no hint of what is expected)."""
+        digest = hashlib.sha256(data).hexdigest()
+        self.scratch.mkdir(parents=True, exist_ok=True)
+        source = self.scratch / file_name(format, digest)
+        source.write_bytes(data)
+        self._counted()
+        try:
+            return self.convert(source)
+        finally:
+            source.unlink(missing_ok=True)
+
+    def expect_faithful(self, transcript: NativeTranscript, draw: Callable[[st.SearchStrategy[Any]], Any],
+                        name: str) -> None:
+        """Convert one generated transcript and hold the stream, and one edited copy's, to the witness."""
+        data = transcript.data()
+        if self._from_memory(data):
+            return
+        witness = witness_named(transcript.format)
+        if witness is None:
+            raise ValueError(f"no witness for format {transcript.format!r}")
+        # A generator slip must not be blamed on the implementation (the project's tests catch those).
+        assume(not isinstance(read_facts(witness, data), str))
+        failure = dict(name=name, data=data, format=transcript.format, variant=transcript.variant,
+                       features=sorted(transcript.features), description=transcript.summary())
+        conversion = self._convert(data, transcript.format)
+        if conversion.outcome is not Outcome.CONVERTED or conversion.stream is None:
+            what = "refused" if conversion.outcome is Outcome.REFUSED else f"gave no stream ({conversion.outcome.value})"
+            self._fail(f"{what} on {transcript.summary()}, a valid transcript it must convert",
+                       conversion.explain(), {**failure, "rules": list(OUTPUT_RULES), "findings": [what]})
+        stream = conversion.stream
+        problems = output_problems(stream)
+        if problems:
+            rules = sorted({p.rule for p in problems})
+            shown = [str(p) for p in problems[:SHOWN]]
+            self._fail(f"the stream for {transcript.summary()} breaks {', '.join(rules)}", "\n".join(shown),
+                       {**failure, "rules": rules, "findings": shown})
+        self._judged(witness, data, stream, failure, transcript, draw)
+
+    def _judged(self, witness: Witness, data: bytes, stream: bytes, failure: dict[str, Any],
+                transcript: NativeTranscript, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
+        result = judge_fidelity(data, stream, [witness])
+        if result.findings or result.not_checked:
+            shown = describe(result.findings) or [result.not_checked or ""]
+            rules = result.rules or ["ASR-156"]
+            self._fail(f"the stream for {transcript.summary()} does not follow its source (breaks {', '.join(rules)})",
+                       "\n".join(shown), {**failure, "rules": rules, "findings": shown})
+        edits = [m for m in mutations_of(witness) if m.apply(data) is not None]
+        if not edits:
+            return
+        mutation = draw(st.sampled_from(edits))
+
+        def convert(edited: bytes) -> bytes | str:
+            conversion = self._convert(edited, transcript.format)
+            if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
+                return conversion.stream
+            return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
+
+        edited = judge_mutation(mutation, witness, data, stream, convert)
+        if edited.findings:
+            shown = describe(edited.findings)
+            self._fail(f"after the {mutation.name} edit ({mutation.description}), the stream for "
+                       f"{transcript.summary()} did not follow (breaks {', '.join(edited.rules)})",
+                       "\n".join(shown),
+                       {**failure, "rules": edited.rules, "findings": shown, "edit": mutation.name})
+
+
+def write_producer_counterexample(folder: Path, name: str, data: bytes, format: str, variant: str,
+                                  features: list[str], rules: list[str], description: str, findings: list[str],
+                                  replay: list[str], edit: str = "") -> tuple[Path, str]:
+    """Write the native file and its ``.case.toml``; return the file and the command that replays it.
+
+    The file is a producer input like any other (``--inputs`` takes it, or its folder: ``.case.toml``
+    files are never inputs). Its name is the one the agent would write, so a converter that looks
+    at names sees what it sees in the field."""
+    folder = folder.resolve()
+    digest = hashlib.sha256(data).hexdigest()
+    case_dir = folder / "producer" / format
+    case_dir.mkdir(parents=True, exist_ok=True)
+    source = case_dir / file_name(format, digest)
+    source.write_bytes(data)
+    metadata = [
+        f"description = {json.dumps(f'{name}: {description}')}",
+        f"format = {json.dumps(format)}",
+        f"variant = {json.dumps(variant)}",
+        f"features = {json.dumps(features)}",
+        f"rules = {json.dumps(rules or list(FIDELITY_RULES))}",
+        *([f"edit = {json.dumps(edit)}"] if edit else []),
+        f"findings = {json.dumps(findings[:SHOWN], ensure_ascii=False)}",
+        'spec = "Found by the producer fuzz harness (see each rule\'s section in the pages)"',
+    ]
+    source.with_name(source.name + CASE_SUFFIX).write_text("\n".join(metadata) + "\n", encoding="utf-8")
+    command = shlex.join(["pytest", *replay, f"--inputs={source}", "--report-dir=none", "-p", "no:cacheprovider",
+                          "-m", "not fuzz"])
+    return source, command
