@@ -13,7 +13,8 @@ from types import ModuleType
 
 #: Each native format a generator exists for (the witness's format name) and its module under this package.
 #: A module offers FORMAT, VARIANTS, FEATURES, ``transcripts(feature, variant)`` and ``variant_of(data)``;
-#: a module may also offer ``RARE_VARIANTS``: variants drawn only for a vendor whose inputs follow them.
+#: it may also offer ``DEFAULT_VARIANTS`` (drawn when no variant is asked for; the other variants are
+#: fuzzed only for a vendor whose inputs follow them) and ``available(feature, variant)``.
 MODULES: dict[str, str] = {}
 
 

@@ -83,7 +83,10 @@ def generated_inputs(format: str, variants: Sequence[str] = ()) -> list[Generate
 def rare_variants(format: str) -> tuple[str, ...]:
     """The variants of a format drawn only for a vendor whose inputs follow them."""
     module = generator(format)
-    return tuple(getattr(module, "RARE_VARIANTS", ())) if module is not None else ()
+    if module is None:
+        return ()
+    common = getattr(module, "DEFAULT_VARIANTS", tuple(module.VARIANTS))
+    return tuple(v for v in module.VARIANTS if v not in common)
 
 
 def sniffed_format(data: bytes, witnesses: Sequence[Witness] | None = None) -> tuple[str, str | None] | None:
