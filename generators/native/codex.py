@@ -22,6 +22,7 @@ from __future__ import annotations
 import json
 import random
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hypothesis import strategies as st
@@ -83,6 +84,8 @@ AVAILABLE: dict[str, frozenset[str]] = {
     "legacy": _EVERYWHERE | {"errors"},
 }
 
+#: When old and legacy rollouts were written (cli and desktop ones use the shared clock).
+ERAS = {"legacy": datetime(2025, 5, 1, tzinfo=UTC), "old": datetime(2025, 8, 20, tzinfo=UTC)}
 ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 #: Features a "mixed" rollout draws from (plain is the absence of calls, so it is never mixed in).
 _MIXABLE = tuple(f for f in feature_names(FEATURES) if f != "plain")
@@ -167,7 +170,12 @@ _SANDBOXES = ("workspace-write", "read-only", "danger-full-access")
 _MCP = (("github", "get_issue"), ("linear", "search_issues"), ("postgres", "query"), ("sentry", "get_event"))
 
 
+#: An odd multiplier prime to 31: a bijection on [0, 62**n) and [0, 2**n) that makes small draws look random.
+_SCRAMBLE = 0x9E3779B97F4A7C15F39CC0605CEDC835
+
+
 def _base62(number: int, width: int) -> str:
+    number = number * _SCRAMBLE % 62**width
     out = []
     for _ in range(width):
         number, digit = divmod(number, 62)
@@ -175,10 +183,14 @@ def _base62(number: int, width: int) -> str:
     return "".join(out)
 
 
+def _hex(draw: st.DrawFn, digits: int) -> str:
+    return f"{draw(st.integers(0, 16**digits - 1)) * _SCRAMBLE % 16**digits:0{digits}x}"
+
+
 def _uuid7(draw: st.DrawFn) -> str:
-    value = draw(st.integers(0, 2**100 - 1))
-    text = f"019{value:025x}"[-28:].rjust(28, "0")
-    return f"019{text[3:8]}-{text[8:12]}-7{text[13:16]}-{'89ab'[value % 4]}{text[17:20]}-{text[20:32].ljust(12, '0')}"
+    value = draw(st.integers(0, 2**116 - 1)) * _SCRAMBLE % 2**116
+    text = f"{value:029x}"
+    return f"019{text[:5]}-{text[5:9]}-7{text[9:12]}-{'89ab'[value % 4]}{text[12:15]}-{text[15:27]}"
 
 
 # --- the rollout being built ---------------------------------------------------------------------
@@ -189,13 +201,15 @@ class _Rollout:
 
     def __init__(self, draw: st.DrawFn, variant: str) -> None:
         self.draw, self.variant = draw, variant
-        self.clock: Clock = clock(draw)
+        self.clock: Clock = clock(draw) if variant in ("cli", "desktop") else Clock(ERAS[variant] + timedelta(
+            days=draw(st.integers(0, 90)), milliseconds=draw(st.integers(0, 86_399_999))))
         self.lines: list[str] = []
         self.present: set[str] = set()
         self.ids: set[str] = set()
         self.turn_id: str | None = None
         self.turns = 0
         self.has_calls = False
+        self.called: set[str] = set()
         self.windows = variant == "desktop" and draw(st.booleans())
         user = draw(words)
         project = draw(words)
@@ -286,7 +300,7 @@ class _Rollout:
         draw = self.draw
         git: dict[str, Any] = {}
         if draw(st.booleans()):
-            git["commit_hash"] = f"{draw(st.integers(0, 16**40 - 1)):040x}"
+            git["commit_hash"] = _hex(draw, 40)
         git["branch"] = draw(st.sampled_from(["main", "fix-rounding", "config-audit", "feature/ünïcode"]))
         if draw(st.booleans()):
             git["repository_url"] = f"git@github.com:{draw(words)}/{draw(words)}.git"
@@ -332,7 +346,10 @@ class _Rollout:
         text = self.text()
         self.item(self.user_item(text), 3)
         event: dict[str, Any] = {"type": "user_message", "message": text}
-        event.update({"images": []} if self.variant != "old" else {"kind": "plain"})
+        if self.variant == "old":
+            event["kind"] = "plain"
+        else:
+            event["images"] = []
         self.event(event, 2)
 
     def reasoning(self) -> None:
@@ -349,7 +366,7 @@ class _Rollout:
         text = self.text()
         item: dict[str, Any] = {"type": "message"}
         if self.variant in ("cli", "desktop") and self.draw(st.booleans()):
-            item["id"] = "msg_" + f"{self.draw(st.integers(0, 16**12)):012x}"
+            item["id"] = "msg_" + _hex(self.draw, 12)
         item.update(role="assistant", content=[{"type": "output_text", "text": text}])
         self.item(item, 5000)
         self.event({"type": "agent_message", "message": text}, 2)
@@ -375,12 +392,14 @@ class _Rollout:
             item = {"type": "function_call", "id": "fc_" + _base62(self.draw(st.integers(0, 62**10)), 10), **item}
         self.item(item, 4000)
         self.has_calls = True
+        self.called.add(call_id)
         return call_id
 
     def output(self, call_id: str, output: Any, custom: bool = False, most_ms: int = 30) -> None:
         kind = "custom_tool_call_output" if custom else "function_call_output"
         self.item({"type": kind, "call_id": call_id, "output": output}, most_ms)
-        self.present.add("calls")
+        if call_id in self.called:
+            self.present.add("calls")
         if output == "":
             self.present.add("empty-output")
 
@@ -409,7 +428,7 @@ class _Rollout:
         if self.variant == "legacy" or (self.variant == "old" and self.draw(st.booleans())):
             return dumps({"output": out, "metadata": {"exit_code": code, "duration_seconds": round(seconds, 1)}})
         if name == "exec_command":
-            return (f"Chunk ID: {self.draw(st.integers(0, 16**6 - 1)):06x}\nWall time: {seconds:.4f} seconds\n"
+            return (f"Chunk ID: {_hex(self.draw, 6)}\nWall time: {seconds:.4f} seconds\n"
                     f"Process exited with code {code}\nOriginal token count: {len(out) // 4}\nOutput:\n{out}")
         return f"Exit code: {code}\nWall time: {seconds:.1f} seconds\nOutput:\n{out}"
 
@@ -496,6 +515,7 @@ class _Rollout:
                    "input": patch}, 4000)
         self.present.add("custom-tools")
         self.has_calls = True
+        self.called.add(call_id)
         if failed:
             stdout, stderr = "", f"Failed to find expected lines in {path}:\n{old}"
         else:
@@ -544,12 +564,12 @@ def _exit_code_in_text(r: _Rollout) -> None:
     command, code = r.command(), draw(st.sampled_from([0, 1, 2, 130]))
     first = r.function_call("exec_command", r.shell_arguments("exec_command", command))
     session = draw(st.integers(1000, 99999))
-    r.output(first, f"Chunk ID: {draw(st.integers(0, 16**6 - 1)):06x}\nWall time: 10.0021 seconds\n"
+    r.output(first, f"Chunk ID: {_hex(draw, 6)}\nWall time: 10.0021 seconds\n"
                     f"Process running with session ID {session}\nOriginal token count: 0\nOutput:\n")
     poll = r.function_call("write_stdin", dumps({"session_id": session, "chars": "", "yield_time_ms": 30000}))
     out = draw(_output)
     seconds = round(draw(st.floats(10, 60, allow_nan=False)), 3)
-    r.output(poll, f"Chunk ID: {draw(st.integers(0, 16**6 - 1)):06x}\nWall time: {seconds - 10:.4f} seconds\n"
+    r.output(poll, f"Chunk ID: {_hex(draw, 6)}\nWall time: {seconds - 10:.4f} seconds\n"
                    f"Process exited with code {code}\nOriginal token count: {len(out) // 4}\nOutput:\n{out}", most_ms=30000)
     r.exec_end(first, command, code, out, seconds)
     r.present.add("exit-code-in-text")
@@ -585,10 +605,12 @@ def _duplicate_ids(r: _Rollout) -> None:
     """Two calls with one native ID (a resumed or forked rollout, a provider reusing IDs)."""
     draw = r.draw
     call_id = r.call_id()
+    # One exit code for both: the last event for an ID is the one every reader keeps.
+    code = draw(st.sampled_from([0, 0, 1]))
     for _ in range(2):
         name, command = r.shell_name(), r.command()
         r.function_call(name, r.shell_arguments(name, command), call_id=call_id)
-        code, out = draw(st.sampled_from([0, 1])), draw(_output)
+        out = draw(_output)
         seconds = round(draw(st.floats(0, 5, allow_nan=False)), 3)
         r.exec_end(call_id, command, code, out, seconds)
         r.output(call_id, r.formatted(name, code, out, seconds))
@@ -654,31 +676,46 @@ def _empty_output(r: _Rollout) -> None:
         r.shell(code=0, empty=True)
 
 
+def _not_json(text: str) -> bool:
+    try:
+        json.loads(text)
+    except ValueError:
+        return True
+    return False
+
+
 def _huge() -> st.SearchStrategy[int]:
     return st.one_of(st.integers(2**64, 2**80), st.integers(-(2**80), -(2**64)), st.just(18446744073709551617))
 
 
-#: Arguments text as a model may write it: JSON the stream can hold, and text it cannot.
-_arguments = st.one_of(
+#: Arguments a stream cannot hold as an object: not JSON, integers past 2**64 (ASR-032), deeper than
+#: a stream may nest, or JSON that is no object. ASR-254 keeps them whole, as text or as the value.
+_hard_arguments = st.one_of(
     st.builds(lambda n, k: f'{{"{k}":{n}}}', _huge(), words),
     st.builds(lambda n, t: dumps({"plan": [{"step": t, "status": "pending"}]})[:-1] + f',"revision":{n}}}', _huge(), _text),
     _text.map(lambda t: '{"command":"' + t.replace("\\", "").replace('"', "")),  # cut short: not JSON
-    _text,  # free text
+    _text.filter(_not_json),  # free text
     st.just(""),
-    st.sampled_from(["[1,2,3]", '"just a string"', "null", "42", '{"a":1,"a":2}', '{"x":1e400}', '{"x":NaN}',
-                     '{"n":-0.0,"f":1.5e-7}', "{} trailing", "{'single': 'quotes'}"]),
+    st.sampled_from(["[1,2,3]", '"just a string"', "null", "42", '{"x":1e400}', '{"x":NaN}', "{} trailing",
+                     "{'single': 'quotes'}", '{"a":1}{"b":2}']),
     st.integers(201, 260).map(lambda d: "[" * d + "]" * d),  # deeper than a stream may nest
+)
+#: Arguments that are JSON objects, but odd ones: unicode keys, duplicate keys, -0.0, tiny floats.
+_odd_arguments = st.one_of(
+    st.sampled_from(['{"a":1,"a":2}', '{"n":-0.0,"f":1.5e-7}', '{"":""}', '{"\\u00e9":"\\ud83e\\udd80"}']),
     st.dictionaries(_text, st.one_of(_text, st.integers(-(2**53) + 1, 2**53 - 1), st.booleans(), st.none()),
                     max_size=3).map(dumps),
 )
 
 
 def _arguments_feature(r: _Rollout) -> None:
+    """One call whose arguments the stream cannot hold as an object, and maybe one with odd JSON."""
     draw = r.draw
-    name = draw(st.sampled_from(["update_plan", "mcp__github__get_issue", "shell", "view_image", "write_stdin"]))
-    call_id = r.function_call(name, draw(_arguments))
-    r.output(call_id, draw(st.sampled_from(["Plan updated", "failed to parse function arguments: EOF while parsing",
-                                            "ok"])))
+    for arguments in [draw(_hard_arguments)] + ([draw(_odd_arguments)] if draw(st.booleans()) else []):
+        name = draw(st.sampled_from(["update_plan", "mcp__github__get_issue", "shell", "view_image", "write_stdin"]))
+        call_id = r.function_call(name, arguments)
+        r.output(call_id, draw(st.sampled_from(["Plan updated", "failed to parse function arguments: EOF while parsing",
+                                                "ok"])))
     r.present.add("arguments")
 
 
