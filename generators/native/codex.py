@@ -328,6 +328,8 @@ class _Rollout:
         self.turns += 1
         if self.turns == 2:
             self.present.add("turns")
+        if self.turns > 1 and self.variant in ("cli", "desktop") and draw(st.integers(0, 3)) == 0:
+            self.resume()
         if self.variant in ("cli", "desktop"):
             self.turn_id = _uuid7(draw)
             self.event({"type": "task_started", "turn_id": self.turn_id,
@@ -488,6 +490,26 @@ class _Rollout:
             self.output(call_id, [{"type": "input_text", "text": f"<image name={draw(words)}.png>"},
                                   {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}])
 
+    def user_shell(self) -> None:
+        """A command the person ran (``!cmd``): an exec_command_end with no call, which no reader demands."""
+        draw = self.draw
+        command, out = self.command(), draw(_output)
+        self.item(self.user_item(f"<user_shell_command>\n{command}\n</user_shell_command>"), 20_000)
+        self.event({"type": "exec_command_end", "call_id": self.call_id(), "turn_id": self.turn_id,
+                    "command": ["bash", "-lc", command], "cwd": self.cwd, "parsed_cmd": [], "source": "user_shell",
+                    "stdout": out, "stderr": "", "aggregated_output": out, "exit_code": 0,
+                    "duration": {"secs": 0, "nanos": draw(st.integers(0, 999_999_999))}, "formatted_output": out,
+                    "status": "completed"}, 500)
+
+    def resume(self) -> None:
+        """A resumed session appends a session_meta line of its own, maybe from a newer Codex."""
+        meta = json.loads(self.lines[0])["payload"]
+        meta = {**meta, "timestamp": self.clock.stamp()}
+        if self.draw(st.booleans()):
+            major, minor, patch = meta["cli_version"].split(".")
+            meta["cli_version"] = f"{major}.{int(minor) + self.draw(st.integers(1, 5))}.{patch}"
+        self.write("session_meta", meta, 3_600_000)
+
     def mcp(self, failed: bool) -> None:
         draw = self.draw
         server, tool = draw(st.sampled_from(_MCP))
@@ -546,6 +568,8 @@ class _Rollout:
 def _calls(r: _Rollout) -> None:
     for _ in range(r.draw(st.integers(1, 2))):
         r.other_call()
+    if r.records_exits and r.draw(st.integers(0, 3)) == 0:
+        r.user_shell()
 
 
 def _exit_codes(r: _Rollout) -> None:
@@ -582,7 +606,7 @@ def _custom_tools(r: _Rollout) -> None:
 def _parallel(r: _Rollout) -> None:
     """Calls written back to back; their outcomes and outputs arrive in completion order."""
     draw = r.draw
-    n = draw(st.integers(2, 4))
+    n = draw(st.integers(2, 3))
     planned = []
     for _ in range(n):
         name, command = r.shell_name(), r.command()
@@ -757,7 +781,7 @@ SEGMENTS: dict[str, Callable[[_Rollout], None]] = {
 def _rollouts(draw: st.DrawFn, feature: str, variant: str) -> NativeTranscript:
     if feature == MIXED:
         mixable = [f for f in _MIXABLE if f in AVAILABLE[variant]]
-        wanted = draw(st.lists(st.sampled_from(mixable), min_size=2, max_size=4, unique=True))
+        wanted = draw(st.lists(st.sampled_from(mixable), min_size=2, max_size=3, unique=True))
     else:
         wanted = [feature]
     r = _Rollout(draw, variant)
@@ -766,7 +790,7 @@ def _rollouts(draw: st.DrawFn, feature: str, variant: str) -> NativeTranscript:
     segments = [f for f in wanted if f not in ("plain", "turns")]
     # Interruption ends a turn, so it needs a later one; "turns" asks for several.
     several = "turns" in wanted or "interrupted" in wanted
-    turns = draw(st.integers(2, 3)) if several else 1
+    turns = (draw(st.integers(2, 3)) if wanted == ["turns"] else 2) if several else 1
     # Each segment goes to a turn; the interruption closes the first turn that holds one.
     placed = [draw(st.integers(0, turns - 1)) if f != "interrupted" else 0 for f in segments]
     rng = random.Random(draw(st.integers(0, 2**16)))

@@ -166,7 +166,7 @@ def test_the_witness_reads_it_and_it_holds_the_feature(variant: str, feature: st
     assert transcript.features <= codex.AVAILABLE[variant]
     for held in transcript.features:
         assert holds(held, raw, facts), (held, transcript.summary())
-    assert 3 <= len(transcript.lines) <= 45, transcript.summary()
+    assert 3 <= len(transcript.lines) <= 40, transcript.summary()
     if variant in ("old", "legacy"):
         assert not [k for k in (p.get("type") for p in payloads(raw)) if k == "exec_command_end"]
 
