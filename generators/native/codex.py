@@ -651,14 +651,24 @@ def _dangling(r: _Rollout) -> None:
 
 
 def _interrupted(r: _Rollout) -> None:
-    """The person interrupts while a command runs: the call stays pending and the turn is aborted."""
-    _dangling(r)
+    """The person interrupts while commands run: a call stays pending and the turn is aborted.
+
+    Where exec_command_end is written, a second command may be killed first: its event records the
+    outcome though no output ever reached the model (a result without content)."""
+    draw = r.draw
+    if r.records_exits and draw(st.booleans()):
+        name, command = r.shell_name(), r.command()
+        killed = r.function_call(name, r.shell_arguments(name, command))
+        _dangling(r)
+        r.exec_end(killed, command, draw(st.sampled_from([130, 137, -1])), draw(_output), 1.5)
+    else:
+        _dangling(r)
     payload: dict[str, Any] = {"type": "turn_aborted", "reason": "interrupted"}
     if r.turn_id is not None:
         payload = {"type": "turn_aborted", "turn_id": r.turn_id, "reason": "interrupted",
-                   "duration_ms": r.draw(st.integers(100, 60_000))}
+                   "duration_ms": draw(st.integers(100, 60_000))}
     r.event(payload, 60_000)
-    if r.variant in ("cli", "desktop") and r.draw(st.booleans()):
+    if r.variant in ("cli", "desktop") and draw(st.booleans()):
         r.item(r.user_item("<turn_aborted>\n  <reason>interrupted</reason>\n</turn_aborted>"), 2)
     r.present.add("interrupted")
 
