@@ -214,3 +214,24 @@ def test_parsing_exit_codes_from_text_is_caught_on_the_old_format_alone(tmp_path
     findings = check_fidelity(WITNESS.read(data), convert(MISBEHAVING / "codex-parses-exit-code-from-text", sample))
     assert {f.rule for f in findings} == {"ASR-260"}
     assert len(findings) == 2  # "Exit code: 2" and metadata.exit_code 1
+
+
+def test_line_separators_inside_strings_split_no_record(tmp_path: Path) -> None:
+    """U+2028, U+2029 and U+0085 are line breaks to str.splitlines() but plain characters in a JSON string."""
+    from asr_conformance.harness.judging.fidelity import judge_fidelity, stream_records
+
+    sample = ROOT / "examples/codex-converter/samples/cli-exec-exit-codes.jsonl"
+    text = "split\u2028here\u2029and\x85there"
+    data = sample.read_bytes().replace(b"can you fix it?", ("can you fix it? " + text).encode())
+    source = tmp_path / "rollout.jsonl"
+    source.write_bytes(data)
+    stream = run(CONVERTER, source).stdout
+    assert text.encode() in stream
+    parsed = stream_records(stream)
+    assert parsed is not None and len(parsed) == stream.count(b"\n")
+    verdict = judge_fidelity(data, stream)
+    assert verdict.not_checked is None and not verdict.findings
+    for bug in sorted(BUGS):
+        done = run(MISBEHAVING / bug, source)
+        assert done.returncode == 0, (bug, done.stderr.decode())
+        assert validate_bytes(done.stdout).valid, bug
