@@ -238,3 +238,16 @@ def test_decider_accepted_only_where_the_source_speaks_of_a_decision() -> None:
         "decision": "allow_once", "decidedBy": "hook"}
     assert rules(WITNESS.read(lines), records) == {"ASR-270"}
     assert "ASR-270" not in rules(WITNESS.read(with_hook), records)
+
+
+def test_judging_reads_streams_with_line_separators_inside_strings() -> None:
+    """A record ends at "\\n" only: U+2028 or U+0085 inside a string must not make the stream unreadable."""
+    from asr_conformance.harness.judging.fidelity import judge_fidelity, stream_records
+
+    data = (SAMPLES_DIR / "plain-chat.jsonl").read_bytes()
+    edited = data.replace(b'"content":"', b'"content":"a\xe2\x80\xa8b\xc2\x85c', 1)
+    stream = run_converter(EXAMPLE, edited)
+    assert "\u2028".encode() in stream
+    assert stream_records(stream) == convert(EXAMPLE, edited)
+    judged = judge_fidelity(edited, stream)
+    assert judged.not_checked is None and judged.findings == []
