@@ -251,3 +251,21 @@ def test_judging_reads_streams_with_line_separators_inside_strings() -> None:
     assert stream_records(stream) == convert(EXAMPLE, edited)
     judged = judge_fidelity(edited, stream)
     assert judged.not_checked is None and judged.findings == []
+
+
+def test_a_call_made_by_code_execution_is_requested_by_code_with_its_parent() -> None:
+    """caller type code_execution_...: requestedBy code (ASR-274), parentCallId the caller's tool_id (ASR-275)."""
+    import json
+
+    line = {"parentUuid": None, "isSidechain": False, "type": "assistant", "sessionId": "s1", "uuid": "a1",
+            "timestamp": "2026-05-01T10:00:00.000Z", "message": {"id": "msg_1", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_01Code", "name": "Bash", "input": {"command": "ls"},
+                 "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_01Cell"}},
+                {"type": "tool_use", "id": "toolu_01Direct", "name": "Read", "input": {"file_path": "/a"},
+                 "caller": {"type": "direct"}}]}}
+    data = (json.dumps(line) + "\n").encode()
+    records = convert(EXAMPLE, data)
+    calls = {r["callId"]: r for r in records if r["type"] == "tool_call"}
+    assert calls["toolu_01Code"]["requestedBy"] == "code" and calls["toolu_01Code"]["parentCallId"] == "srvtoolu_01Cell"
+    assert calls["toolu_01Direct"]["requestedBy"] == "model" and "parentCallId" not in calls["toolu_01Direct"]
+    assert check_fidelity(WITNESS.read(data), records) == []
