@@ -24,7 +24,8 @@ def run(change: Callable[[Records], Records]) -> None:
     if done.returncode != 0:
         sys.stderr.buffer.write(done.stderr)
         sys.exit(done.returncode)
-    records = [json.loads(line) for line in done.stdout.decode("utf-8").splitlines()]
+    # "\n" ends a record; str.splitlines would also split at U+2028 and U+0085 inside JSON strings
+    records = [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line.strip()]
     changed = renumber(change(records))
     sys.stdout.write("".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in changed))
 

@@ -89,9 +89,15 @@ def _refuse_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
+#: A run of digits as long as the smallest integer orjson turns into a float (beyond 64 bits); a line
+#: holding one is parsed by the standard library, which keeps every integer exact.
+_LONG_DIGITS = re.compile(rb"\d{19}")
+
+
 def _loads(raw: bytes) -> Any:
-    """One line as JSON; orjson when it can, the standard library for what orjson refuses."""
-    if _orjson is not None:
+    """One line as JSON; orjson when it can, the standard library for what orjson refuses or would
+    change (integers past 64 bits, which orjson reads as floats)."""
+    if _orjson is not None and not _LONG_DIGITS.search(raw):
         try:
             return _orjson.loads(raw)
         except _orjson.JSONDecodeError:

@@ -320,7 +320,13 @@ class Conversion:
             raise Refused(f"line {number}: tool_use block {index} lacks an id or a name")
         members: dict[str, Any] = {"callId": call_id, "callIdSource": "native", "name": name}
         if entry["type"] == "assistant":
-            members["requestedBy"] = "model"  # part of a model response (ASR-274)
+            caller = block.get("caller")
+            if isinstance(caller, dict) and caller.get("type") not in (None, "direct"):
+                members["requestedBy"] = "code"  # run by a program the model wrote (ASR-274)
+                if isinstance(caller.get("tool_id"), str) and caller["tool_id"]:
+                    members["parentCallId"] = caller["tool_id"]  # the code-execution call that ran it (ASR-275)
+            else:
+                members["requestedBy"] = "model"  # part of a model response (ASR-274)
         if "input" in block:
             if fits(block["input"]):
                 members["input"] = block["input"]

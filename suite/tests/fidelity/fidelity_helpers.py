@@ -33,7 +33,7 @@ def run_converter(converter: Path, data: bytes) -> bytes:
 
 
 def records_of(stream: bytes) -> list[dict]:
-    return [json.loads(line) for line in stream.decode("utf-8").splitlines() if line.strip()]
+    return [json.loads(line) for line in stream.decode("utf-8").split("\n") if line.strip()]
 
 
 def convert(converter: Path, data: bytes) -> list[dict]:

@@ -238,3 +238,34 @@ def test_decider_accepted_only_where_the_source_speaks_of_a_decision() -> None:
         "decision": "allow_once", "decidedBy": "hook"}
     assert rules(WITNESS.read(lines), records) == {"ASR-270"}
     assert "ASR-270" not in rules(WITNESS.read(with_hook), records)
+
+
+def test_judging_reads_streams_with_line_separators_inside_strings() -> None:
+    """A record ends at "\\n" only: U+2028 or U+0085 inside a string must not make the stream unreadable."""
+    from asr_conformance.harness.judging.fidelity import judge_fidelity, stream_records
+
+    data = (SAMPLES_DIR / "plain-chat.jsonl").read_bytes()
+    edited = data.replace(b'"content":"', b'"content":"a\xe2\x80\xa8b\xc2\x85c', 1)
+    stream = run_converter(EXAMPLE, edited)
+    assert "\u2028".encode() in stream
+    assert stream_records(stream) == convert(EXAMPLE, edited)
+    judged = judge_fidelity(edited, stream)
+    assert judged.not_checked is None and judged.findings == []
+
+
+def test_a_call_made_by_code_execution_is_requested_by_code_with_its_parent() -> None:
+    """caller type code_execution_...: requestedBy code (ASR-274), parentCallId the caller's tool_id (ASR-275)."""
+    import json
+
+    line = {"parentUuid": None, "isSidechain": False, "type": "assistant", "sessionId": "s1", "uuid": "a1",
+            "timestamp": "2026-05-01T10:00:00.000Z", "message": {"id": "msg_1", "role": "assistant", "content": [
+                {"type": "tool_use", "id": "toolu_01Code", "name": "Bash", "input": {"command": "ls"},
+                 "caller": {"type": "code_execution_20250825", "tool_id": "srvtoolu_01Cell"}},
+                {"type": "tool_use", "id": "toolu_01Direct", "name": "Read", "input": {"file_path": "/a"},
+                 "caller": {"type": "direct"}}]}}
+    data = (json.dumps(line) + "\n").encode()
+    records = convert(EXAMPLE, data)
+    calls = {r["callId"]: r for r in records if r["type"] == "tool_call"}
+    assert calls["toolu_01Code"]["requestedBy"] == "code" and calls["toolu_01Code"]["parentCallId"] == "srvtoolu_01Cell"
+    assert calls["toolu_01Direct"]["requestedBy"] == "model" and "parentCallId" not in calls["toolu_01Direct"]
+    assert check_fidelity(WITNESS.read(data), records) == []

@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 
 import pytest
-from fidelity_helpers import MISBEHAVING, SAMPLES, convert, run_converter
+from fidelity_helpers import MISBEHAVING, SAMPLES, SAMPLES_DIR, convert, records_of, run_converter
 
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
@@ -59,3 +59,14 @@ def test_seeded_bug_is_caught_with_its_rule_while_output_stays_valid(name: str) 
         assert all(f.family in FAMILIES and f.message for f in findings)
         caught |= {f.rule for f in findings}
     assert SEEDED[name] in caught
+
+
+def test_the_wrapper_splits_records_at_newlines_only() -> None:
+    """U+2028 and U+0085 stand unescaped in the example's JSON strings; they do not end a record."""
+    data = (SAMPLES_DIR / "plain-chat.jsonl").read_bytes()
+    text = "one\u2028two\u0085three"
+    edited = data.replace(b'"content":"', b'"content":"' + text.encode("utf-8"), 1)
+    assert edited != data
+    stream = run_converter(MISBEHAVING / "cc-invents-exit-codes", edited)
+    assert validate_bytes(stream).valid
+    assert any(text in p.get("text", "") for r in records_of(stream) if r["type"] == "message" for p in r["content"])

@@ -216,3 +216,13 @@ def test_synthetic_assistant_text_and_placeholders_are_not_demanded() -> None:
 def test_every_recorded_session_id_is_accepted() -> None:
     resumed = GOOD + "\n" + GOOD.replace('"s1"', '"s2"')
     assert WITNESS.read(resumed.encode()).session_ids == {"s1", "s2"}
+
+
+@pytest.mark.parametrize("number", [2**64, 2**64 - 1, -(2**63) - 1, 10**40, -(10**30)])
+def test_integers_past_64_bits_are_read_exactly(number: int) -> None:
+    """orjson reads integers past 64 bits as floats; the witness must keep them exact (ASR-254)."""
+    call = {"type": "assistant", "sessionId": "s1", "uuid": "a1", "message": {"id": "msg_1", "content": [
+        {"type": "tool_use", "id": "toolu_1", "name": "mcp__db__get", "input": {"id": number, "n": [number]}}]}}
+    facts = WITNESS.read(json.dumps(call).encode())
+    assert facts.calls[0].arguments == {"id": number, "n": [number]}
+    assert type(facts.calls[0].arguments["id"]) is int
