@@ -15,7 +15,7 @@ from types import ModuleType
 #: A module offers FORMAT, VARIANTS, FEATURES, ``transcripts(feature, variant)`` and ``variant_of(data)``;
 #: it may also offer ``DEFAULT_VARIANTS`` (drawn when no variant is asked for; the other variants are
 #: fuzzed only for a vendor whose inputs follow them) and ``available(feature, variant)``.
-MODULES: dict[str, str] = {}
+MODULES = {"claude-code-jsonl": "claude_code", "codex-rollout-jsonl": "codex"}
 
 
 def formats() -> tuple[str, ...]:

@@ -1,0 +1,188 @@
+"""Producer fuzzing discriminates: a faithful converter passes generated transcripts, a converter that
+breaks one rule fails naming it, and the failure comes back as a native file that replays.
+
+The session is tested in process on transcripts built from the example samples (so these tests do not
+depend on what the generators draw); the plan, the counterexample files and the options are tested
+directly; whole runs with the generators go through pytest in a subprocess."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from asr_conformance.generators.native import file_name, formats
+from asr_conformance.generators.native.common import NativeTranscript
+from asr_conformance.harness.answers import Conversion, Outcome
+from asr_conformance.harness.fuzzing import ShrinkBudget
+from asr_conformance.harness.judging.producer import ProducerRunner
+from asr_conformance.harness.producer_fuzzing import (
+    GeneratedInput,
+    ProducerFuzzSession,
+    fuzz_plan,
+    write_producer_counterexample,
+)
+from asr_conformance.harness.targets import CASE_SUFFIX, Target, TargetError, canonical_formats, expand_inputs
+
+ROOT = Path(__file__).resolve().parents[2]
+CC_SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
+CODEX_SAMPLES = ROOT / "examples" / "codex-converter" / "samples"
+CC_CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+MISBEHAVING = ROOT / "examples" / "misbehaving"
+ACME_SAMPLES = Path(__file__).resolve().parent / "producers" / "acme-samples"
+
+
+def sample(name: str) -> NativeTranscript:
+    """A sample file as a 'generated' transcript: the session under test sees no difference."""
+    lines = (CC_SAMPLES / name).read_text(encoding="utf-8").rstrip("\n").split("\n")
+    return NativeTranscript("claude-code-jsonl", "session", tuple(lines), frozenset({"calls"}))
+
+
+def converter_target(program: Path) -> Target:
+    return Target(key=program.name, name=program.name, version=None, command=(str(program),), protocol="oneshot",
+                  timeout=30.0, roles=("producer",))
+
+
+def session_for(convert: Callable[[Path], Conversion], tmp_path: Path, steps: int = 3) -> ProducerFuzzSession:
+    return ProducerFuzzSession(convert, tmp_path / "scratch", tmp_path / "counterexamples", ["--implementation=x"],
+                               settings(max_examples=3, derandomize=True, database=None, deadline=None),
+                               None, ShrinkBudget(seconds=5.0, steps=steps))
+
+
+def run_property(session: ProducerFuzzSession, transcripts: st.SearchStrategy[NativeTranscript]) -> None:
+    @session.settings
+    @given(transcripts, st.data())
+    def faithful(transcript: NativeTranscript, data: st.DataObject) -> None:
+        session.expect_faithful(transcript, data.draw, "claude-code-jsonl-calls")
+
+    session.run(faithful)
+
+
+@pytest.fixture
+def runner(tmp_path: Path):
+    made: list[ProducerRunner] = []
+
+    def make(program: Path) -> Callable[[Path], Conversion]:
+        made.append(ProducerRunner(converter_target(program), tmp_path / f"conversions-{len(made)}"))
+        return lambda source: made[-1].convert(source, "baseline")
+
+    yield make
+    for each in made:
+        each.close()
+
+
+# --- the session, in process ------------------------------------------------------------
+
+
+def test_a_faithful_converter_passes(runner, tmp_path: Path) -> None:
+    session = session_for(runner(CC_CONVERTER), tmp_path)
+    run_property(session, st.sampled_from([sample("fix-parser-test.jsonl"), sample("interrupted-edit.jsonl")]))
+    assert session.examples >= 2 and session.counterexample is None
+
+
+@pytest.mark.parametrize(("bug", "rule"), [("cc-drops-every-second-call", "ASR-157"), ("cc-renumbers-call-ids", "ASR-262")])
+def test_a_converter_that_breaks_one_rule_fails_naming_it(runner, tmp_path: Path, bug: str, rule: str) -> None:
+    session = session_for(runner(MISBEHAVING / bug), tmp_path)
+    with pytest.raises(pytest.fail.Exception) as failure:
+        run_property(session, st.just(sample("parallel-calls-and-upgrade.jsonl")))
+    assert rule in session.broken and rule in str(failure.value)
+    assert session.counterexample is not None
+    written, replay = session.counterexample
+    assert written.read_bytes() == sample("parallel-calls-and-upgrade.jsonl").data()
+    case = tomllib.loads(written.with_name(written.name + CASE_SUFFIX).read_text(encoding="utf-8"))
+    assert rule in case["rules"] and case["format"] == "claude-code-jsonl" and case["findings"]
+    assert f"--inputs={written}" in replay and "'not fuzz'" in replay
+
+
+def test_a_refusal_of_a_valid_transcript_fails(tmp_path: Path) -> None:
+    def refuse(source: Path) -> Conversion:
+        return Conversion(Outcome.REFUSED, refusal="unsupported input")
+
+    session = session_for(refuse, tmp_path)
+    with pytest.raises(pytest.fail.Exception, match="refused on a generated claude-code-jsonl transcript"):
+        run_property(session, st.just(sample("plain-chat.jsonl")))
+
+
+def test_an_invalid_stream_fails_with_the_output_rule(tmp_path: Path) -> None:
+    def garbage(source: Path) -> Conversion:
+        return Conversion(Outcome.CONVERTED, stream=b'{"type":"message"}\n')
+
+    session = session_for(garbage, tmp_path)
+    with pytest.raises(pytest.fail.Exception, match="breaks"):
+        run_property(session, st.just(sample("plain-chat.jsonl")))
+    assert "ASR-003" in session.broken
+
+
+def test_the_converter_sees_only_a_name_the_agent_would_write(tmp_path: Path) -> None:
+    seen: list[str] = []
+
+    def record(source: Path) -> Conversion:
+        seen.append(source.name)
+        return Conversion(Outcome.REFUSED, refusal="no")
+
+    session = session_for(record, tmp_path, steps=0)
+    transcript = sample("plain-chat.jsonl")
+    with pytest.raises(pytest.fail.Exception):
+        run_property(session, st.just(transcript))
+    digest = hashlib.sha256(transcript.data()).hexdigest()
+    assert seen[0] == file_name("claude-code-jsonl", digest)
+    assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}\.jsonl", seen[0])
+    assert re.fullmatch(r"rollout-2026-03-01T09-00-00-[0-9a-f-]{36}\.jsonl", file_name("codex-rollout-jsonl", digest))
+
+
+# --- the plan, the options, the files -------------------------------------------------------
+
+
+def test_formats_come_from_the_inputs_or_the_option() -> None:
+    assert fuzz_plan((), expand_inputs([str(ACME_SAMPLES)])).reason.startswith("not fuzzed: none of the inputs")
+    for fmt in formats():
+        plan = fuzz_plan((fmt,), expand_inputs([str(ACME_SAMPLES)]))
+        assert plan.inputs and not plan.reason and {p.format for p in plan.inputs} == {fmt}
+    assert set(formats()) == {"claude-code-jsonl", "codex-rollout-jsonl"}
+    plan = fuzz_plan((), expand_inputs([str(CC_SAMPLES)]))
+    assert {p.format for p in plan.inputs} == {"claude-code-jsonl"} and len({p.id for p in plan.inputs}) == len(plan.inputs)
+
+
+def test_a_rare_variant_is_fuzzed_only_for_inputs_that_follow_it() -> None:
+    """Codex's legacy rollouts: only a producer whose own inputs are legacy is asked to read them."""
+    current = [i for i in expand_inputs([str(CODEX_SAMPLES)]) if not i.path.name.startswith("legacy")]
+    plan = fuzz_plan((), current)
+    assert plan.inputs and all(p.variant is None for p in plan.inputs)
+    legacy = fuzz_plan((), expand_inputs([str(CODEX_SAMPLES)]))
+    rare = [p for p in legacy.inputs if p.variant == "legacy"]
+    assert rare and {p.feature for p in rare} < {p.feature for p in plan.inputs}
+
+
+def test_format_names_are_those_the_witnesses_accept() -> None:
+    assert canonical_formats(["codex", "Claude Code"], "--source-format") == ("codex-rollout-jsonl", "claude-code-jsonl")
+    with pytest.raises(TargetError, match="--source-format=acme-log: no generator for this format"):
+        canonical_formats(["acme-log"], "--source-format")
+
+
+def test_a_case_description_is_never_an_input(tmp_path: Path) -> None:
+    source, _ = write_producer_counterexample(tmp_path, "claude-code-jsonl-calls", b'{"type":"user"}\n',
+                                              "claude-code-jsonl", "session", ["calls"], ["ASR-157"], "a transcript",
+                                              ["ASR-157 (completeness): missing"], ["--implementation=x"])
+    found = expand_inputs([str(tmp_path)])
+    assert [item.path for item in found] == [source]
+    assert [item.path for item in expand_inputs([f"{tmp_path}/**/*"])] == [source]
+
+
+def test_generated_input_ids_name_format_variant_and_feature() -> None:
+    assert GeneratedInput("codex-rollout-jsonl", "calls").id == "codex-rollout-jsonl-calls"
+    assert GeneratedInput("codex-rollout-jsonl", "calls", "legacy").id == "codex-rollout-jsonl-legacy-calls"
+
+
+def test_a_producer_needs_inputs_or_a_format(tmp_path: Path) -> None:
+    from asr_conformance.harness.targets import resolve_targets
+
+    with pytest.raises(TargetError, match="needs --inputs \\(or --source-format"):
+        resolve_targets([str(CC_CONVERTER)], "producer", [], False, None, None)
+    target, = resolve_targets([str(CC_CONVERTER)], "producer", [], False, None, None, ["claude-code"])
+    assert target.source_formats == ("claude-code-jsonl",) and target.inputs == ()
