@@ -124,12 +124,21 @@ def variant_of(data: bytes) -> str | None:
 
     Legacy: the first line is a bare header. Desktop: session_meta names a desktop or IDE
     originator or source. Old: no exec_command_end, no task_started and no turn_context with a
-    turn_id (the protocol before turn IDs). Anything else with the envelope is cli."""
-    try:
-        lines = [json.loads(raw) for raw in data.decode("utf-8").split("\n") if raw.strip()]
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    if not lines or not all(isinstance(line, dict) for line in lines):
+    turn_id (the protocol before turn IDs). Anything else with the envelope is cli. A line that
+    is not a JSON object (a file cut short, a damaged copy) is passed over; the first must be one."""
+    lines: list[dict] = []
+    for raw in data.decode("utf-8", "replace").split("\n"):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict):
+            lines.append(value)
+        elif not lines:
+            return None
+    if not lines:
         return None
     first = lines[0]
     if "type" not in first and isinstance(first.get("id"), str):
@@ -144,7 +153,7 @@ def variant_of(data: bytes) -> str | None:
         return "desktop"
     newer = False
     for line in lines:
-        payload = line.get("payload") if isinstance(line.get("payload"), dict) else {}
+        payload = line["payload"] if isinstance(line.get("payload"), dict) else {}
         if line.get("type") == "event_msg" and payload.get("type") in ("exec_command_end", "task_started"):
             newer = True
         if line.get("type") == "turn_context" and "turn_id" in payload:
