@@ -124,12 +124,21 @@ def variant_of(data: bytes) -> str | None:
 
     Legacy: the first line is a bare header. Desktop: session_meta names a desktop or IDE
     originator or source. Old: no exec_command_end, no task_started and no turn_context with a
-    turn_id (the protocol before turn IDs). Anything else with the envelope is cli."""
-    try:
-        lines = [json.loads(raw) for raw in data.decode("utf-8").split("\n") if raw.strip()]
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    if not lines or not all(isinstance(line, dict) for line in lines):
+    turn_id (the protocol before turn IDs). Anything else with the envelope is cli. A line that
+    is not a JSON object (a file cut short, a damaged copy) is passed over; the first must be one."""
+    lines: list[dict] = []
+    for raw in data.decode("utf-8", "replace").split("\n"):
+        if not raw.strip():
+            continue
+        try:
+            value = json.loads(raw)
+        except (ValueError, RecursionError):
+            value = None
+        if isinstance(value, dict):
+            lines.append(value)
+        elif not lines:
+            return None
+    if not lines:
         return None
     first = lines[0]
     if "type" not in first and isinstance(first.get("id"), str):
@@ -144,7 +153,7 @@ def variant_of(data: bytes) -> str | None:
         return "desktop"
     newer = False
     for line in lines:
-        payload = line.get("payload") if isinstance(line.get("payload"), dict) else {}
+        payload = line["payload"] if isinstance(line.get("payload"), dict) else {}
         if line.get("type") == "event_msg" and payload.get("type") in ("exec_command_end", "task_started"):
             newer = True
         if line.get("type") == "turn_context" and "turn_id" in payload:
@@ -157,7 +166,10 @@ def variant_of(data: bytes) -> str | None:
 
 _prose = st.lists(words, min_size=1, max_size=7).map(" ".join)
 #: Text a person or a model writes: prose most of the time, and anything Unicode can hold.
-_text = st.one_of(_prose, _prose, awkward_text, unicode_text.filter(lambda t: t.strip() != ""))
+#: Characters that str.splitlines() takes for line breaks though JSON keeps them raw inside strings.
+_separated = st.lists(st.sampled_from(["\u2028", "\u2029", "\x85", "\x1c", "\x1e", "\x0b", "\x0c", "\ufeff", "\r"])
+                      | _prose, min_size=2, max_size=4).map("".join)
+_text = st.one_of(_prose, _prose, awkward_text, unicode_text.filter(lambda t: t.strip() != ""), _separated)
 #: Output a command prints (may be empty when the feature asks for it, not here).
 _output = st.one_of(_prose.map(lambda t: t + "\n"), awkward_text, st.lists(_prose, min_size=1, max_size=4).map(
     lambda ls: "\n".join(ls) + "\n"))
@@ -167,6 +179,7 @@ _MODELS = ("gpt-5.3-codex", "gpt-5-codex", "gpt-5.2", "gpt-5.3-codex-spark", "o4
 _EFFORTS = ("minimal", "low", "medium", "high", "xhigh")
 _POLICIES = ("on-request", "never", "untrusted", "on-failure")
 _SANDBOXES = ("workspace-write", "read-only", "danger-full-access")
+_PIXEL = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg=="
 _MCP = (("github", "get_issue"), ("linear", "search_issues"), ("postgres", "query"), ("sentry", "get_event"))
 
 
@@ -346,12 +359,20 @@ class _Rollout:
                            model=draw(st.sampled_from(_MODELS)), effort=draw(st.sampled_from(_EFFORTS)), summary="auto")
             self.write("turn_context", context, most_ms=600_000 if self.variant == "old" else 3)
         text = self.text()
-        self.item(self.user_item(text), 3)
+        images: list[str] = []
+        if self.variant in ("cli", "desktop") and draw(st.integers(0, 4)) == 0:
+            # A pasted image: Codex wraps it in tags of its own; the event holds the typed text alone.
+            images = [_PIXEL]
+            self.item({"type": "message", "role": "user", "content": [
+                {"type": "input_text", "text": "<image name=[Image #1]>"}, {"type": "input_image", "image_url": _PIXEL},
+                {"type": "input_text", "text": "</image>"}, {"type": "input_text", "text": text}]}, 3)
+        else:
+            self.item(self.user_item(text), 3)
         event: dict[str, Any] = {"type": "user_message", "message": text}
         if self.variant == "old":
             event["kind"] = "plain"
         else:
-            event["images"] = []
+            event["images"] = images
         self.event(event, 2)
 
     def reasoning(self) -> None:
@@ -487,8 +508,8 @@ class _Rollout:
         else:
             path = f"{self.cwd}/{draw(words)}.png"
             call_id = self.function_call("view_image", dumps({"path": path}))
-            self.output(call_id, [{"type": "input_text", "text": f"<image name={draw(words)}.png>"},
-                                  {"type": "input_image", "image_url": "data:image/png;base64,iVBORw0KGgo="}])
+            image = {"type": "input_image", "image_url": _PIXEL}
+            self.output(call_id, draw(st.sampled_from([[{"type": "input_text", "text": f"<image name={path}>"}, image], [image]])))
 
     def user_shell(self) -> None:
         """A command the person ran (``!cmd``): an exec_command_end with no call, which no reader demands."""

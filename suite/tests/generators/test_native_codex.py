@@ -279,6 +279,8 @@ def test_variant_of_reads_the_hand_written_samples() -> None:
     assert {p.name: codex.variant_of(p.read_bytes()) for p in sorted(SAMPLES.glob("*.jsonl"))} == expected
     for junk in (b"", b"\xff\xfe", b"[]\n", b"not json\n", b'{"type":"session","seq":0}\n'):
         assert codex.variant_of(junk) is None
+    cut = (SAMPLES / "cli-old-format-exit-code-in-text.jsonl").read_bytes()[:-40]  # a vendor's file cut short
+    assert codex.variant_of(cut) == "old"
 
 
 def test_availability() -> None:
