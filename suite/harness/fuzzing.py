@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis.errors import Flaky
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 
 PROFILES = ("asr-fast", "asr-certify", "asr-deep")
@@ -248,6 +249,7 @@ class PropertyRunner:
         self.first_failure: tuple[int, str] | None = None
         self._shrink_started = 0.0
         self._last_failure: dict[str, Any] | None = None
+        self._last_message = ""
         #: Failures seen, by the digest of their bytes: replayed from memory once the budget is spent.
         self._failed: dict[str, tuple[str, str, dict[str, Any]]] = {}
         #: The last counterexample written (path, replay command), for the test's record.
@@ -279,6 +281,13 @@ class PropertyRunner:
             if self._last_failure is None:
                 raise
             message = str(error)
+        except Flaky:
+            # The implementation failed an example and then did not when Hypothesis asked again:
+            # it answers the same input differently. The failure it gave stands.
+            if self._last_failure is None:
+                raise
+            message = (f"{self._last_message}\n\nasked again with the same input, the implementation answered "
+                       "differently (it is not deterministic), so this example was not shrunk further")
         finally:
             self._settle()
             self._record_facts()
@@ -350,6 +359,7 @@ class PropertyRunner:
 
     def _fail(self, message: str, explained: str, failure: dict[str, Any]) -> None:
         self._last_failure = failure
+        self._last_message = f"{message}\n{explained}"
         key = hashlib.sha256(failure["data"]).hexdigest()
         if self.shrinking is None:
             self.shrinking = Shrinking()

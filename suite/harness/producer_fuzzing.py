@@ -31,6 +31,7 @@ from hypothesis import assume, settings
 from hypothesis import strategies as st
 
 from asr_conformance.fidelity.facts import Witness
+from asr_conformance.fidelity.mutations import Mutation
 from asr_conformance.fidelity.registry import installed_witnesses
 from asr_conformance.generators.native import file_name, formats, generator
 from asr_conformance.generators.native.common import NativeTranscript
@@ -177,13 +178,17 @@ class ProducerFuzzSession(PropertyRunner):
                         name: str) -> None:
         """Convert one generated transcript and hold the stream, and one edited copy's, to the witness."""
         data = transcript.data()
-        if self._from_memory(data):
-            return
         witness = witness_named(transcript.format)
         if witness is None:
             raise ValueError(f"no witness for format {transcript.format!r}")
         # A generator slip must not be blamed on the implementation (the project's tests catch those).
         assume(not isinstance(read_facts(witness, data), str))
+        # Drawn before anything is asked, so that the same transcript always draws the same way,
+        # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
+        edits = [m for m in mutations_of(witness) if m.apply(data) is not None]
+        mutation = draw(st.sampled_from(edits)) if edits else None
+        if self._from_memory(data):
+            return
         failure = dict(name=name, data=data, format=transcript.format, variant=transcript.variant,
                        features=sorted(transcript.features), description=transcript.summary())
         conversion = self._convert(data, transcript.format)
@@ -198,21 +203,17 @@ class ProducerFuzzSession(PropertyRunner):
             shown = [str(p) for p in problems[:SHOWN]]
             self._fail(f"the stream for {transcript.summary()} breaks {', '.join(rules)}", "\n".join(shown),
                        {**failure, "rules": rules, "findings": shown})
-        self._judged(witness, data, stream, failure, transcript, draw)
-
-    def _judged(self, witness: Witness, data: bytes, stream: bytes, failure: dict[str, Any],
-                transcript: NativeTranscript, draw: Callable[[st.SearchStrategy[Any]], Any]) -> None:
         result = judge_fidelity(data, stream, [witness])
         if result.findings or result.not_checked:
             shown = describe(result.findings) or [result.not_checked or ""]
             rules = result.rules or ["ASR-156"]
             self._fail(f"the stream for {transcript.summary()} does not follow its source (breaks {', '.join(rules)})",
                        "\n".join(shown), {**failure, "rules": rules, "findings": shown})
-        edits = [m for m in mutations_of(witness) if m.apply(data) is not None]
-        if not edits:
-            return
-        mutation = draw(st.sampled_from(edits))
+        if mutation is not None:
+            self._follows_edit(mutation, witness, data, stream, transcript, failure)
 
+    def _follows_edit(self, mutation: Mutation, witness: Witness, data: bytes, stream: bytes,
+                      transcript: NativeTranscript, failure: dict[str, Any]) -> None:
         def convert(edited: bytes) -> bytes | str:
             conversion = self._convert(edited, transcript.format)
             if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:

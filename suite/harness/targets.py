@@ -89,9 +89,9 @@ class Target:
         return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env)
 
 
-def default_role(inputs: Sequence[str]) -> str:
-    """docs/contract.md §1.1: producer when inputs are given, else validator."""
-    return "producer" if inputs else "validator"
+def default_role(inputs: Sequence[str], source_formats: Sequence[str] = ()) -> str:
+    """docs/contract.md §1.1: producer when inputs or source formats are given, else validator."""
+    return "producer" if inputs or source_formats else "validator"
 
 
 def resolve_targets(implementations: Sequence[str], role: str | None, inputs: Sequence[str],
@@ -175,7 +175,7 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
     if path.is_dir() or not os.access(path, os.X_OK):
         raise TargetError(f"--implementation={given}: not an executable file "
                           "(chmod +x it, or describe it with a .toml manifest)")
-    chosen_role = role or default_role(inputs)
+    chosen_role = role or default_role(inputs, source_formats)
     found = expand_inputs(inputs) if inputs else ()
     if chosen_role == "producer" and not found and not source_formats:
         raise TargetError(f"--implementation={given}: the producer role needs --inputs (or --source-format, to "

@@ -186,3 +186,77 @@ def test_a_producer_needs_inputs_or_a_format(tmp_path: Path) -> None:
         resolve_targets([str(CC_CONVERTER)], "producer", [], False, None, None)
     target, = resolve_targets([str(CC_CONVERTER)], "producer", [], False, None, None, ["claude-code"])
     assert target.source_formats == ("claude-code-jsonl",) and target.inputs == ()
+
+
+def test_an_implementation_that_answers_differently_fails_cleanly(tmp_path: Path) -> None:
+    """A converter that fails an example, then converts it when asked again, still fails (not a Hypothesis error)."""
+    calls = {"n": 0}
+    faithful = ProducerRunner(converter_target(CC_CONVERTER), tmp_path / "conversions")
+
+    def sometimes(source: Path) -> Conversion:
+        calls["n"] += 1
+        if calls["n"] == 1:
+            return Conversion(Outcome.REFUSED, refusal="not today")
+        return faithful.convert(source, "baseline")
+
+    session = session_for(sometimes, tmp_path, steps=20)
+    try:
+        with pytest.raises(pytest.fail.Exception, match="refused on a generated"):
+            run_property(session, st.sampled_from([sample("plain-chat.jsonl"), sample("fix-parser-test.jsonl")]))
+    finally:
+        faithful.close()
+    assert session.counterexample is not None
+
+
+# --- whole runs, as a vendor starts them ------------------------------------------------------
+
+
+def fuzz_run(pytester: pytest.Pytester, implementation: Path, *args: str) -> pytest.RunResult:
+    return pytester.runpytest_subprocess(
+        f"--implementation={implementation}", "-m", "fuzz", "-p", "no:cacheprovider", "-p", "no:xdist",
+        "--asr-shrink-time=1", f"--report-dir={pytester.path / 'reports'}", *args)
+
+
+def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pytest.Pytester) -> None:
+    import json
+    import shlex
+    import subprocess
+    import sys
+
+    from asr_conformance.vocabulary.schemas import check_report
+
+    result = fuzz_run(pytester, MISBEHAVING / "codex-parses-exit-code-from-text", "--source-format=codex",
+                      "-k", "exit-code-in-text and not legacy")
+    text = result.stdout.str()
+    assert result.ret == 1 and "FAILED" in text and "ASR-260" in text
+    report = json.loads((pytester.path / "reports" / "report.json").read_text())
+    check_report(report)
+    row, = report["fuzz"]
+    assert row["role"] == "producer" and row["counterexamples"] == 1 and row["examples"] > 0
+    found, = report["counterexamples"]
+    source = Path(found["path"])
+    case = tomllib.loads(source.with_name(source.name + CASE_SUFFIX).read_text(encoding="utf-8"))
+    assert "ASR-260" in case["rules"] and case["format"] == "codex-rollout-jsonl"
+    assert source.parent == pytester.path / "reports" / "counterexamples" / "producer" / "codex-rollout-jsonl"
+    command = shlex.split(found["replay"])
+    assert command[0] == "pytest" and f"--inputs={source}" in command
+    replay = subprocess.run([sys.executable, "-m", *command, "-p", "no:xdist"], capture_output=True, text=True,
+                            cwd=pytester.path, timeout=600)
+    assert replay.returncode == 1 and "ASR-260" in replay.stdout, replay.stdout[-3000:]
+
+
+def test_a_faithful_codex_converter_passes_every_property(pytester: pytest.Pytester) -> None:
+    result = fuzz_run(pytester, ROOT / "examples" / "codex-converter" / "asr-from-codex", f"--inputs={CODEX_SAMPLES}")
+    outcomes = result.parseoutcomes()
+    assert "failed" not in outcomes and outcomes.get("passed", 0) >= 20, result.stdout.str()[-3000:]
+    assert result.ret == 0
+
+
+def test_a_producer_in_no_generated_format_is_told_why_it_is_not_fuzzed(pytester: pytest.Pytester) -> None:
+    import json
+
+    result = fuzz_run(pytester, Path(__file__).resolve().parent / "producers" / "acme-converter",
+                      f"--inputs={ACME_SAMPLES}", "-rs")
+    assert "not fuzzed: none of the inputs is in a format the suite generates" in result.stdout.str()
+    report = json.loads((pytester.path / "reports" / "report.json").read_text())
+    assert report["fuzz"][0]["properties"] == 0 and report["fuzz"][0]["not_fuzzed"]
