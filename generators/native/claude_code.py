@@ -240,12 +240,14 @@ def _path(s: Session, draw: st.DrawFn) -> str:
     return f"{s.cwd}/{name}" if draw(st.booleans()) else f"{s.cwd}/{draw(words)}/{draw(prose)}.txt"
 
 
-SHELL = ("ls -la", "ls src", "cat README.md", "cat Cargo.toml", "git status", "git diff --stat", "pytest -q",
-         "cargo test -p parser", "npm run build", "grep -rn TODO src")
+SHELL = ("git status", "ls -la", "pytest -q", "cat README.md", "git diff --stat", "ls src", "cargo test -p parser",
+         "cat Cargo.toml", "npm run build", "grep -rn TODO src")
+#: Commands that look around before acting.
+LOOK = ("ls -la", "cat README.md", "git log --oneline -5", "ls src")
 
 
-def _bash(s: Session, draw: st.DrawFn) -> Tool:
-    command = draw(st.sampled_from(SHELL) | st.builds(lambda a, b: f"{a} {b}", st.sampled_from(SHELL), prose))
+def _bash(s: Session, draw: st.DrawFn, commands: tuple[str, ...] = SHELL) -> Tool:
+    command = draw(st.sampled_from(commands) | st.builds(lambda a, b: f"{a} {b}", st.sampled_from(commands), prose))
     arguments: dict[str, Any] = {"command": command, "description": draw(sentence)}
     if draw(st.booleans()):
         arguments["timeout"] = draw(st.sampled_from((60000, 120000, 600000)))
@@ -347,7 +349,7 @@ Maker = Callable[[Session, st.DrawFn], Tool]
 Runner = Callable[[st.DrawFn, Tool], Outcome]
 #: Everyday tools: how the model calls each, and a successful result of each.
 TOOLS: tuple[tuple[Maker, Runner], ...] = (
-    (_bash, _bash_ok), (_bash, _bash_ok), (_read, _read_ok), (_edit, _edit_ok), (_grep, _grep_ok),
+    (_bash, _bash_ok), (_bash, _bash_ok), (_bash, _bash_ok), (_read, _read_ok), (_edit, _edit_ok), (_grep, _grep_ok),
     (_glob, _glob_ok), (_fetch, _fetch_ok), (_todo, _todo_ok), (_mcp, _mcp_ok),
 )
 
@@ -390,8 +392,10 @@ def plain(s: Session, draw: st.DrawFn) -> None:
 
 def calls(s: Session, draw: st.DrawFn) -> None:
     s.prompt()
-    for _ in range(draw(st.integers(1, 3))):
-        tool, run = _everyday(s, draw)
+    for index in range(draw(st.integers(2, 4))):
+        # a task often starts by looking around with a shell command that lists or reads
+        looks = index == 0 and not draw(st.booleans())
+        tool, run = (_bash(s, draw, LOOK), _bash_ok) if looks else _everyday(s, draw)
         source = s.response([*_preamble(s, draw), s.call_block(tool)])[-1]
         s.results([run(draw, tool)], source)
     s.answer()
@@ -692,7 +696,7 @@ def _check(feature: str, variant: str | None) -> None:
 def _transcript(draw: st.DrawFn, feature: str) -> NativeTranscript:
     s = Session(draw)
     if feature == MIXED:
-        wanted = draw(st.lists(st.sampled_from(sorted(set(FEATURES) - {"plain"})), min_size=2, max_size=4, unique=True))
+        wanted = draw(st.lists(st.sampled_from(sorted(set(FEATURES) - {"plain"})), min_size=2, max_size=3, unique=True))
     else:
         wanted = [feature]
     order = [f for f in wanted if f in OPENING] + [f for f in wanted if f not in OPENING + CLOSING] \
