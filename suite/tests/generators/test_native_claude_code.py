@@ -21,6 +21,7 @@ from asr_conformance.fidelity.facts import SourceFacts
 from asr_conformance.generators.native import claude_code as cc
 from asr_conformance.generators.native.common import NativeTranscript, feature_names
 from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, mutations_of
+from asr_conformance.reference import claude_code_converter as example
 from asr_conformance.reference.checks import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -55,7 +56,7 @@ CATCHES = {
 }
 BUG_BUDGET = 8
 #: Transcripts per feature that the example converter converts, each with every source edit.
-FAITHFUL_BUDGET = 4
+FAITHFUL_BUDGET = 8
 
 
 @functools.cache
@@ -86,6 +87,15 @@ def run(converter: Path, data: bytes) -> bytes | str:
     if done.returncode != 0:
         return f"{converter.name} exited {done.returncode}: {done.stderr.decode(errors='replace')}"
     return done.stdout
+
+
+@functools.cache
+def run_example(data: bytes) -> bytes | str:
+    """The example converter's stream, run in this process (it is the reference's producer module)."""
+    try:
+        return example.convert(data)
+    except example.Refused as why:
+        return f"refused: {why}"
 
 
 def stream_of(converter: Path, data: bytes) -> bytes:
@@ -172,13 +182,14 @@ def test_a_faithful_converter_passes_every_transcript_and_every_source_edit(feat
     mutations = mutations_of(WITNESS)
     for transcript in examples(feature, FAITHFUL_BUDGET):
         data = transcript.data()
-        stream = stream_of(EXAMPLE, data)
+        stream = run_example(data)
+        assert isinstance(stream, bytes), (stream, shown(transcript))
         outcome = validate_bytes(stream)
         assert outcome.valid, ([(d.rule, d.message) for d in outcome.errors][:5], shown(transcript))
         fidelity = judge_fidelity(data, stream)
         assert fidelity.not_checked is None and fidelity.findings == [], (fidelity, shown(transcript))
         for mutation in mutations:
-            judged = judge_mutation(mutation, WITNESS, data, stream, lambda edited: run(EXAMPLE, edited))
+            judged = judge_mutation(mutation, WITNESS, data, stream, run_example)
             assert judged.findings == [], (mutation.name, judged.findings, shown(transcript))
 
 
@@ -194,6 +205,12 @@ def test_each_seeded_bug_is_caught_by_its_feature(name: str) -> None:
         if rule in caught:
             return
     pytest.fail(f"{name} is not caught with {rule} by {BUG_BUDGET} transcripts of {feature}: {sorted(caught)}")
+
+
+def test_the_example_converter_in_process_is_the_one_shot_script() -> None:
+    """The faithful-converter test runs the example in process; the script gives the same bytes."""
+    for transcript in examples(cc.MIXED, 2):
+        assert stream_of(EXAMPLE, transcript.data()) == run_example(transcript.data())
 
 
 def test_every_seeded_bug_has_a_catching_feature() -> None:
