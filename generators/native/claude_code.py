@@ -390,9 +390,9 @@ def plain(s: Session, draw: st.DrawFn) -> None:
     s.answer()
 
 
-def calls(s: Session, draw: st.DrawFn) -> None:
+def calls(s: Session, draw: st.DrawFn, most: int = 4) -> None:
     s.prompt()
-    for index in range(draw(st.integers(2, 4))):
+    for index in range(draw(st.integers(min(2, most), most))):
         # a task often starts by looking around with a shell command that lists or reads
         looks = index == 0 and not draw(st.booleans())
         tool, run = (_bash(s, draw, LOOK), _bash_ok) if looks else _everyday(s, draw)
@@ -603,7 +603,7 @@ def permission_modes(s: Session, draw: st.DrawFn) -> None:
     for mode in modes:
         s.set_mode(mode, line=draw(st.booleans()))
         if mode == "bypassPermissions" or draw(st.booleans()):
-            calls(s, draw)
+            calls(s, draw, most=2)
         else:
             plain(s, draw)
     s.features.add("permission-modes")
@@ -636,7 +636,7 @@ def version_upgrade(s: Session, draw: st.DrawFn) -> None:
     plain(s, draw)
     major, minor, patch = (int(p) for p in s.version.split("."))
     s.version = f"{major}.{minor}.{patch + draw(st.integers(1, 30))}"
-    calls(s, draw) if draw(st.booleans()) else plain(s, draw)
+    calls(s, draw, most=2) if draw(st.booleans()) else plain(s, draw)
     s.features.add("version-upgrade")
 
 

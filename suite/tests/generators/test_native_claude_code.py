@@ -172,7 +172,7 @@ def test_the_witness_reads_every_transcript_and_sees_its_feature(feature: str) -
             assert feature in transcript.features, transcript.summary()
         for held in transcript.features:
             facts_hold(held, facts)
-        assert 2 <= len(transcript.lines) <= 40, transcript.summary()
+        assert 2 <= len(transcript.lines) <= 60, transcript.summary()  # small: about 17 lines on average
 
     check()
 
