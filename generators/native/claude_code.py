@@ -543,9 +543,10 @@ def questions(s: Session, draw: st.DrawFn) -> None:
     s.prompt()
     count = draw(st.integers(1, 3))
     texts = draw(st.lists(prose.map(lambda t: t + "?"), min_size=count, max_size=count, unique=True))
-    asked = []
+    asked: list[dict[str, Any]] = []
+    options: dict[str, list[str]] = {}
     for text in texts:
-        labels = draw(st.lists(prose, min_size=2, max_size=4, unique=True))
+        labels = options[text] = draw(st.lists(prose, min_size=2, max_size=4, unique=True))
         asked.append({"question": text, "header": draw(sentence)[:12],
                       "options": [{"label": label, "description": draw(sentence)} for label in labels],
                       "multiSelect": draw(st.booleans())})
@@ -553,10 +554,9 @@ def questions(s: Session, draw: st.DrawFn) -> None:
     source = s.response([*_preamble(s, draw), s.call_block(tool)])[-1]
     how = draw(st.sampled_from(("answered", "answered", "declined", "unanswered")))
     if how == "answered":
-        answers = {}
-        for item in asked:
-            labels = [o["label"] for o in item["options"]]
-            answers[item["question"]] = draw(st.sampled_from(labels) | prose | st.just(", ".join(labels[:2])))
+        answers: dict[str, str] = {}
+        for text, labels in options.items():
+            answers[text] = draw(st.sampled_from(labels) | prose | st.just(", ".join(labels[:2])))
         text = "User has answered your questions: " + ", ".join(f'"{q}"="{a}"' for q, a in answers.items()) \
                + ". You can now continue with the user's answers in mind."
         s.results([Outcome(tool.call_id, text, None, {"questions": asked, "answers": answers})], source)
