@@ -240,12 +240,14 @@ def _path(s: Session, draw: st.DrawFn) -> str:
     return f"{s.cwd}/{name}" if draw(st.booleans()) else f"{s.cwd}/{draw(words)}/{draw(prose)}.txt"
 
 
-SHELL = ("ls -la", "ls src", "cat README.md", "cat Cargo.toml", "git status", "git diff --stat", "pytest -q",
-         "cargo test -p parser", "npm run build", "grep -rn TODO src")
+SHELL = ("git status", "ls -la", "pytest -q", "cat README.md", "git diff --stat", "ls src", "cargo test -p parser",
+         "cat Cargo.toml", "npm run build", "grep -rn TODO src")
+#: Commands that look around before acting.
+LOOK = ("ls -la", "cat README.md", "git log --oneline -5", "ls src")
 
 
-def _bash(s: Session, draw: st.DrawFn) -> Tool:
-    command = draw(st.sampled_from(SHELL) | st.builds(lambda a, b: f"{a} {b}", st.sampled_from(SHELL), prose))
+def _bash(s: Session, draw: st.DrawFn, commands: tuple[str, ...] = SHELL) -> Tool:
+    command = draw(st.sampled_from(commands) | st.builds(lambda a, b: f"{a} {b}", st.sampled_from(commands), prose))
     arguments: dict[str, Any] = {"command": command, "description": draw(sentence)}
     if draw(st.booleans()):
         arguments["timeout"] = draw(st.sampled_from((60000, 120000, 600000)))
@@ -347,7 +349,7 @@ Maker = Callable[[Session, st.DrawFn], Tool]
 Runner = Callable[[st.DrawFn, Tool], Outcome]
 #: Everyday tools: how the model calls each, and a successful result of each.
 TOOLS: tuple[tuple[Maker, Runner], ...] = (
-    (_bash, _bash_ok), (_bash, _bash_ok), (_read, _read_ok), (_edit, _edit_ok), (_grep, _grep_ok),
+    (_bash, _bash_ok), (_bash, _bash_ok), (_bash, _bash_ok), (_read, _read_ok), (_edit, _edit_ok), (_grep, _grep_ok),
     (_glob, _glob_ok), (_fetch, _fetch_ok), (_todo, _todo_ok), (_mcp, _mcp_ok),
 )
 
@@ -388,10 +390,12 @@ def plain(s: Session, draw: st.DrawFn) -> None:
     s.answer()
 
 
-def calls(s: Session, draw: st.DrawFn) -> None:
+def calls(s: Session, draw: st.DrawFn, most: int = 4) -> None:
     s.prompt()
-    for _ in range(draw(st.integers(1, 3))):
-        tool, run = _everyday(s, draw)
+    for index in range(draw(st.integers(min(2, most), most))):
+        # a task often starts by looking around with a shell command that lists or reads
+        looks = index == 0 and not draw(st.booleans())
+        tool, run = (_bash(s, draw, LOOK), _bash_ok) if looks else _everyday(s, draw)
         source = s.response([*_preamble(s, draw), s.call_block(tool)])[-1]
         s.results([run(draw, tool)], source)
     s.answer()
@@ -539,9 +543,10 @@ def questions(s: Session, draw: st.DrawFn) -> None:
     s.prompt()
     count = draw(st.integers(1, 3))
     texts = draw(st.lists(prose.map(lambda t: t + "?"), min_size=count, max_size=count, unique=True))
-    asked = []
+    asked: list[dict[str, Any]] = []
+    options: dict[str, list[str]] = {}
     for text in texts:
-        labels = draw(st.lists(prose, min_size=2, max_size=4, unique=True))
+        labels = options[text] = draw(st.lists(prose, min_size=2, max_size=4, unique=True))
         asked.append({"question": text, "header": draw(sentence)[:12],
                       "options": [{"label": label, "description": draw(sentence)} for label in labels],
                       "multiSelect": draw(st.booleans())})
@@ -549,10 +554,9 @@ def questions(s: Session, draw: st.DrawFn) -> None:
     source = s.response([*_preamble(s, draw), s.call_block(tool)])[-1]
     how = draw(st.sampled_from(("answered", "answered", "declined", "unanswered")))
     if how == "answered":
-        answers = {}
-        for item in asked:
-            labels = [o["label"] for o in item["options"]]
-            answers[item["question"]] = draw(st.sampled_from(labels) | prose | st.just(", ".join(labels[:2])))
+        answers: dict[str, str] = {}
+        for text, labels in options.items():
+            answers[text] = draw(st.sampled_from(labels) | prose | st.just(", ".join(labels[:2])))
         text = "User has answered your questions: " + ", ".join(f'"{q}"="{a}"' for q, a in answers.items()) \
                + ". You can now continue with the user's answers in mind."
         s.results([Outcome(tool.call_id, text, None, {"questions": asked, "answers": answers})], source)
@@ -599,7 +603,7 @@ def permission_modes(s: Session, draw: st.DrawFn) -> None:
     for mode in modes:
         s.set_mode(mode, line=draw(st.booleans()))
         if mode == "bypassPermissions" or draw(st.booleans()):
-            calls(s, draw)
+            calls(s, draw, most=2)
         else:
             plain(s, draw)
     s.features.add("permission-modes")
@@ -632,7 +636,7 @@ def version_upgrade(s: Session, draw: st.DrawFn) -> None:
     plain(s, draw)
     major, minor, patch = (int(p) for p in s.version.split("."))
     s.version = f"{major}.{minor}.{patch + draw(st.integers(1, 30))}"
-    calls(s, draw) if draw(st.booleans()) else plain(s, draw)
+    calls(s, draw, most=2) if draw(st.booleans()) else plain(s, draw)
     s.features.add("version-upgrade")
 
 
@@ -692,7 +696,7 @@ def _check(feature: str, variant: str | None) -> None:
 def _transcript(draw: st.DrawFn, feature: str) -> NativeTranscript:
     s = Session(draw)
     if feature == MIXED:
-        wanted = draw(st.lists(st.sampled_from(sorted(set(FEATURES) - {"plain"})), min_size=2, max_size=4, unique=True))
+        wanted = draw(st.lists(st.sampled_from(sorted(set(FEATURES) - {"plain"})), min_size=2, max_size=3, unique=True))
     else:
         wanted = [feature]
     order = [f for f in wanted if f in OPENING] + [f for f in wanted if f not in OPENING + CLOSING] \

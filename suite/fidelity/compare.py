@@ -316,16 +316,18 @@ class Checker:
             return False
 
     def parent_links(self) -> None:
-        calls = {c.call_id: c for c in self.facts.calls}
+        calls = {c.call_id: c for c in reversed(self.facts.calls)}  # the first call with each ID, for its place
+        recorded: dict[str, set[str]] = defaultdict(set)  # every call with a shared ID may record its own parent
+        for call in self.facts.calls:
+            if call.parent_call_id:
+                recorded[call.call_id].add(call.parent_call_id)
         for record in self.stream.all_calls:
             parent = record.get("parentCallId")
             if parent is None:
                 continue
             call_id = record.get("callId")
             native = calls.get(call_id)
-            allowed = set(self.facts.parent_links.get(call_id, ()))
-            if native is not None and native.parent_call_id:
-                allowed.add(native.parent_call_id)
+            allowed = set(self.facts.parent_links.get(call_id, ())) | recorded.get(str(call_id), set())
             if parent not in allowed:
                 self.add("ASR-275", "nothing-invented",
                          f"tool call {_clip(str(call_id))} has parentCallId {_clip(str(parent))}, a link the source does "

@@ -269,3 +269,23 @@ def test_a_call_made_by_code_execution_is_requested_by_code_with_its_parent() ->
     assert calls["toolu_01Code"]["requestedBy"] == "code" and calls["toolu_01Code"]["parentCallId"] == "srvtoolu_01Cell"
     assert calls["toolu_01Direct"]["requestedBy"] == "model" and "parentCallId" not in calls["toolu_01Direct"]
     assert check_fidelity(WITNESS.read(data), records) == []
+
+
+def test_calls_sharing_an_id_may_each_keep_the_parent_the_source_records() -> None:
+    """Two tool_use blocks share an ID; only the first was run by code: its parentCallId is recorded."""
+    import json
+
+    def line(uuid: str, caller: dict) -> str:
+        return json.dumps({"type": "assistant", "sessionId": "s1", "uuid": uuid, "timestamp": "2026-05-01T10:00:00.000Z",
+                           "message": {"id": f"msg_{uuid}", "role": "assistant", "content": [
+                               {"type": "tool_use", "id": "toolu_01Same", "name": "Bash", "input": {"command": "ls"},
+                                "caller": caller}]}})
+
+    data = (line("a1", {"type": "code_execution_20250825", "tool_id": "srvtoolu_01Cell"}) + "\n"
+            + line("a2", {"type": "direct"}) + "\n").encode()
+    records = convert(EXAMPLE, data)
+    assert [r.get("parentCallId") for r in records if r["type"] == "tool_call"] == ["srvtoolu_01Cell", None]
+    assert check_fidelity(WITNESS.read(data), records) == []
+    invented = copy.deepcopy(records)
+    next(r for r in invented if r["type"] == "tool_call" and "parentCallId" not in r)["parentCallId"] = "toolu_01Other"
+    assert rules(WITNESS.read(data), invented) == {"ASR-275"}

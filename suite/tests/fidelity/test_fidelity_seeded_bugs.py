@@ -70,3 +70,13 @@ def test_the_wrapper_splits_records_at_newlines_only() -> None:
     stream = run_converter(MISBEHAVING / "cc-invents-exit-codes", edited)
     assert validate_bytes(stream).valid
     assert any(text in p.get("text", "") for r in records_of(stream) if r["type"] == "message" for p in r["content"])
+
+
+@pytest.mark.parametrize("name", ["cc-invents-answers", "cc-kind-from-input"])
+def test_arguments_that_are_not_an_object_do_not_crash_a_seeded_producer(name: str) -> None:
+    """A tool_use input may be any JSON value (text when the model's arguments were not JSON)."""
+    data = (SAMPLES_DIR / "fix-parser-test.jsonl").read_bytes()
+    edited = data.replace(b'"input":{"command":"cargo test -p parser","description":"Run parser tests"}',
+                          b'"input":"{\\"command\\": \\"cargo test"', 1)
+    assert edited != data
+    assert validate_bytes(run_converter(MISBEHAVING / name, edited)).valid
