@@ -1,0 +1,63 @@
+"""Producer fuzzing alone finds every seeded-bug converter of both formats, naming its rule.
+
+The generator tests show which feature's transcripts expose each bug; here the fuzz session
+(conversion by the one-shot script, output checks, fidelity, a drawn source edit, shrinking) runs
+that feature's property against the script, as ``pytest --implementation=BUG -m fuzz`` does, and
+must fail with the bug's rule and write a counterexample that holds it."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from test_native_claude_code import CATCHES
+from test_native_codex import BUGS
+
+from asr_conformance.harness.fuzzing import ShrinkBudget
+from asr_conformance.harness.judging.producer import ProducerRunner
+from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
+from asr_conformance.harness.targets import CASE_SUFFIX, Target
+
+MISBEHAVING = Path(__file__).resolve().parents[3] / "examples" / "misbehaving"
+#: Every seeded bug: its format, the feature that exposes it and the rule it breaks.
+SEEDED = {
+    **{name: ("claude-code-jsonl", feature, rule) for name, (feature, rule) in CATCHES.items()},
+    **{name: ("codex-rollout-jsonl", feature, rule) for name, (feature, rule) in BUGS.items()},
+}
+
+
+def test_every_seeded_converter_is_fuzzed() -> None:
+    assert sorted(SEEDED) == sorted(p.name for p in MISBEHAVING.glob("c*-*") if p.name.startswith(("cc-", "codex-")))
+
+
+@pytest.mark.parametrize("name", sorted(SEEDED))
+def test_fuzzing_alone_finds_the_seeded_bug(name: str, tmp_path: Path) -> None:
+    format, feature, rule = SEEDED[name]
+    program = MISBEHAVING / name
+    target = Target(key=name, name=name, version=None, command=(str(program),), protocol="oneshot", timeout=60.0,
+                    roles=("producer",))
+    runner = ProducerRunner(target, tmp_path / "conversions")
+    session = ProducerFuzzSession(lambda source: runner.convert(source, "baseline"), tmp_path / "scratch",
+                                  tmp_path / "counterexamples", [f"--implementation={program}"],
+                                  settings(max_examples=8, derandomize=True, database=None, deadline=None),
+                                  None, ShrinkBudget(seconds=1.0, steps=2))
+    generated = GeneratedInput(format, feature)
+
+    @session.settings
+    @given(generated.strategy(), st.data())
+    def faithful(transcript, data: st.DataObject) -> None:
+        session.expect_faithful(transcript, data.draw, generated.id)
+
+    try:
+        with pytest.raises(pytest.fail.Exception) as failure:
+            session.run(faithful)
+    finally:
+        runner.close()
+    assert rule in session.broken, str(failure.value)[:3000]
+    assert session.counterexample is not None
+    written, _ = session.counterexample
+    case = tomllib.loads(written.with_name(written.name + CASE_SUFFIX).read_text(encoding="utf-8"))
+    assert rule in case["rules"] and case["format"] == format
