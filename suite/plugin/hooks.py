@@ -45,6 +45,7 @@ from asr_conformance.harness.fuzzing import (
     DEFAULT_SHRINK_STEPS,
     FuzzSession,
     FuzzSetupError,
+    PropertyRunner,
     register_profiles,
 )
 from asr_conformance.harness.judging.validator import judge
@@ -530,12 +531,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
                           replay_arguments(asr_target, "validator"), settings(), seed if isinstance(seed, int) else None,
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
                           record=facts.__setitem__)
-    asr_record.later(lambda: {
-        "fuzz_examples": session.examples, "seed": seed if isinstance(seed, int) else None,
-        "counterexample": None if session.counterexample is None else
-        (str(session.counterexample[0]), session.counterexample[1]),
-        "shrink": {key.removeprefix("asr_"): value for key, value in facts.items()} or None,
-    })
+    _report_fuzzing(asr_record, session, seed, facts)
     yield session
 
 
@@ -562,13 +558,18 @@ def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunn
         counterexamples_of(request.config, tmp_path), replay_arguments(asr_target, "producer"), settings(),
         seed if isinstance(seed, int) else None, shrink_budget_of(request.config),
         database_key=result_id(request.node, "producer"), record=facts.__setitem__)
-    asr_record.later(lambda: {
+    _report_fuzzing(asr_record, session, seed, facts)
+    yield session
+
+
+def _report_fuzzing(record: Recorder, session: PropertyRunner, seed: object, facts: dict[str, Any]) -> None:
+    """What a fuzz test's record carries, read when its report is made: examples, seed, counterexample, shrinking."""
+    record.later(lambda: {
         "fuzz_examples": session.examples, "seed": seed if isinstance(seed, int) else None,
         "counterexample": None if session.counterexample is None else
         (str(session.counterexample[0]), session.counterexample[1]),
         "shrink": {key.removeprefix("asr_"): value for key, value in facts.items()} or None,
     })
-    yield session
 
 
 def replay_arguments(target: Target, role: str) -> list[str]:
@@ -577,7 +578,8 @@ def replay_arguments(target: Target, role: str) -> list[str]:
     if not target.given:
         # The bundled reference: pointing at the suite certifies it.
         return [str(CONFORMANCE_DIR)] + ([f"--role={role}"] if role != "validator" else [])
-    arguments = [f"--implementation={Path(target.source).resolve()}", f"--role={role}"]
+    # absolute(), not resolve(): an implementation reached through a symbolic link is named as it was given.
+    arguments = [f"--implementation={Path(target.source).absolute()}", f"--role={role}"]
     if target.protocol == "persistent" and not target.source.endswith(".toml"):
         arguments.append("--persistent")
     return arguments

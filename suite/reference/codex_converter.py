@@ -689,7 +689,8 @@ def serve(stdin: TextIO, stdout: TextIO) -> int:
                 except Exception as error:
                     reply({"seq": seq, "errored": True, "message": f"internal error: {_first_line(error)}"})
                     continue
-                previous = folder / f"stream-{seq}.jsonl"
+                given = request.get("output_dir")  # the harness's fresh folder for this stream, when it gives one
+                previous = (Path(given) if isinstance(given, str) else folder) / f"stream-{seq}.jsonl"
                 previous.write_bytes(stream)
                 reply({"seq": seq, "stream_path": str(previous)})
             else:

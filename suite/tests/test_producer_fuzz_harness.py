@@ -246,7 +246,8 @@ def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pyte
 
 
 def test_a_faithful_codex_converter_passes_every_property(pytester: pytest.Pytester) -> None:
-    result = fuzz_run(pytester, ROOT / "examples" / "codex-converter" / "asr-from-codex", f"--inputs={CODEX_SAMPLES}")
+    result = fuzz_run(pytester, ROOT / "examples" / "codex-converter" / "asr-from-codex", f"--inputs={CODEX_SAMPLES}",
+                      "--persistent")
     outcomes = result.parseoutcomes()
     assert "failed" not in outcomes and outcomes.get("passed", 0) >= 20, result.stdout.str()[-3000:]
     assert result.ret == 0

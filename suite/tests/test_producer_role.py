@@ -72,7 +72,7 @@ def test_samples_cover_the_cases_the_readme_promises() -> None:
 
 @pytest.mark.parametrize("protocol", [(), ("--persistent", "--check-protocol")], ids=["oneshot", "persistent"])
 def test_the_example_converter_passes_on_its_samples(pytester: pytest.Pytester, protocol: tuple[str, ...]) -> None:
-    result = certify(pytester, CONVERTER, "-rs", *protocol, fuzz=not protocol)
+    result = certify(pytester, CONVERTER, "-rs", *protocol, fuzz=bool(protocol))
     outcomes = result.parseoutcomes()
     assert "failed" not in outcomes
     # every input: the output and environment tests, its fidelity test, and at least one source edit
