@@ -214,7 +214,9 @@ def parse_diagnostics(stdout: str) -> list[dict]:
     """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (docs/contract.md §2.2).
     A line nested too deeply to judge raises TooDeep (the answer is unusable, not ignorable)."""
     found = []
-    for line in stdout.splitlines():
+    # Lines end at LF (CR LF too, by the strip): a message may quote the stream, and U+2028 or U+0085
+    # inside its JSON string must not cut the diagnostic in two (str.splitlines would).
+    for line in stdout.split("\n"):
         line = line.strip()
         if not line.startswith("{"):
             continue

@@ -145,3 +145,12 @@ def test_persistent_role_must_be_announced(tmp_path: Path, stream: Path) -> None
         assert answer.outcome is Outcome.CRASH and "does not play the reader role" in answer.message
     finally:
         adapter.close()
+
+
+def test_a_diagnostic_that_quotes_a_line_separator_is_one_diagnostic() -> None:
+    """U+2028 and U+0085 may stand raw in a JSON string; they do not end a diagnostic line."""
+    from asr_conformance.harness.oneshot import parse_diagnostics
+
+    quoted = json.dumps({"rule": "ASR-164", "message": "content 'a\u2028b\u0085c'"}, ensure_ascii=False)
+    found = parse_diagnostics(f"checking...\r\n{quoted}\r\n{{\"rule\": \"ASR-003\"}}\n")
+    assert [d["rule"] for d in found] == ["ASR-164", "ASR-003"]
