@@ -19,6 +19,7 @@ what it holds and what broke, and a command that replays it as ``--inputs``.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import shlex
@@ -140,7 +141,9 @@ def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[ProducerInput]) ->
     return FuzzPlan(tuple(properties))
 
 
+@functools.cache
 def witness_named(format: str) -> Witness | None:
+    """The witness of a format, looked up once per process (entry points do not change during a run)."""
     return next((w for w in installed_witnesses()[0] if w.format == format), None)
 
 

@@ -32,9 +32,9 @@ def test_no_witness_gives_conforms_on_output_rules_only(pytester: pytest.Pyteste
 
 
 def test_a_witnessed_format_is_checked_and_plainly_conforms(pytester: pytest.Pytester) -> None:
-    """The other side: the example converter on its own samples gets the plain verdict (a full run:
-    generated transcripts included; over the persistent protocol, which converts them fastest)."""
+    """The other side: the example converter on its own samples gets the plain verdict. (Its generated
+    transcripts are left out here: test_producer_role runs them; the verdict's words do not change.)"""
     converter = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
-    result = certify(pytester, converter, ROOT / "examples" / "claude-code-converter" / "samples", "--persistent")
+    result = certify(pytester, converter, ROOT / "examples" / "claude-code-converter" / "samples", "-m", "not fuzz")
     text = result.stdout.str()
     assert "verdict: CONFORMS" in text and "fidelity not checked" not in text
