@@ -503,7 +503,9 @@ NOT_JSON = st.sampled_from(('{"command": "ls', "{'path': 'src'}", "[1, 2,", "und
 
 def arguments(s: Session, draw: st.DrawFn) -> None:
     s.prompt()
-    shapes = draw(st.lists(st.sampled_from(("huge", "text", "nested", "empty", "string")), min_size=1, max_size=3))
+    # The API hands Claude Code every tool input as an object, so text that is not JSON stands in values only
+    # (a whole-string input would be a shape no real transcript holds, and no converter owes it anything).
+    shapes = draw(st.lists(st.sampled_from(("huge", "text", "nested", "empty")), min_size=1, max_size=3))
     if "huge" not in shapes:
         shapes.append("huge")
     for shape in shapes:
@@ -514,10 +516,8 @@ def arguments(s: Session, draw: st.DrawFn) -> None:
             value = {"query": draw(NOT_JSON), draw(unicode_text): draw(NOT_JSON)}
         elif shape == "nested":
             value = {"data": draw(json_values)}
-        elif shape == "empty":
+        else:
             value = {}
-        else:  # a stream cut off mid-arguments leaves text that is not JSON
-            value = draw(NOT_JSON)
         tool = Tool(s.tool_id(), name, value)
         source = s.response([s.call_block(tool)])[-1]
         s.results([_mcp_ok(draw, tool)], source)
