@@ -355,19 +355,25 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         for target in targets_of(config):
             for item in target.inputs:
                 inputs.setdefault(item.id, item)
-        metafunc.parametrize("producer_input", [pytest.param(i, id=i.id) for i in inputs.values()])
+        metafunc.parametrize("producer_input", [pytest.param(i, id=i.id) for i in inputs.values()] or [_NO_INPUTS])
     if "source_edit" in metafunc.fixturenames:
         from asr_conformance.harness.judging.fidelity import source_edits
 
         unique = {i.id: i for target in targets_of(config) for i in target.inputs}
         metafunc.parametrize("source_edit", [
             pytest.param(edit, id=edit.id) for item in unique.values() for edit in source_edits(item)
-        ])
+        ] or [_NO_INPUTS])
     if "generated_input" in metafunc.fixturenames:
         metafunc.parametrize("generated_input", _generated_params(config))
     targets = targets_of(config)
     if len(targets) > 1 and "asr_target" in metafunc.fixturenames:
         metafunc.parametrize("asr_target", [pytest.param(t, id=t.key) for t in targets], scope="session")
+
+
+#: The one parameter of the input-based producer tests when no producer was given inputs (--source-format alone).
+_NO_INPUTS = pytest.param(None, id="no-inputs", marks=pytest.mark.skip(
+    reason="no producer inputs of its own (--inputs, or inputs in the manifest): only generated transcripts "
+    "were converted"))
 
 
 def _generated_params(config: pytest.Config) -> list[Any]:
@@ -412,6 +418,9 @@ def result_id(item: pytest.Item, role: str) -> str:
     parts = []
     for name, value in params.items():
         if name == "asr_target":
+            continue
+        if value is None:  # the parameter that skips, saying why (no inputs of its own, no format to fuzz)
+            parts.append("not-fuzzed" if name == "generated_input" else "no-inputs")
             continue
         parts.append(value.id if isinstance(value, (Case, ProducerInput, GeneratedInput)) or hasattr(value, "input")
                      else str(value))
