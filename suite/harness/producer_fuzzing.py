@@ -38,7 +38,15 @@ from asr_conformance.generators.native import file_name, formats, generator
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
-from asr_conformance.harness.judging.fidelity import FIDELITY_RULES, describe, judge_fidelity, judge_mutation, mutations_of, read_facts
+from asr_conformance.harness.judging.fidelity import (
+    FIDELITY_RULES,
+    describe,
+    judge_fidelity,
+    judge_mutation,
+    mutations_of,
+    read_facts,
+    witness_for_input,
+)
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
 from asr_conformance.harness.targets import CASE_SUFFIX, ProducerInput
 
@@ -91,19 +99,18 @@ def rare_variants(format: str) -> tuple[str, ...]:
     return tuple(v for v in module.VARIANTS if v not in common)
 
 
-def sniffed_format(data: bytes, witnesses: Sequence[Witness] | None = None) -> tuple[str, str | None] | None:
-    """The generated format an input is in, and its variant, by the witnesses' sniffing; None when none."""
-    for witness in witnesses if witnesses is not None else installed_witnesses()[0]:
-        module = generator(witness.format)
-        if module is None:
-            continue
-        try:
-            if witness.sniff(data):
-                variant_of = getattr(module, "variant_of", None)
-                return witness.format, variant_of(data) if variant_of is not None else None
-        except Exception:  # a witness that cannot sniff does not claim the input
-            continue
-    return None
+def sniffed_format(data: bytes) -> tuple[str, str | None] | None:
+    """The generated format an input is in, and its variant: the witness the input sniffs as
+    (``judging.fidelity.witness_for_input``), when the suite has a generator for its format."""
+    witness = witness_for_input(data)
+    module = generator(witness.format) if witness is not None else None
+    if witness is None or module is None:
+        return None
+    variant_of = getattr(module, "variant_of", None)
+    try:
+        return witness.format, variant_of(data) if variant_of is not None else None
+    except Exception:  # a variant the generator cannot tell is no rare variant
+        return witness.format, None
 
 
 @dataclass(frozen=True)
@@ -166,7 +173,8 @@ class ProducerFuzzSession(PropertyRunner):
         return write_producer_counterexample(self.counterexamples, replay=self.replay, **failure)
 
     def _convert(self, data: bytes, format: str) -> Conversion:
-        """Convert ``data`` from a file named as the agent would name it (by digest: no hint of what is expected)."""
+        """Convert ``data``; the implementation gets a staged copy under a random name (``harness.containment``),
+        so the file name here (the counterexample's, as the agent would name it) never reaches it."""
         digest = hashlib.sha256(data).hexdigest()
         self.scratch.mkdir(parents=True, exist_ok=True)
         source = self.scratch / file_name(format, digest)
@@ -238,8 +246,8 @@ def write_producer_counterexample(folder: Path, name: str, data: bytes, format: 
     """Write the native file and its ``.case.toml``; return the file and the command that replays it.
 
     The file is a producer input like any other (``--inputs`` takes it, or its folder: ``.case.toml``
-    files are never inputs). Its name is the one the agent would write, so a converter that looks
-    at names sees what it sees in the field."""
+    files are never inputs). Its name is the one the agent would write, so it can be dropped among
+    the agent's own files."""
     folder = folder.resolve()
     digest = hashlib.sha256(data).hexdigest()
     case_dir = folder / "producer" / format
