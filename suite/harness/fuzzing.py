@@ -39,8 +39,8 @@ from pathlib import Path
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, settings
-from hypothesis.errors import Flaky
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
+from hypothesis.errors import Flaky
 
 PROFILES = ("asr-fast", "asr-certify", "asr-deep")
 DEFAULT_PROFILE = "asr-fast"

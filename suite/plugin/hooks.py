@@ -48,9 +48,9 @@ from asr_conformance.harness.fuzzing import (
     PropertyRunner,
     register_profiles,
 )
+from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
-from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
