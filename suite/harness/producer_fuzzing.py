@@ -49,6 +49,7 @@ from asr_conformance.harness.judging.fidelity import (
 )
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
 from asr_conformance.harness.targets import CASE_SUFFIX, ProducerInput
+from asr_conformance.vocabulary.untrusted import no_surrogates
 
 #: How much of an input is read to tell its format and variant.
 SNIFF_BYTES = 256 * 1024
@@ -240,6 +241,13 @@ class ProducerFuzzSession(PropertyRunner):
                        {**failure, "rules": edited.rules, "findings": shown, "edit": mutation.name})
 
 
+def _toml_strings(texts: list[str]) -> str:
+    """A TOML array of strings: findings may quote what the implementation wrote, and TOML allows
+    neither DEL nor lone surrogates in a string, so both are escaped or replaced."""
+    clean = [no_surrogates(text) for text in texts]
+    return json.dumps(clean, ensure_ascii=True).replace("\x7f", "\\u007f")
+
+
 def write_producer_counterexample(folder: Path, name: str, data: bytes, format: str, variant: str,
                                   features: list[str], rules: list[str], description: str, findings: list[str],
                                   replay: list[str], edit: str = "") -> tuple[Path, str]:
@@ -261,7 +269,7 @@ def write_producer_counterexample(folder: Path, name: str, data: bytes, format: 
         f"features = {json.dumps(features)}",
         f"rules = {json.dumps(rules or list(FIDELITY_RULES))}",
         *([f"edit = {json.dumps(edit)}"] if edit else []),
-        f"findings = {json.dumps(findings[:SHOWN], ensure_ascii=False)}",
+        f"findings = {_toml_strings(findings[:SHOWN])}",
         'spec = "Found by the producer fuzz harness (see each rule\'s section in the pages)"',
     ]
     source.with_name(source.name + CASE_SUFFIX).write_text("\n".join(metadata) + "\n", encoding="utf-8")
