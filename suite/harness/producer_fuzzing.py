@@ -243,9 +243,10 @@ class ProducerFuzzSession(PropertyRunner):
 
 def _toml_strings(texts: list[str]) -> str:
     """A TOML array of strings: findings may quote what the implementation wrote, and TOML allows
-    neither DEL nor lone surrogates in a string, so both are escaped or replaced."""
+    neither DEL nor lone surrogates in a string, so both are escaped or replaced. Other characters
+    stay as they are (JSON's surrogate-pair escapes for astral characters are not TOML)."""
     clean = [no_surrogates(text) for text in texts]
-    return json.dumps(clean, ensure_ascii=True).replace("\x7f", "\\u007f")
+    return json.dumps(clean, ensure_ascii=False).replace("\x7f", "\\u007f")
 
 
 def write_producer_counterexample(folder: Path, name: str, data: bytes, format: str, variant: str,

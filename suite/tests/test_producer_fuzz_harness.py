@@ -275,8 +275,9 @@ def test_a_format_alone_fuzzes_a_producer_and_says_its_own_input_tests_did_not_r
 
 
 def test_findings_that_quote_hostile_text_still_make_a_readable_case(tmp_path: Path) -> None:
-    hostile = ["ASR-157: the stream says 'a\x7fb\ud800c\x00\u2028'"]
+    hostile = ["ASR-157: the stream says 'a\x7fb\ud800c\x00\u2028🦀'"]
     source, _ = write_producer_counterexample(tmp_path, "p", b"{}\n", "claude-code-jsonl", "session", [], ["ASR-157"],
                                               "d", hostile, ["--implementation=x"])
     case = tomllib.loads(source.with_name(source.name + CASE_SUFFIX).read_text(encoding="utf-8"))
     assert case["findings"][0].startswith("ASR-157: the stream says 'a\x7fb") and "\x00" in case["findings"][0]
+    assert case["findings"][0].endswith("\u2028🦀'")
