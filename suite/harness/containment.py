@@ -55,6 +55,9 @@ from functools import cache
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.harness import sandbox
+from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
+from asr_conformance.harness.limits import Limits
 
 #: Longest time one case may take, whatever a manifest or --asr-timeout says.
 MAX_TIMEOUT = 3600.0
@@ -62,7 +65,9 @@ MAX_TIMEOUT = 3600.0
 DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
 #: Ceiling for --max-output: judging a stream costs many times its size in memory.
 MAX_OUTPUT_CAP = 1024 * 1024 * 1024
-SANDBOXES = ("auto", "bwrap", "none")
+#: auto: the sandbox where the machine allows it, else none with a warning; strict (or bwrap): the
+#: sandbox or no run at all; none: no sandbox.
+SANDBOXES = ("auto", "strict", "bwrap", "none")
 MARKER = "ASR_CONFORMANCE_BOX"
 _ALLOWED = ("PATH", "LANG", "TZ", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT")
 _PR_SET_CHILD_SUBREAPER = 36
@@ -109,16 +114,56 @@ class Settings:
     #: The run's staging folder, shared by its xdist workers (each makes its root inside it), so
     #: that a sandbox hides every worker's staging at once.
     staging_parent: Path | None = None
+    #: --network: None leaves it to each implementation's manifest (default none).
+    network: str | None = None
+    #: --limit-* given on the command line (over the defaults and a manifest's limits).
+    limits: tuple[tuple[str, int], ...] = ()
+    #: --allow-read: more folders shown read-only in the sandbox.
+    allow_read: tuple[str, ...] = ()
 
 
 _settings = Settings()
 
 
+STAGING_PREFIX = "asr-run-"
+
+
 def make_staging_parent() -> Path:
-    """The run's staging folder (0700, removed at exit), made once by the controller."""
-    parent = Path(tempfile.mkdtemp(prefix="asr-run-"))
+    """The run's staging folder (0700, removed at exit), made once by the controller, named after
+    its process so that a later run can tell it is stale (``remove_stale_staging``)."""
+    remove_stale_staging()
+    parent = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     atexit.register(_remove_tree, parent)
+    _made.append(parent)
     return parent
+
+
+def remove_stale_staging(folder: Path | None = None) -> list[Path]:
+    """Remove the staging folders of runs whose process is gone (killed runs never clean up);
+    returns what was removed."""
+    removed = []
+    base = Path(folder or tempfile.gettempdir())
+    try:
+        entries = list(base.glob(f"{STAGING_PREFIX}*-*"))
+    except OSError:
+        return removed
+    for entry in entries:
+        owner = entry.name[len(STAGING_PREFIX):].split("-", 1)[0]
+        if not owner.isdigit() or _alive(int(owner)) or entry.is_symlink() or not entry.is_dir():
+            continue
+        _remove_tree(entry)
+        removed.append(entry)
+    return removed
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 def configure(**changes: object) -> Settings:
@@ -126,6 +171,8 @@ def configure(**changes: object) -> Settings:
     global _settings
     if "sandbox" in changes and changes["sandbox"] not in SANDBOXES:
         raise UsageError(f"--sandbox: one of {', '.join(SANDBOXES)}, not {changes['sandbox']!r}")
+    if changes.get("network") not in (None, *sandbox.NETWORKS):
+        raise UsageError(f"--network: one of {', '.join(sandbox.NETWORKS)}, not {changes['network']!r}")
     _settings = replace(_settings, **changes)  # type: ignore[arg-type]
     sandbox_mode.cache_clear()
     return _settings
@@ -163,26 +210,23 @@ RUN_LIMIT_MESSAGE = "the run's time limit (--run-timeout) is spent; the case was
 # --- the sandbox ------------------------------------------------------------------------
 
 
-def _bwrap_base(executable: str) -> list[str]:
-    return [executable, "--unshare-pid", "--die-with-parent", "--ro-bind", "/", "/", "--dev", "/dev",
-            "--proc", "/proc"]
+@dataclass(frozen=True)
+class Policy:
+    """One implementation's containment choices (its manifest's ``network``, ``limits``, ``allow_read``)."""
+
+    network: str | None = None
+    limits: tuple[tuple[str, int], ...] = ()
+    read_only: tuple[str, ...] = ()
 
 
-@cache
-def _bwrap_problem() -> str:
-    """Why bubblewrap cannot run here ("" when it can): it is tried once."""
-    executable = shutil.which("bwrap")
-    if executable is None:
-        return "bwrap is not installed"
-    try:
-        tried = subprocess.run([*_bwrap_base(executable), "true"], capture_output=True, timeout=20,
-                               stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.SubprocessError) as error:
-        return f"bwrap does not start: {error}"
-    if tried.returncode != 0:
-        said = tried.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"bwrap fails here: {said[-1] if said else 'exit status ' + str(tried.returncode)}"
-    return ""
+def effective_limits(policy: Policy | None = None) -> Limits:
+    """The defaults, then the manifest's limits, then the command line's (--limit-*)."""
+    chosen = DEFAULT_LIMITS.with_changes(dict(policy.limits) if policy else {})
+    return chosen.with_changes(dict(_settings.limits))
+
+
+def effective_network(policy: Policy | None = None) -> str:
+    return _settings.network or (policy.network if policy and policy.network else "none")
 
 
 @cache
@@ -191,37 +235,57 @@ def sandbox_mode() -> tuple[str, str]:
     chosen = _settings.sandbox
     if chosen == "none":
         return "none", "--sandbox=none"
-    problem = _bwrap_problem() if sys.platform.startswith("linux") else "bubblewrap needs Linux"
+    problem = sandbox.problem()
     if not problem:
         return "bwrap", ""
-    if chosen == "bwrap":
-        raise UsageError(f"--sandbox=bwrap: {problem}")
+    if chosen in ("strict", "bwrap"):
+        raise UsageError(f"--sandbox={chosen}: the sandbox cannot run here: {problem}")
     return "none", problem
 
 
-def describe_sandbox() -> str:
-    """One line for the run header."""
+def describe_sandbox(policy: Policy | None = None) -> str:
+    """The run header's line: each protection in force, or why there is none."""
     mode, why = sandbox_mode()
+    limits = f"limits per process: {effective_limits(policy).describe()}"
     if mode == "bwrap":
-        return "sandbox: bubblewrap (PID namespace; corpus, reports and staging hidden; read-only system)"
+        return f"sandbox: bubblewrap ({'; '.join(sandbox.protections(effective_network(policy)))}); {limits}"
     cleanup = "process-group and subreaper cleanup" if _subreaper_possible() else "process-group cleanup"
-    return f"sandbox: none ({why}), {cleanup}"
+    warning = "" if _settings.sandbox == "none" else " -- WARNING: the implementation can read and write whatever you can"
+    return f"sandbox: none ({why}), {cleanup}{warning}; {limits}"
 
 
-def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = ()) -> list[str]:
+def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = (),
+         policy: Policy | None = None) -> list[str]:
     """The command line that runs ``command`` contained (unchanged without a sandbox)."""
     if sandbox_mode()[0] != "bwrap":
         return list(command)
-    executable = shutil.which("bwrap") or "bwrap"
-    argv = _bwrap_base(executable)
-    for hidden in (*_settings.hidden, *filter(None, [_settings.staging_parent]), staging_root()):
-        for real in _hidden_folders(os.path.realpath(hidden)):
-            argv += ["--tmpfs", real]
-    for folder in (str(box.path), *writable):
-        real = os.path.realpath(folder)
-        argv += ["--bind", real, real]
-    argv += ["--chdir", os.path.realpath(cwd or os.getcwd())]
-    return [*argv, "--", *command]
+    policy = policy or Policy()
+    folders, files = sandbox.own_folders(command[0], cwd)
+    read_only = [*sandbox.python_environment(), *folders, *(os.path.realpath(p) for p in policy.read_only),
+                 *(os.path.realpath(p) for p in _settings.allow_read)]
+    hidden: list[str] = []
+    for secret in (*_settings.hidden, *corpus_copies_in(read_only)):
+        hidden += _hidden_folders(os.path.realpath(secret))
+    hidden += sandbox.hidden_entries(read_only)
+    staging = [os.path.realpath(p) for p in (*filter(None, [_settings.staging_parent]), staging_root())]
+    hidden += [p for p in staging if any(p.startswith(f + "/") for f in read_only)]
+    outputs = [os.path.realpath(p) for p in (box.path / "out", *writable)]
+    view = sandbox.View(
+        read_only=(*read_only, os.path.realpath(box.path / "in")), writable=tuple(outputs), files=tuple(files),
+        hidden=tuple(hidden), scratch=(os.path.realpath(box.path / "tmp"), os.path.realpath(box.path / "home")),
+    )
+    limits = effective_limits(policy)
+    return sandbox.command(command, view, os.path.realpath(cwd or os.getcwd()), effective_network(policy), limits.disk)
+
+
+def corpus_copies_in(folders: Iterable[str]) -> list[str]:
+    """Case corpora at the top of shown folders (a checkout's ``cases/``, or a corpus folder itself)."""
+    found = []
+    for folder in folders:
+        for candidate in (folder, os.path.join(folder, "cases")):
+            if os.path.isfile(os.path.join(candidate, "rules.toml")):
+                found.append(candidate)
+    return found
 
 
 #: What stays readable in a corpus folder: the public rule catalog and the case schema, never a case.
@@ -271,6 +335,7 @@ def staging_root() -> Path:
             parent = _settings.staging_parent
             _root = Path(tempfile.mkdtemp(prefix="asr-", dir=parent if parent and parent.is_dir() else None))
             atexit.register(_remove_tree, _root)
+            _made.append(_root)
         return _root
 
 
@@ -519,9 +584,20 @@ def _install_handlers() -> None:
         signal.signal(signum, _chained(previous))
 
 
+_made: list[Path] = []
+
+
+def remove_staging() -> None:
+    """Remove the staging this process made (on a signal that ends it, atexit never runs)."""
+    for folder in _made:
+        _remove_tree(folder)
+
+
 def _chained(previous: object):
     def handler(signum: int, frame: object) -> None:
         kill_all_live()
+        if previous == signal.SIG_DFL:
+            remove_staging()
         if callable(previous):
             previous(signum, frame)
         elif previous == signal.SIG_DFL:

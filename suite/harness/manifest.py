@@ -10,6 +10,12 @@
     source_formats = ["codex-rollout-jsonl"]       # native formats to fuzz (default: the inputs' formats)
     expectations = "acme-expectations.toml"
     pass_env = ["ACME_LICENSE_FILE"]               # variables passed through (default: none)
+    network = "none"                               # or "host" (a licence server); the sandbox's network
+    allow_read = ["/opt/acme-runtime"]             # more folders the sandbox shows read-only
+
+    [limits]                                       # per process (docs/contract.md §9)
+    memory = "4G"
+    cpu = 120
 
     [exit-codes]
     accept = [0]
@@ -25,7 +31,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from asr_conformance.harness.containment import UsageError, check_timeout
+from asr_conformance.harness.containment import Policy, UsageError, check_timeout
+from asr_conformance.harness.limits import LimitError, parse_limit
 from asr_conformance.vocabulary.schemas import FileProblem, load_checked_toml
 
 
@@ -48,6 +55,7 @@ class Manifest:
     expectations: Path | None
     pass_env: tuple[str, ...] = ()
     source_formats: tuple[str, ...] = ()
+    policy: Policy | None = None
 
     @property
     def folder(self) -> Path:
@@ -81,6 +89,13 @@ def load_manifest(path: Path) -> Manifest:
             timeout = check_timeout(timeout, f"{path}: timeout")
         except UsageError as error:
             raise ManifestError(str(error)) from None
+    try:
+        limits = tuple((name, parse_limit(name, value, f"{path}: limits.{name}"))
+                       for name, value in data.get("limits", {}).items())
+    except LimitError as error:
+        raise ManifestError(str(error)) from None
+    policy = Policy(network=data.get("network"), limits=limits,
+                    read_only=tuple(str(folder / p) for p in data.get("allow_read", ())))
     codes = data.get("exit-codes", {})
     expectations = data.get("expectations")
     return Manifest(
@@ -97,4 +112,5 @@ def load_manifest(path: Path) -> Manifest:
         expectations=(folder / expectations) if expectations else None,
         pass_env=tuple(data.get("pass_env", ())),
         source_formats=tuple(data.get("source_formats", ())),
+        policy=policy,
     )

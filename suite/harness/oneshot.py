@@ -14,7 +14,7 @@ from pathlib import Path
 
 from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
-from asr_conformance.harness.containment import Box
+from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
 from asr_conformance.vocabulary.protocol import TooDeep, loads_bounded
 
@@ -35,14 +35,18 @@ class OneShotValidator:
     placeholder: str | None = None
     cwd: str | None = None
     pass_env: tuple[str, ...] = ()
+    policy: Policy | None = None
 
     def argv(self, stream: Path) -> list[str]:
         return _argv(self.command, self.placeholder, stream)
 
     def validate(self, stream: Path) -> Verdict:
-        run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env)
+        run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env,
+                        policy=self.policy)
         finished, common = run.finished, run.common
         failure = _no_answer(finished, run.timeout, run.cut)
+        if finished.limit and not failure:
+            return Verdict(Outcome.CRASH, message=f"exit status {finished.returncode}: {finished.limit}", **common)
         if failure and failure[0] is Outcome.TIMEOUT:
             return Verdict(Outcome.TIMEOUT, message=failure[1], **common)
         if finished.flooded or finished.failure:
@@ -100,7 +104,8 @@ class _Run:
 
 def _run_once(command: Sequence[str], placeholder: str | None, source: Path, timeout: float, cwd: str | None,
               env: Mapping[str, str] | None = None, limit: int = STDOUT_LIMIT, suffix: str = ".jsonl",
-              decode: bool = True, pass_env: Sequence[str] = (), writable: Sequence[str] = ()) -> _Run:
+              decode: bool = True, pass_env: Sequence[str] = (), writable: Sequence[str] = (),
+              policy: Policy | None = None) -> _Run:
     """Run one case on a blind copy of ``source``; return the process's end, its stdout as text, and
     what every answer shows (what was sent, what came back, the stderr tail, how long it took)."""
     started = time.monotonic()
@@ -112,7 +117,8 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
         if allowed <= 0:
             finished = Finished(None, b"", "", timed_out=True)
         else:
-            finished = run_bounded(argv, allowed, cwd, env, limit, box=box, writable=writable, pass_env=pass_env)
+            finished = run_bounded(argv, allowed, cwd, env, limit, box=box, writable=writable, pass_env=pass_env,
+                                   policy=policy)
     finally:
         box.close()
     text = finished.stdout.decode("utf-8", "replace") if decode else ""
@@ -134,7 +140,7 @@ def _no_answer(finished: Finished, timeout: float, cut: bool = False) -> tuple[O
         return Outcome.CRASH, finished.failure
     code = finished.returncode
     if code is not None and code < 0:
-        return Outcome.CRASH, f"killed by signal {-code}"
+        return Outcome.CRASH, f"killed by signal {-code}" + (f": {finished.limit}" if finished.limit else "")
     return None
 
 
@@ -147,16 +153,18 @@ class OneShotReader:
     placeholder: str | None = None
     cwd: str | None = None
     pass_env: tuple[str, ...] = ()
+    policy: Policy | None = None
 
     def read(self, stream: Path) -> ReadAnswer:
-        run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env)
+        run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env,
+                        policy=self.policy)
         finished, common = run.finished, run.common
         failure = _no_answer(finished, run.timeout, run.cut)
         if failure:
             return ReadAnswer(failure[0], message=failure[1], **common)
         if finished.returncode != 0:
-            return ReadAnswer(Outcome.CRASH, message=f"exit status {finished.returncode} (a reader exits 0 with a view)",
-                              **common)
+            why = f": {finished.limit}" if finished.limit else " (a reader exits 0 with a view)"
+            return ReadAnswer(Outcome.CRASH, message=f"exit status {finished.returncode}{why}", **common)
         try:
             view = loads_bounded(run.text)
         except ValueError as error:
@@ -184,11 +192,13 @@ class OneShotProducer:
     writable: tuple[str, ...] = ()
     #: Largest stream on stdout (None: --max-output).
     limit: int | None = None
+    policy: Policy | None = None
 
     def convert(self, source: Path) -> Conversion:
         limit = self.limit or containment.settings().max_output
         run = _run_once(self.command, self.placeholder, source, self.timeout, self.cwd, self.env, limit,
-                        staged_suffix(source), decode=False, pass_env=self.pass_env, writable=self.writable)
+                        staged_suffix(source), decode=False, pass_env=self.pass_env, writable=self.writable,
+                        policy=self.policy)
         finished, common = run.finished, run.common
         failure = _no_answer(finished, run.timeout, run.cut)
         if failure:
@@ -198,6 +208,8 @@ class OneShotProducer:
             return Conversion(failure[0], message=message, **common)
         if finished.returncode != 0:
             message = finished.stderr.strip()
+            if finished.limit:
+                return Conversion(Outcome.CRASH, message=f"exit status {finished.returncode}: {finished.limit}", **common)
             if _UNCAUGHT in finished.stderr:
                 return Conversion(Outcome.CRASH, message="an uncaught exception (a traceback is not a refusal)",
                                   **common)

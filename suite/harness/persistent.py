@@ -18,7 +18,7 @@ from pathlib import Path
 
 from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
-from asr_conformance.harness.containment import Box, UnsafeOutput
+from asr_conformance.harness.containment import Box, Policy, UnsafeOutput
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, staged_suffix
 from asr_conformance.harness.processes import Child, spawn, wait_readable
 from asr_conformance.vocabulary import protocol
@@ -73,6 +73,7 @@ class PersistentValidator:
     writable: tuple[str, ...] = ()
     #: Largest stream a convert reply may name (None: --max-output).
     max_output: int | None = None
+    policy: Policy | None = None
     _session: _Session | None = None
     #: The box the next process starts in (inputs may be staged in it before it starts).
     _next_box: Box | None = None
@@ -91,7 +92,8 @@ class PersistentValidator:
             raise _Dead(f"gave up after {MAX_FAILED_STARTS} failed starts in a row")
         box, self._next_box = self._next_box or Box(), None
         try:
-            child = spawn(self.command, self.cwd, subprocess.PIPE, self.env, box, self.writable, self.pass_env)
+            child = spawn(self.command, self.cwd, subprocess.PIPE, self.env, box, self.writable, self.pass_env,
+                          self.policy)
         except OSError:
             box.close()
             raise
@@ -249,6 +251,10 @@ class PersistentValidator:
         except (_Dead, protocol.ProtocolError) as error:
             stderr = self._session.stderr.text() if self._session else ""
             had_session = self._session is not None
+            if had_session and self._session is not None and self._session.child.process.poll() is not None:
+                hit = self._session.child.limit_hit()
+                if hit:
+                    error = _Dead(f"{error}: {hit}")
             self._discard()
             if had_session:
                 self.restarts += 1

@@ -20,8 +20,9 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.harness import containment
-from asr_conformance.harness.containment import Box
+from asr_conformance.harness import containment, limits
+from asr_conformance.harness.containment import Box, Policy
+from asr_conformance.harness.limits import Limits, ProcessGroup
 
 #: Largest stdout a one-shot validator or reader answer may have; past it the case is a flood.
 STDOUT_LIMIT = 4 * 1024 * 1024
@@ -62,7 +63,15 @@ class Child:
     #: Run inside bubblewrap (whose own failures and signal statuses read differently).
     sandboxed: bool = False
     pidfd: int | None = None
+    #: Its limits and its pids cgroup (when one could be made).
+    limits: Limits = field(default_factory=Limits)
+    group: ProcessGroup | None = None
     _killed: bool = False
+
+    def limit_hit(self) -> str:
+        """Which limit the process most likely died of ("" when none shows)."""
+        return limits.explain(self.returncode(), self.stderr.text(), self.limits,
+                              self.group is not None and self.group.hit())
 
     @property
     def stdout_fd(self) -> int | None:
@@ -121,6 +130,8 @@ class Child:
             except OSError:
                 pass
             self.pidfd = None
+        if self.group is not None:
+            self.group.close()
         if self.owns_box:
             self.box.close()
 
@@ -129,10 +140,13 @@ _SIGNALS = {int(s) for s in signal.Signals}
 
 
 def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str, str] | None = None,
-          box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = ()) -> Child:
-    """Start one implementation process, contained, with non-blocking pipes."""
+          box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = (),
+          policy: Policy | None = None) -> Child:
+    """Start one implementation process, contained and limited, with non-blocking pipes."""
     owns_box = box is None
     box = box or Box()
+    bounds = containment.effective_limits(policy)
+    group = ProcessGroup(bounds.processes)
     try:
         environment = box.environment(env, pass_env)
         argv = containment.resolve_program(command, cwd, environment["PATH"])
@@ -140,15 +154,17 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
         if not sandboxed:
             containment.become_subreaper()
         process = subprocess.Popen(
-            containment.wrap(argv, box, cwd, writable), stdin=stdin, stdout=subprocess.PIPE,
+            containment.wrap(argv, box, cwd, writable, policy), stdin=stdin, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, cwd=cwd, env=environment, start_new_session=True, bufsize=0,
+            preexec_fn=limits.preexec(bounds, group.join_path()),
         )
     except BaseException:
+        group.close()
         if owns_box:
             box.close()
         raise
     containment.register(process, box.token)
-    child = Child(process, box, owns_box, sandboxed=sandboxed)
+    child = Child(process, box, owns_box, sandboxed=sandboxed, limits=bounds, group=group)
     for fd in (child.stdout_fd, child.stderr_fd):
         if fd is not None:
             os.set_blocking(fd, False)
@@ -243,13 +259,16 @@ class Finished:
     flooded: bool = False
     #: Why there is no answer at all besides a timeout or a flood (the sandbox failed to start).
     failure: str = ""
+    #: The resource limit the process most likely hit ("" when none shows; limits.explain).
+    limit: str = ""
 
 
 def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
                 env: Mapping[str, str] | None = None, stdout_limit: int = STDOUT_LIMIT,
-                box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = ()) -> Finished:
+                box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = (),
+                policy: Policy | None = None) -> Finished:
     """Run one process to completion within ``timeout`` seconds, bounded output."""
-    child = spawn(command, cwd, subprocess.DEVNULL, env, box, writable, pass_env)
+    child = spawn(command, cwd, subprocess.DEVNULL, env, box, writable, pass_env, policy)
     collected = bytearray()
     flooded = timed_out = False
     deadline = time.monotonic() + timeout
@@ -283,8 +302,9 @@ def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
         child.read_stderr()
         failure = child.sandbox_failed()
         code = child.returncode()
+        hit = "" if timed_out or flooded or failure else child.limit_hit()
     finally:
         child.close()
     del collected[stdout_limit:]
     returncode = None if timed_out or flooded or failure else code
-    return Finished(returncode, bytes(collected), child.stderr.text(), timed_out, flooded, failure)
+    return Finished(returncode, bytes(collected), child.stderr.text(), timed_out, flooded, failure, hit)

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.manifest import ManifestError, load_manifest
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, OneShotReader, OneShotValidator
 from asr_conformance.harness.persistent import PersistentValidator
@@ -70,6 +71,8 @@ class Target:
     #: Native formats the producer is fuzzed in (--source-format, a manifest's source_formats); empty:
     #: the formats its inputs are in.
     source_formats: tuple[str, ...] = ()
+    #: Its containment choices (a manifest's network, limits and allow_read).
+    policy: Policy | None = None
 
     @property
     def label(self) -> str:
@@ -78,15 +81,15 @@ class Target:
     def validator(self, check_protocol: bool = False):
         if self.protocol == "persistent":
             return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
-                                       pass_env=self.pass_env)
+                                       pass_env=self.pass_env, policy=self.policy)
         return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
-                                self.placeholder, self.cwd, self.pass_env)
+                                self.placeholder, self.cwd, self.pass_env, self.policy)
 
     def reader(self, check_protocol: bool = False):
         if self.protocol == "persistent":
             return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
-                                       role="reader", pass_env=self.pass_env)
-        return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env)
+                                       role="reader", pass_env=self.pass_env, policy=self.policy)
+        return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env, self.policy)
 
 
 def default_role(inputs: Sequence[str], source_formats: Sequence[str] = ()) -> str:
@@ -168,7 +171,7 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
             protocol=manifest.protocol, timeout=timeout or manifest.timeout or DEFAULT_TIMEOUT, roles=roles,
             cwd=str(manifest.folder), accept_codes=manifest.accept_codes, reject_codes=manifest.reject_codes,
             placeholder=manifest.placeholder, inputs=found, expectations=chosen, source=str(path),
-            pass_env=manifest.pass_env, source_formats=formats,
+            pass_env=manifest.pass_env, source_formats=formats, policy=manifest.policy,
         )
     if not path.exists():
         raise TargetError(f"--implementation={given}: no such file")

@@ -50,6 +50,10 @@ from asr_conformance.harness.fuzzing import (
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.judging.validator import judge
+from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
+from asr_conformance.harness.limits import NAMES as LIMIT_NAMES
+from asr_conformance.harness.limits import SIZES as LIMIT_SIZES
+from asr_conformance.harness.limits import LimitError, parse_limit
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
@@ -145,14 +149,41 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                     help="pass this environment variable to the implementation (repeatable); it gets only an "
                     "allow-list otherwise (PATH, LANG, LC_*, TZ; a fresh HOME and TMPDIR)")
     group.addoption("--sandbox", choices=SANDBOXES, default="auto",
-                    help="contain each implementation process in bubblewrap (bwrap), not at all (none), or in "
-                    "bubblewrap where it works (auto, the default)")
+                    help="contain each implementation process in bubblewrap where the machine allows it, else run "
+                    "it uncontained with a warning (auto, the default); refuse to run without the sandbox (strict, "
+                    "or its older name bwrap); or never sandbox (none)")
+    group.addoption("--network", choices=("none", "host"), default=None,
+                    help="the sandbox's network: none (the default, or a manifest's network key) or host")
+    group.addoption("--allow-read", action="append", default=[], metavar="FOLDER", dest="allow_read",
+                    help="show this folder read-only in the sandbox too (repeatable)")
+    for name, (option, unit) in LIMIT_NAMES.items():
+        default = getattr(DEFAULT_LIMITS, name)
+        group.addoption(option, default=None, metavar=unit.upper(), dest=f"limit_{name}",
+                        type=_limit_option(name, option),
+                        help=f"per-process limit: {name.replace('_', ' ')} in {unit} (default {default}"
+                        + (", suffixes K, M, G" if name in LIMIT_SIZES else "") + "; over a manifest's limits)")
     group.addoption("--max-output", type=_size_option, default=DEFAULT_MAX_OUTPUT, metavar="BYTES", dest="max_output",
                     help=f"largest stream a producer may hand over (default {DEFAULT_MAX_OUTPUT // 2**20} MiB; "
                     "suffixes K, M, G)")
     group.addoption("--run-timeout", type=_run_timeout_option, default=None, metavar="SECONDS", dest="run_timeout",
                     help="a limit for the whole run: cases still to run after it fail as timeouts, and the run is "
                     "incomplete")
+
+
+def _limit_option(name: str, option: str):
+    def parse(text: str) -> int:
+        try:
+            return parse_limit(name, text if name in LIMIT_SIZES else _whole(text, option), option)
+        except LimitError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
+    return parse
+
+
+def _whole(text: str, option: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{option}: a whole number, not {text!r}") from None
 
 
 def _timeout_option(text: str) -> float:
@@ -240,11 +271,17 @@ def _configure_containment(config: pytest.Config) -> None:
     report_dir = config.getoption("report_dir")
     if report_dir not in ("none", ""):
         hidden.append(Path(report_dir).resolve())
+    if config.option.basetemp:
+        hidden.append(Path(config.option.basetemp).resolve())
+    limits = tuple((name, config.getoption(f"limit_{name}")) for name in LIMIT_NAMES
+                   if config.getoption(f"limit_{name}") is not None)
     try:
         containment.configure(sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
                               pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
                               run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
-                              staging_parent=Path(staging) if staging else None)
+                              staging_parent=Path(staging) if staging else None,
+                              network=config.getoption("network"), limits=limits,
+                              allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
         containment.sandbox_mode()
     except containment.UsageError as error:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
@@ -316,6 +353,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
     for target in targets_of(config):
         lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}"))
+        if target.policy and (target.policy.network or target.policy.limits or target.policy.read_only):
+            lines.append(terminal_line(f"asr-conformance:   its manifest: network {containment.effective_network(target.policy)}; "
+                                       f"limits {containment.effective_limits(target.policy).describe()}"
+                                       + (f"; also shown read-only: {', '.join(target.policy.read_only)}"
+                                          if target.policy.read_only else "")))
     return lines
 
 

@@ -442,7 +442,8 @@ class ProducerRunner:
             return self._adapter(chosen).convert(source)
         setting = chosen.setting(self._scratch(), self.target.cwd)
         producer = OneShotProducer(self.command, self.target.timeout, self.target.placeholder, setting.cwd,
-                                   setting.env, self._pass_env(), setting.writable)
+                                   setting.env, self._pass_env(), setting.writable,
+                                   policy=getattr(self.target, "policy", None))
         return producer.convert(source)
 
     def baseline(self, source: Path) -> Conversion:
@@ -459,7 +460,8 @@ class ProducerRunner:
             setting = self.variants[name].setting(self._scratch(), self.target.cwd)
             self._persistent[name] = PersistentValidator(
                 self.command, self.target.timeout, setting.cwd, check_schemas=self.check_protocol,
-                role="producer", env=setting.env, pass_env=self._pass_env(), writable=setting.writable)
+                role="producer", env=setting.env, pass_env=self._pass_env(), writable=setting.writable,
+                policy=getattr(self.target, "policy", None))
         return self._persistent[name]
 
     def _pass_env(self) -> tuple[str, ...]:

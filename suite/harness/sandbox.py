@@ -1,0 +1,300 @@
+"""The bubblewrap sandbox: an allow-listed view of the machine, no privileges, private namespaces.
+
+An implementation wants the badge, so the sandbox shows it only what it needs to run, and
+nothing it could learn the answer from or change the judge with:
+
+* **Privileges.** A user namespace in which it is uid 65534 with every capability dropped,
+  no further user namespaces, ``no_new_privs`` (bubblewrap sets it), and a new session (no
+  terminal to push keys into).  Run by root, bubblewrap would otherwise keep root's power.
+* **Namespaces.** Its own PID (it sees none of the harness's processes, and dies whole with
+  the case), IPC, UTS and network namespaces (no network: ``--network=host`` or a manifest's
+  ``network = "host"`` shares the machine's, for a licence server).
+* **Files, by allow-list.** Read-only: the system folders (``/usr``, ``/etc``, ``/opt`` and
+  the ``/bin``, ``/lib`` family), the Python environment the suite runs in (examples import
+  the package), the implementation's own folder and working directory, and folders named with
+  ``--allow-read``.  Writable: its box's output folders and the folders a producer variant
+  makes.  Private, size-limited tmpfs mounts: ``/tmp``, ``/dev/shm``, and the box's HOME and
+  TMPDIR.  Nothing else exists for it: no home folders, no ``.git``, no case corpus (the rule
+  catalog stays readable), no reports, counterexamples, pytest temporary folders or other
+  runs' staging.
+* **Root's files.** Run by root, the namespace's uid maps to root outside, so the owner bits
+  of root's files would apply; every entry of ``/etc`` and ``/opt`` that an unprivileged user
+  could not read is covered (files with ``/dev/null``, folders with an empty read-only tmpfs).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+#: System folders shown read-only when they exist (a link among them is recreated as a link).
+SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/nix", "/gnu")
+#: Where root-only entries are looked for and covered when the harness runs as root.
+MASKED_TREES = ("/etc", "/opt")
+#: Folders never shown whole, even as an implementation's folder: only the program file then.
+SHARED_FOLDERS = frozenset({"/", "/tmp", "/var/tmp", "/home", "/root", "/dev/shm", "/run", "/var", "/srv", "/mnt"})
+#: Entries of a shown folder that hold history, caches or answers (a checkout's VCS, example databases).
+HIDDEN_ENTRIES = (".git", ".hg", ".svn", ".hypothesis", ".pytest_cache", ".tox", ".nox")
+SANDBOX_UID = 65534
+#: The size of /dev/shm, at most (it is RAM).
+SHM_CAP = 64 * 1024 * 1024
+NETWORKS = ("none", "host")
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    """What one process sees besides the system folders."""
+
+    read_only: tuple[str, ...] = ()
+    writable: tuple[str, ...] = ()
+    #: Read-only files shown alone (a program in a shared folder).
+    files: tuple[str, ...] = ()
+    #: Folders covered by an empty, read-only tmpfs.
+    hidden: tuple[str, ...] = ()
+    #: Folders replaced by a private, size-limited tmpfs (the box's HOME and TMPDIR).
+    scratch: tuple[str, ...] = ()
+
+
+@cache
+def executable() -> str | None:
+    return shutil.which("bwrap")
+
+
+@cache
+def features() -> frozenset[str]:
+    """The optional bubblewrap flags this bwrap knows (older ones lack some)."""
+    found = executable()
+    if not found:
+        return frozenset()
+    try:
+        text = subprocess.run([found, "--help"], capture_output=True, timeout=20, stdin=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.SubprocessError):
+        return frozenset()
+    said = text.decode("utf-8", "replace")
+    return frozenset(flag for flag in ("--disable-userns", "--size", "--unshare-cgroup-try", "--new-session")
+                     if flag in said)
+
+
+def _system_binds() -> list[str]:
+    argv: list[str] = []
+    for folder in SYSTEM_FOLDERS:
+        if os.path.islink(folder):
+            argv += ["--symlink", os.readlink(folder), folder]
+        elif os.path.isdir(folder):
+            argv += ["--ro-bind", folder, folder]
+    return argv
+
+
+def _privileges(uid: int = SANDBOX_UID) -> list[str]:
+    argv = ["--unshare-user", "--uid", str(uid), "--gid", str(uid), "--cap-drop", "ALL"]
+    if "--disable-userns" in features():
+        argv.append("--disable-userns")
+    return argv
+
+
+def _namespaces(network: str) -> list[str]:
+    argv = ["--unshare-pid", "--unshare-ipc", "--unshare-uts", "--die-with-parent"]
+    if network != "host":
+        argv.append("--unshare-net")
+    argv.append("--unshare-cgroup-try" if "--unshare-cgroup-try" in features() else "")
+    argv.append("--new-session" if "--new-session" in features() else "")
+    return [a for a in argv if a]
+
+
+def _sized_tmpfs(path: str, size: int) -> list[str]:
+    sized = ["--size", str(size)] if "--size" in features() and size else []
+    return [*sized, "--tmpfs", path]
+
+
+def probe_command(found: str) -> list[str]:
+    """The sandbox's fixed part around ``true``: what must work for the sandbox to be used."""
+    return [found, *_privileges(), *_namespaces("none"), *_system_binds(), "--proc", "/proc", "--dev", "/dev",
+            *_sized_tmpfs("/tmp", 1 << 20), "--", "true"]
+
+
+@cache
+def problem() -> str:
+    """Why the sandbox cannot run here ("" when it can): tried once per process."""
+    if not sys.platform.startswith("linux"):
+        return "bubblewrap needs Linux"
+    found = executable()
+    if found is None:
+        return "bwrap is not installed"
+    try:
+        tried = subprocess.run(probe_command(found), capture_output=True, timeout=20, stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.SubprocessError) as error:
+        return f"bwrap does not start: {error}"
+    if tried.returncode != 0:
+        said = tried.stderr.decode("utf-8", "replace").strip().splitlines()
+        return f"bwrap fails here (no user namespaces?): {said[-1] if said else 'exit status ' + str(tried.returncode)}"
+    return ""
+
+
+def protections(network: str) -> list[str]:
+    """Each protection in force, for the run header."""
+    said = [f"user namespace (uid {SANDBOX_UID}, no capabilities"
+            + (", no nested namespaces)" if "--disable-userns" in features() else ")"),
+            "no_new_privs", "new session" if "--new-session" in features() else "same session",
+            "PID, IPC, UTS" + (" and network namespaces" if network != "host" else " namespaces, host network"),
+            "allow-listed read-only files (system, Python environment, the implementation's folder)",
+            "private /tmp and /dev/shm" + (", size-limited" if "--size" in features() else " (size not limited)")]
+    if os.geteuid() == 0:
+        said.append("root-only files covered")
+    return said
+
+
+@cache
+def root_only_entries(trees: tuple[str, ...] = MASKED_TREES) -> tuple[tuple[str, bool], ...]:
+    """Every entry under ``trees`` an unprivileged user could not read: (path, is_folder).
+
+    Looked for once per process; a folder found is not descended into."""
+    found: list[tuple[str, bool]] = []
+    pending = [t for t in trees if os.path.isdir(t) and not os.path.islink(t)]
+    while pending:
+        folder = pending.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                if entry.is_symlink():
+                    continue
+                mode = entry.stat(follow_symlinks=False).st_mode
+            except OSError:
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                if mode & 0o005 != 0o005:
+                    found.append((entry.path, True))
+                else:
+                    pending.append(entry.path)
+            elif mode & 0o004 == 0:
+                found.append((entry.path, False))
+    return tuple(sorted(found))
+
+
+def _under(path: str, folders: Iterable[str]) -> bool:
+    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
+
+
+def command(argv: Sequence[str], view: View, cwd: str, network: str, disk: int) -> list[str]:
+    """The bwrap command line that runs ``argv`` contained, seeing only ``view``."""
+    found = executable() or "bwrap"
+    out = [found, *_privileges(), *_namespaces(network), *_system_binds(), "--proc", "/proc", "--dev", "/dev"]
+    out += _sized_tmpfs("/tmp", disk) + _sized_tmpfs("/dev/shm", min(disk, SHM_CAP))
+    if os.geteuid() == 0:
+        for path, is_folder in root_only_entries():
+            out += ["--tmpfs", path, "--remount-ro", path] if is_folder else ["--ro-bind", "/dev/null", path]
+    shown = [p for p in dict.fromkeys(view.read_only) if not _under(p, SYSTEM_FOLDERS) or p in view.writable]
+    for folder in sorted(shown, key=len):
+        out += ["--ro-bind", folder, folder]
+    for file in view.files:
+        out += ["--ro-bind", file, file]
+    for folder in sorted(dict.fromkeys(view.writable), key=len):
+        out += ["--bind", folder, folder]
+    for folder in view.scratch:
+        out += _sized_tmpfs(folder, disk)
+    for folder in sorted(dict.fromkeys(view.hidden), key=len):
+        out += ["--tmpfs", folder, "--remount-ro", folder]
+    if not _under(cwd, [*shown, *view.writable, *view.scratch, *SYSTEM_FOLDERS, "/tmp", "/dev", "/proc"]):
+        # The folder pytest runs in is not the implementation's: it stands there empty (the root is a
+        # fresh tmpfs, so nothing of it is shown but the folders bound into it).
+        out += ["--dir", cwd]
+    out += ["--chdir", cwd]
+    return [*out, "--", *argv]
+
+
+def hidden_entries(folders: Iterable[str]) -> list[str]:
+    """The entries of ``folders`` that are never shown (HIDDEN_ENTRIES), where they exist."""
+    return [os.path.join(folder, name) for folder in folders for name in HIDDEN_ENTRIES
+            if os.path.isdir(os.path.join(folder, name))]
+
+
+@cache
+def python_environment() -> tuple[str, ...]:
+    """The folders the suite's Python needs: its prefixes, its interpreter, and every folder its
+    site-packages point to (``.pth`` lines, and the package's own folders in an editable install)."""
+    folders = {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix,
+               os.path.dirname(os.path.realpath(sys.executable))}
+    for site in _site_folders():
+        for pth in Path(site).glob("*.pth"):
+            try:
+                lines = pth.read_text(encoding="utf-8", errors="replace").splitlines()
+            except OSError:
+                continue
+            folders.update(line.strip() for line in lines
+                           if line.strip() and not line.startswith(("#", "import")) and os.path.isdir(line.strip()))
+    folders.update(package_folders())
+    real = {os.path.realpath(f) for f in folders if f and os.path.isdir(f)}
+    return tuple(sorted(f for f in real if f not in SHARED_FOLDERS))
+
+
+def _site_folders() -> list[str]:
+    import site
+
+    found = list(getattr(site, "getsitepackages", lambda: [])())
+    return [f for f in found if os.path.isdir(f)]
+
+
+@cache
+def package_folders() -> tuple[str, ...]:
+    """The folders the asr_conformance package is made of (several, in an editable install)."""
+    import importlib.util
+
+    folders = []
+    for name in ("asr_conformance", "asr_conformance.generators", "asr_conformance.reports", "asr_conformance.cases"):
+        try:
+            spec = importlib.util.find_spec(name)
+        except (ImportError, ValueError):
+            continue
+        folders.extend(spec.submodule_search_locations or [] if spec else [])
+    from asr_conformance import CORPUS_DIR
+
+    # The corpus folder (its rule catalog and case schema are public; its case folders are hidden).
+    folders.append(str(CORPUS_DIR))
+    return tuple(dict.fromkeys(os.path.realpath(f) for f in folders if os.path.isdir(f)))
+
+
+def own_folders(program: str, cwd: str | None) -> tuple[list[str], list[str]]:
+    """The implementation's own folders and files to show read-only: the program's folder (or the
+    program alone, in a shared folder such as /tmp), the working directory a manifest gives, and
+    the prefix of a script's interpreter when it lives outside the system folders."""
+    folders: list[str] = []
+    files: list[str] = []
+    real = os.path.realpath(program)
+    here = os.path.dirname(real)
+    (files if here in SHARED_FOLDERS else folders).append(real if here in SHARED_FOLDERS else here)
+    if program != real and os.path.dirname(program) not in SHARED_FOLDERS:
+        folders.append(os.path.dirname(os.path.abspath(program)))
+    if cwd:
+        folder = os.path.realpath(cwd)
+        if folder not in SHARED_FOLDERS:
+            folders.append(folder)
+    interpreter = _interpreter(real)
+    if interpreter and not _under(interpreter, SYSTEM_FOLDERS):
+        prefix = os.path.dirname(os.path.dirname(interpreter))
+        if prefix not in SHARED_FOLDERS:
+            folders.append(prefix)
+            folders.append(os.path.dirname(os.path.realpath(interpreter)))
+    return folders, files
+
+
+def _interpreter(program: str) -> str | None:
+    """The absolute interpreter path of a ``#!`` script (not ``/usr/bin/env``), or None."""
+    try:
+        with open(program, "rb") as handle:
+            first = handle.readline(512)
+    except OSError:
+        return None
+    if not first.startswith(b"#!"):
+        return None
+    words = first[2:].decode("utf-8", "replace").split()
+    if not words or not os.path.isabs(words[0]) or os.path.basename(words[0]) == "env":
+        return None
+    return words[0]
