@@ -202,11 +202,12 @@ def command(argv: Sequence[str], view: View, cwd: str, network: str, disk: int) 
         out += _sized_tmpfs(folder, disk)
     for folder in sorted(dict.fromkeys(view.hidden), key=len):
         out += ["--tmpfs", folder, "--remount-ro", folder]
-    if not _under(cwd, [*shown, *view.writable, *view.scratch, *SYSTEM_FOLDERS, "/tmp", "/dev", "/proc"]):
+    if not _under(cwd, [*shown, *view.writable, *view.scratch, *SYSTEM_FOLDERS]):
         # The folder pytest runs in is not the implementation's: it stands there empty (the root is a
         # fresh tmpfs, so nothing of it is shown but the folders bound into it).
         out += ["--dir", cwd]
-    out += ["--chdir", cwd]
+    # Nothing but its scratch and output folders is writable: not even the folders bwrap made to bind into.
+    out += ["--remount-ro", "/", "--chdir", cwd]
     return [*out, "--", *argv]
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import containment
+from asr_conformance.harness import containment, sandbox
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.containment import Box, UnsafeOutput, read_output
 from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
@@ -21,7 +21,7 @@ from asr_conformance.vocabulary import protocol
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
 SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
-BWRAP_PROBLEM = containment._bwrap_problem()
+BWRAP_PROBLEM = sandbox.problem()
 
 
 def _input(tmp_path: Path) -> Path:
@@ -206,4 +206,5 @@ def test_the_sandbox_hides_the_corpus_and_keeps_it_read_only(tmp_path: Path) -> 
     headers = {f"{CORPUS_DIR / 'validator'}:", f"{CORPUS_DIR / 'reader'}:", f"{containment.staging_root()}:"}
     assert headers <= set(listed), answer.received
     assert len(set(listed) - headers) == 1, "no case; in the staging root, its own box and nothing else"
+    assert "WROTE" not in listed, "not even the folders the sandbox made to bind into are writable"
     assert "WROTE" not in listed and not (ROOT / "planted").exists()

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from asr_conformance.harness import containment
+from asr_conformance.harness import sandbox as sandbox_module
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.manifest import ManifestError, load_manifest
 from asr_conformance.harness.oneshot import OneShotValidator
@@ -26,7 +27,7 @@ from asr_conformance.harness.persistent import PersistentValidator
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
 MISBEHAVING = ROOT / "examples" / "misbehaving"
-BWRAP_PROBLEM = containment._bwrap_problem()
+BWRAP_PROBLEM = sandbox_module.problem()
 SANDBOXES = [
     pytest.param("bwrap", marks=pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")),
     "none",
@@ -101,7 +102,9 @@ def test_a_persistent_process_tree_dies_with_close(sandbox: str, tag: str, tmp_p
     script = tmp_path / "spawns-daemon"
     script.write_text("#!/bin/sh\n(setsid sleep 300 &) \nexec " + str(ROOT / "examples" / "reference-validator-persistent") + "\n")
     script.chmod(0o755)
-    adapter = PersistentValidator([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",))
+    # The script runs a program outside its own folder: the sandbox shows that folder only when asked.
+    adapter = PersistentValidator([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",),
+                                  policy=containment.Policy(read_only=(str(ROOT / "examples"),)))
     assert adapter.validate(_stream(tmp_path)).outcome.is_verdict
     assert leftovers(tag), "the daemon runs while the process does"
     adapter.close()
@@ -150,14 +153,19 @@ def test_run_timeout_fails_the_remaining_cases_as_timeouts(pytester: pytest.Pyte
 
 def test_the_header_names_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     previous = containment.settings().sandbox
-    monkeypatch.setattr(containment, "_bwrap_problem", lambda: "bwrap is not installed")
+    monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
     try:
         containment.configure(sandbox="auto")
         line = containment.describe_sandbox()
         assert line.startswith("sandbox: none (bwrap is not installed), process-group")
-        containment.configure(sandbox="bwrap")
-        with pytest.raises(containment.UsageError, match="--sandbox=bwrap: bwrap is not installed"):
-            containment.sandbox_mode()
+        assert "WARNING: the implementation can read and write whatever you can" in line
+        containment.configure(sandbox="none")
+        assert "WARNING" not in containment.describe_sandbox(), "a chosen --sandbox=none is no surprise"
+        for strict in ("strict", "bwrap"):
+            containment.configure(sandbox=strict)
+            with pytest.raises(containment.UsageError,
+                               match=f"--sandbox={strict}: the sandbox cannot run here: bwrap is not installed"):
+                containment.sandbox_mode()
     finally:
         containment.configure(sandbox=previous)
 
@@ -188,16 +196,15 @@ def test_signals_to_pytest_kill_the_live_implementation(tmp_path: Path, tag: str
 
 @pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
 def test_a_sandbox_that_cannot_start_is_a_crash_not_a_reject(tmp_path: Path) -> None:
-    """bwrap exits 1 when it cannot set up; here the working directory is another box, which the sandbox hides."""
+    """bwrap exits 1 when it cannot set up; here a folder to show read-only does not exist."""
     previous = containment.settings().sandbox
     containment.configure(sandbox="bwrap")
-    other = containment.Box()
     try:
         verdict = OneShotValidator([str(ROOT / "examples" / "reference-validator")],
-                                   cwd=str(other.path / "home")).validate(_stream(tmp_path))
+                                   policy=containment.Policy(read_only=(str(tmp_path / "missing"),)),
+                                   ).validate(_stream(tmp_path))
     finally:
         containment.configure(sandbox=previous)
-        other.close()
     assert verdict.outcome is Outcome.CRASH and "sandbox (bwrap) could not run" in verdict.message, verdict.explain()
 
 
