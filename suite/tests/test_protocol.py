@@ -59,11 +59,21 @@ def test_every_schema_is_used_and_valid() -> None:
         ('{"seq": 7, "verdict": "maybe"}', "verdict must be"),
         ('{"seq": 7}', "missing or malformed"),
         ('{"seq": 7, "verdict": "invalid", "violations": [{"why": 1}]}', "each violation"),
+        ('{"seq": 7.0, "verdict": "valid"}', r"seq 7\.0"),
+        ('{"seq": "7", "verdict": "valid"}', "seq '7'"),
     ],
 )
 def test_unusable_replies_are_protocol_errors(line: str, problem: str) -> None:
     with pytest.raises(protocol.ProtocolError, match=problem):
         protocol.decode_reply(line, protocol.Validate(7, "/x"))
+
+
+@pytest.mark.parametrize(("seq", "given"), [(1, "true"), (2, "2.0"), (0, "false"), (3, "3e0")])
+def test_a_reply_seq_is_an_integer_not_a_boolean_or_float(seq: int, given: str) -> None:
+    """True == 1 and 2.0 == 2 in Python: compared by value alone, either would pass for the seq."""
+    with pytest.raises(protocol.ProtocolError, match="an integer"):
+        protocol.decode_reply(f'{{"seq": {given}, "verdict": "valid"}}', protocol.Validate(seq, "/x"))
+    assert protocol.decode_reply(f'{{"seq": {seq}, "verdict": "valid"}}', protocol.Validate(seq, "/x")).seq == seq
 
 
 def test_strict_mode_checks_replies_against_their_schema() -> None:

@@ -271,8 +271,10 @@ def decode_reply(line: str, request: Validate | Convert | Read, strict: bool = F
         kind = REPLY_TO[request.to_json()["cmd"]]
     if strict:
         check(kind.schema, data)
-    if data.get("seq") != request.seq:
-        raise ProtocolError(f"reply has seq {data.get('seq')!r}, the request had {request.seq}")
+    seq = data.get("seq")
+    # An integer, not a boolean or a float that compares equal (True == 1, 2.0 == 2 in Python).
+    if type(seq) is not int or seq != request.seq:
+        raise ProtocolError(f"reply has seq {seq!r}, the request had {request.seq} (an integer)")
     try:
         reply = kind.from_json(data)
     except (KeyError, TypeError) as error:
