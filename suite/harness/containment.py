@@ -260,7 +260,7 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
     if sandbox_mode()[0] != "bwrap":
         return list(command)
     policy = policy or Policy()
-    folders, files = sandbox.own_folders(command[0], cwd)
+    folders, files = sandbox.own_folders(command, cwd, skip=[str(staging_root()), str(box.path)])
     read_only = [*sandbox.python_environment(), *folders, *(os.path.realpath(p) for p in policy.read_only),
                  *(os.path.realpath(p) for p in _settings.allow_read)]
     hidden: list[str] = []

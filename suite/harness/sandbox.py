@@ -262,17 +262,31 @@ def package_folders() -> tuple[str, ...]:
     return tuple(dict.fromkeys(os.path.realpath(f) for f in folders if os.path.isdir(f)))
 
 
-def own_folders(program: str, cwd: str | None) -> tuple[list[str], list[str]]:
-    """The implementation's own folders and files to show read-only: the program's folder (or the
-    program alone, in a shared folder such as /tmp), the working directory a manifest gives, and
-    the prefix of a script's interpreter when it lives outside the system folders."""
+def own_folders(argv: Sequence[str], cwd: str | None, skip: Iterable[str] = ()) -> tuple[list[str], list[str]]:
+    """The implementation's own folders and files to show read-only: the folder of the program and
+    of every file its command line names (``python3 /opt/acme/check.py``), or the file alone in a
+    shared folder such as /tmp; the working directory a manifest gives; and the prefix of a
+    script's interpreter when it lives outside the system folders.  Paths under ``skip`` (the
+    staging) are left out."""
     folders: list[str] = []
     files: list[str] = []
-    real = os.path.realpath(program)
-    here = os.path.dirname(real)
-    (files if here in SHARED_FOLDERS else folders).append(real if here in SHARED_FOLDERS else here)
-    if program != real and os.path.dirname(program) not in SHARED_FOLDERS:
+    skipped = [os.path.realpath(s) for s in skip]
+    program = argv[0]
+    for argument in argv:
+        if argument is not program and not (os.path.isabs(argument) and os.path.isfile(argument)):
+            continue
+        real = os.path.realpath(argument)
+        if _under(real, skipped) or _under(real, SYSTEM_FOLDERS):
+            continue
+        here = os.path.dirname(real)
+        if here in SHARED_FOLDERS:
+            files.append(real)
+        else:
+            folders.append(here)
+    if os.path.realpath(program) != os.path.abspath(program) and os.path.dirname(program) not in SHARED_FOLDERS:
         folders.append(os.path.dirname(os.path.abspath(program)))
+    program = os.path.realpath(program)
+    real = program
     if cwd:
         folder = os.path.realpath(cwd)
         if folder not in SHARED_FOLDERS:
