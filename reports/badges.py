@@ -35,6 +35,10 @@ def badge_name(verdict: dict[str, Any], single: bool) -> str:
 
 
 def badge_files(report: dict[str, Any]) -> dict[str, str]:
-    """Each badge's file name and JSON text; an incomplete run's badges say so, whatever passed."""
+    """Each badge's file name and JSON text; an incomplete run's badges say so, whatever passed.
+
+    A run on fixed examples (``asr-fixed``) earns none: an implementation could have learnt them."""
+    if report.get("hypothesis", {}).get("fixed_examples"):
+        return {}
     single = len(report["implementations"]) == 1
     return {badge_name(v, single): json.dumps(badge(v)) + "\n" for v in report["verdicts"]}

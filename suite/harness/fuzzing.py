@@ -3,10 +3,15 @@
 Profiles, registered the Hypothesis way and chosen with Hypothesis' own
 ``--hypothesis-profile`` option:
 
-* ``asr-fast`` (default): derandomized, a few examples per property, no
-  database: the same run every time, minutes for a whole certification.
-* ``asr-certify``: random, more examples; the seed is printed in the run's
-  header (``--hypothesis-seed`` to replay it) and recorded with each result.
+* ``asr-fast`` (default): a few examples per property, no database, a fresh
+  random seed every run (printed in the header and recorded in the report;
+  ``--hypothesis-seed`` replays it): an implementation cannot learn the
+  examples from one run and answer them from a table in the next.
+* ``asr-fixed``: the same examples as ``asr-fast`` but derandomized, the same
+  every run: for regression gates and the project's own tests.  Fixed examples
+  certify nothing new, so a run under it says so beside its verdict and writes
+  no badge.
+* ``asr-certify``: random, more examples; the seed is printed as above.
 * ``asr-deep``: long campaigns, many examples, a persistent example database
   (a directory, ``ASR_HYPOTHESIS_DB`` to move it; see the README for a shared
   Redis database across machines).
@@ -42,8 +47,12 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
-PROFILES = ("asr-fast", "asr-certify", "asr-deep")
+PROFILES = ("asr-fast", "asr-fixed", "asr-certify", "asr-deep")
 DEFAULT_PROFILE = "asr-fast"
+#: Profiles whose examples are the same every run: a regression gate, never a certification.
+FIXED_PROFILES = frozenset({"asr-fixed"})
+#: Names the profile a run uses when --hypothesis-profile does not (a CI job's regression gate).
+PROFILE_VARIABLE = "ASR_HYPOTHESIS_PROFILE"
 #: The counterexample folder's name under the report folder (``--counterexamples`` overrides it).
 COUNTEREXAMPLES = "counterexamples"
 #: Default shrink budget per failing property: enough to shrink a typical failure
@@ -84,10 +93,11 @@ def deep_database() -> ExampleDatabase:
 
 def register_profiles() -> None:
     """Register the three profiles; raises FuzzSetupError when ``asr-deep``'s database cannot be made."""
-    settings.register_profile(
-        "asr-fast", max_examples=8, derandomize=True, database=None, deadline=None,
-        suppress_health_check=_QUIET, print_blob=True, report_multiple_bugs=False, phases=PHASES,
-    )
+    for name, fixed in (("asr-fast", False), ("asr-fixed", True)):
+        settings.register_profile(
+            name, max_examples=8, derandomize=fixed, database=None, deadline=None,
+            suppress_health_check=_QUIET, print_blob=True, report_multiple_bugs=False, phases=PHASES,
+        )
     settings.register_profile(
         "asr-certify", max_examples=60, derandomize=False, database=None, deadline=None,
         suppress_health_check=_QUIET, print_blob=True, report_multiple_bugs=False, phases=PHASES,

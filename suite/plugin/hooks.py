@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -43,6 +44,8 @@ from asr_conformance.harness.fuzzing import (
     DEFAULT_PROFILE,
     DEFAULT_SHRINK_SECONDS,
     DEFAULT_SHRINK_STEPS,
+    PROFILE_VARIABLE,
+    PROFILES,
     FuzzSession,
     FuzzSetupError,
     PropertyRunner,
@@ -308,7 +311,10 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     under asr-certify, choose a seed once (on the controller) and record it."""
     from hypothesis import settings
 
-    chosen = config.getoption("hypothesis_profile", None)
+    chosen = config.getoption("hypothesis_profile", None) or os.environ.get(PROFILE_VARIABLE) or None
+    if chosen is not None and chosen not in PROFILES and chosen not in settings._profiles:  # type: ignore[attr-defined]
+        raise pytest.UsageError(f"asr-conformance: {PROFILE_VARIABLE}={chosen}: no such Hypothesis profile "
+                                f"(the suite's: {', '.join(PROFILES)})")
     if chosen == "asr-deep" and _PROFILE_PROBLEM is not None:
         raise pytest.UsageError(f"asr-conformance: {_PROFILE_PROBLEM}")
     # Loaded here too (Hypothesis' plugin may configure after this one), so the seed decision sees it.

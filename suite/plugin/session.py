@@ -352,6 +352,9 @@ class CertificationSession:
                 write(f"  {each['implementation']} {each['role']}: {VERDICT_WORDS[each['verdict']]} "
                       f"({each['pass_percent']:g}% pass)")
         suffix = f" (partial run: {', '.join(self.partial)}; only a full run certifies)" if self.partial else ""
+        if hypothesis_facts(self.config).get("fixed_examples"):
+            suffix += (" (fixed fuzz examples, the same every run: a regression gate that certifies nothing new; "
+                       "no badge)")
         write(f"verdict: {verdict}{suffix}", bold=True, red=verdict != "CONFORMS" or bool(self.partial),
               green=verdict == "CONFORMS" and not self.partial)
 

@@ -86,14 +86,49 @@ def test_the_certification_profile_prints_and_uses_its_seed(pytester: pytest.Pyt
     header = re.search(r"Hypothesis profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)",
                        result.stdout.str())
     assert header and result.ret == 0
-    assert _report(pytester)["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1))}
+    assert _report(pytester)["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1)),
+                                               "fixed_examples": False}
 
 
-def test_the_default_profile_is_derandomized_even_under_ci(pytester: pytest.Pytester, monkeypatch) -> None:
+def _seed(result: pytest.RunResult) -> int:
+    found = re.search(r"Hypothesis profile asr-fast, seed (\d+) \(replay with --hypothesis-seed=\1\)",
+                      result.stdout.str())
+    assert found, result.stdout.str()[-3000:]
+    return int(found.group(1))
+
+
+def test_the_default_profile_draws_a_fresh_seed_even_under_ci(pytester: pytest.Pytester, monkeypatch) -> None:
+    """A validator that memorised one run's examples meets others in the next: every run has its own seed,
+    printed, recorded and replayable; and it earns its badges."""
     monkeypatch.setenv("CI", "true")
-    result = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162")
-    assert "Hypothesis profile asr-fast" in result.stdout.str()
+    monkeypatch.delenv("ASR_HYPOTHESIS_PROFILE", raising=False)
+    first = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162")
+    report = _report(pytester)
+    second = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162")
+    assert first.ret == second.ret == 0
+    assert _seed(first) != _seed(second)
+    assert report["hypothesis"] == {"profile": "asr-fast", "seed": _seed(first), "fixed_examples": False}
+    assert list((pytester.path / "reports" / "out").glob("badge-*.json"))
+    replay = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162", f"--hypothesis-seed={_seed(first)}")
+    assert _seed(replay) == _seed(first)
+
+
+def test_the_fixed_profile_is_a_regression_gate_without_badges(pytester: pytest.Pytester, monkeypatch) -> None:
+    monkeypatch.delenv("ASR_HYPOTHESIS_PROFILE", raising=False)
+    result = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162", "--hypothesis-profile=asr-fixed")
+    assert result.ret == 0
     assert "seed" not in result.stdout.str().split("collected")[0]
+    assert "fixed fuzz examples, the same every run: a regression gate that certifies nothing new; no badge" \
+        in result.stdout.str()
+    assert _report(pytester)["hypothesis"]["fixed_examples"] is True
+    assert not list((pytester.path / "reports" / "out").glob("badge-*.json"))
+    monkeypatch.setenv("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
+    assert "Hypothesis profile asr-fixed" in fuzz(pytester, ROOT / "examples" / "reference.toml", "-k",
+                                                   "ASR-162").stdout.str()
+    monkeypatch.setenv("ASR_HYPOTHESIS_PROFILE", "no-such-profile")
+    wrong = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162")
+    assert wrong.ret == pytest.ExitCode.USAGE_ERROR
+    assert "ASR_HYPOTHESIS_PROFILE=no-such-profile: no such Hypothesis profile" in wrong.stderr.str()
 
 
 def test_the_deep_profile_keeps_an_example_database(pytester: pytest.Pytester, monkeypatch) -> None:
