@@ -2,7 +2,9 @@
 of a run and checked at its end.
 
 An implementation under test may try to rewrite the corpus or patch the installed harness; a run
-whose files changed under it certifies nothing.  Hashing is bounded, because the corpus folder
+whose files changed under it certifies nothing.  The judge is everything Python loads for it,
+bytecode caches included: a planted cache runs in place of its source, so each one is checked
+against what its source compiles to before the run (``prepare_bytecode``) and hashed with the rest.  Hashing is bounded, because the corpus folder
 may hold anything: each file is read up to a size limit (a larger one is recorded by its size,
 not read), links and other non-regular entries (FIFOs, devices, sockets) are recorded by kind
 and never opened, links to folders are not followed, and the number of entries is capped.
@@ -10,8 +12,13 @@ and never opened, links to folders are not followed, and the number of entries i
 
 from __future__ import annotations
 
+import compileall
 import hashlib
+import importlib.machinery
+import importlib.util
+import marshal
 import os
+import re
 import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -113,11 +120,73 @@ def changed(before: Snapshot, after: Snapshot) -> list[str]:
 
 
 def package_code(name: str) -> bool:
-    """The files that make up the judge: Python modules and published schemas (not caches, not tests)."""
+    """The files that make up the judge: everything in the package's folders that Python or the suite may
+    load (modules, their bytecode caches, extension modules, schemas), not the project's own tests; pytest's
+    rewritten test modules are left out (the run removes them at its start, ``remove_rewritten``)."""
     parts = name.split("/")
-    if "__pycache__" in parts or parts[0] in ("tests", "benchmarks"):
+    if parts[0] in ("tests", "benchmarks"):
         return False
-    return name.endswith(".py") or "schemas" in parts[:-1]
+    return not ("__pycache__" in parts and "-pytest-" in parts[-1])
+
+
+_SKIPPED_FOLDERS = re.compile(r"[/\\](tests|benchmarks)[/\\]")
+_EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+
+
+def prepare_bytecode(roots: Iterable[Path]) -> list[str]:
+    """Before a run: write the bytecode caches Python would write during it (so that none appears
+    mid-run), remove pytest's rewritten caches of the package's test modules (pytest reads them
+    unchecked; it writes them anew from the source), and return every file Python could load in place
+    of a module's source that is not what that source compiles to: a cache whose code differs from
+    its source's, an extension module or a sourceless module the package does not ship.  Each one
+    found is removed, and the run that found it certifies nothing."""
+    forged: list[str] = []
+    for root in roots:
+        if not root.is_dir():
+            continue
+        compileall.compile_dir(str(root), quiet=2, rx=_SKIPPED_FOLDERS, workers=1)
+        for folder, dirs, files in os.walk(root):
+            if _SKIPPED_FOLDERS.search(folder + os.sep):
+                dirs.clear()
+                continue
+            here = Path(folder)
+            for name in files:
+                path = here / name
+                if here.name == "__pycache__" and "-pytest-" in name:
+                    _remove(path)
+                elif here.name == "__pycache__" and name.endswith(".pyc"):
+                    if not _cache_matches_source(path):
+                        forged.append(str(path))
+                elif name.endswith(_EXTENSIONS) or name.endswith((".pyc", ".pyo")):
+                    forged.append(str(path))
+    for path in forged:
+        _remove(Path(path))
+    return forged
+
+
+def _cache_matches_source(cache: Path) -> bool:
+    """Whether a ``__pycache__`` file holds exactly the code its source compiles to (a cache of another
+    interpreter, or one whose source is gone, is never loaded by this one and passes)."""
+    try:
+        source = Path(importlib.util.source_from_cache(str(cache)))
+    except ValueError:
+        return True
+    if importlib.util.cache_from_source(str(source)) != str(cache) or not source.is_file():
+        return True
+    try:
+        data = cache.read_bytes()
+        loaded = marshal.loads(data[16:])
+        fresh = compile(source.read_bytes(), str(source), "exec", dont_inherit=True)
+    except (OSError, ValueError, EOFError, TypeError, SyntaxError):
+        return False
+    return loaded == fresh
+
+
+def _remove(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
 
 
 def package_snapshot(roots: Iterable[Path]) -> dict[str, Snapshot]:

@@ -28,7 +28,14 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import Baseline, Comparison, compare, was_failing
 from asr_conformance.gate.expectations import Expectation, matching, stale, write_expectations
-from asr_conformance.gate.integrity import Snapshot, changed, package_code, package_snapshot, snapshot
+from asr_conformance.gate.integrity import (
+    Snapshot,
+    changed,
+    package_code,
+    package_snapshot,
+    prepare_bytecode,
+    snapshot,
+)
 from asr_conformance.gate.results import FAILING, SCORED, Result, ResultCollector, missing_result, record_of
 from asr_conformance.gate.verdict import VERDICT_WORDS, Completeness, overall, verdicts
 from asr_conformance.harness.targets import ROLES, Target
@@ -94,6 +101,8 @@ class CertificationSession:
         self.partial: list[str] = []
         self.corpus_start: Snapshot | None = None
         self.package_start: dict[str, Snapshot] = {}
+        #: Bytecode found at the start that is not what its source compiles to (removed; the run certifies nothing).
+        self.forged: list[str] = []
         if active:
             self._hash_at_start()
             self._clear_old_reports()
@@ -105,7 +114,12 @@ class CertificationSession:
         from the shipped one makes the run partial."""
         corpus = corpus_of(self.config)
         self.corpus_start = snapshot(corpus)
+        self.forged = prepare_bytecode(package_roots())
         self.package_start = package_snapshot(package_roots())
+        # What the run's end needs is loaded now, before any implementation runs: a module first imported
+        # at the end would run whatever bytecode was planted for it during the run (the snapshot would say
+        # so, but only after the planted code had its say).
+        import asr_conformance.reports  # noqa: F401
         self.partial = narrowing(self.config)
         if corpus != CORPUS_DIR and self.corpus_start.digest != snapshot(CORPUS_DIR).digest:
             self.partial.append(f"--cases {corpus} differs from the shipped corpus")
@@ -232,7 +246,8 @@ class CertificationSession:
             message = (f"no result: {said}" if said else
                        "no result: the test never reported (its worker died, or the run stopped before it)")
             self.collector.results[nodeid] = missing_result(nodeid, implementation, role, kind, message)
-        other = []
+        other = [f"a file Python would load in place of the suite's source was not compiled from it (a planted "
+                 f"bytecode cache or module; removed, so the next run loads the source): {name}" for name in self.forged]
         if not self.expected and int(session.exitstatus) not in (0, 5):
             other.append("no conformance test was collected")
         self.completeness = Completeness(
