@@ -149,11 +149,36 @@ def protections(network: str) -> list[str]:
     return said
 
 
-@cache
+#: Longest time a listing of root-only entries is reused (it is also made anew when a tree's top changes).
+ROOT_ONLY_REFRESH = 10.0
+_root_only: dict[tuple[str, ...], tuple[float, tuple[float, ...], tuple[tuple[str, bool], ...]]] = {}
+
+
 def root_only_entries(trees: tuple[str, ...] = MASKED_TREES) -> tuple[tuple[str, bool], ...]:
     """Every entry under ``trees`` an unprivileged user could not read: (path, is_folder).
 
-    Looked for once per process; a folder found is not descended into."""
+    A walk costs tens of milliseconds, so a listing is reused while the trees' top folders are
+    unchanged, for at most ROOT_ONLY_REFRESH seconds."""
+    import time
+
+    stamps = tuple(_mtime(t) for t in trees)
+    now = time.monotonic()
+    kept = _root_only.get(trees)
+    if kept and kept[1] == stamps and now - kept[0] < ROOT_ONLY_REFRESH:
+        return kept[2]
+    listing = _walk_root_only(trees)
+    _root_only[trees] = (now, stamps, listing)
+    return listing
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return 0.0
+
+
+def _walk_root_only(trees: tuple[str, ...]) -> tuple[tuple[str, bool], ...]:
     found: list[tuple[str, bool]] = []
     pending = [t for t in trees if os.path.isdir(t) and not os.path.islink(t)]
     while pending:

@@ -1,0 +1,251 @@
+"""Hostile implementations as a vendor who wants the badge would write them, run as the harness runs
+in CI and for many certifiers: as root, in bubblewrap.  None may escape, forge, read a secret, see an
+answer or exhaust the machine; each test also shows the attack working where the protection is off,
+so that a test that passes is one that could have failed."""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import socket
+import sys
+import threading
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from asr_conformance import CORPUS_DIR
+from asr_conformance.harness import containment, limits
+from asr_conformance.harness import sandbox as sandbox_module
+from asr_conformance.harness.answers import Outcome
+from asr_conformance.harness.containment import Policy
+from asr_conformance.harness.oneshot import OneShotValidator
+
+ROOT = Path(__file__).resolve().parents[3]
+HOSTILE = ROOT / "examples" / "hostile"
+PROBLEM = sandbox_module.problem()
+needs_sandbox = pytest.mark.skipif(bool(PROBLEM), reason=f"no bubblewrap sandbox here: {PROBLEM}")
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the attack is root's: run as root (CI does)")
+INVALID_CASE = CORPUS_DIR / "validator" / "ASR-164" / "invalid-loosen-redacted-to-full.jsonl"
+
+
+@pytest.fixture
+def mode(request: pytest.FixtureRequest) -> Iterator[str]:
+    previous = containment.settings().sandbox
+    containment.configure(sandbox=request.param)
+    yield request.param
+    containment.configure(sandbox=previous)
+
+
+def _validate(name: str, stream: Path = INVALID_CASE, **options) -> object:
+    return OneShotValidator([str(HOSTILE / name)], timeout=60, **options).validate(stream)
+
+
+def _probe(tmp_path: Path, body: str) -> Path:
+    script = tmp_path / "probe"
+    script.write_text("#!/bin/sh\n" + body + "\nexit 0\n")
+    script.chmod(0o755)
+    return script
+
+
+@needs_sandbox
+@pytest.mark.parametrize("mode", ["strict"], indirect=True)
+def test_root_is_an_unprivileged_user_without_capabilities(mode: str, tmp_path: Path) -> None:
+    script = _probe(tmp_path, "id -u >&2; grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status >&2; "
+                              "ls /proc | grep -c '^[0-9]' >&2")
+    answer = OneShotValidator([str(script)]).validate(INVALID_CASE)
+    said = answer.stderr_tail.split()
+    assert said[0] == str(sandbox_module.SANDBOX_UID), answer.stderr_tail
+    assert said[said.index("CapEff:") + 1] == "0000000000000000"
+    assert said[said.index("CapBnd:") + 1] == "0000000000000000"
+    assert said[said.index("NoNewPrivs:") + 1] == "1"
+    assert int(said[-1]) <= 4, "its own PID namespace: the sandbox, the shell and its commands, nothing else"
+
+
+@needs_sandbox
+@as_root
+@pytest.mark.parametrize("mode", ["strict"], indirect=True)
+def test_no_remount_unmount_or_bytecode_plant(mode: str) -> None:
+    import asr_conformance.reports.markdown as target
+
+    cache = Path(__import__("importlib.util").util.cache_from_source(target.__file__))
+    before = cache.read_bytes() if cache.exists() else None
+    answer = _validate("remounts-and-plants-bytecode")
+    assert answer.outcome is Outcome.ACCEPT, answer.explain()
+    assert "ESCAPED" not in answer.stderr_tail, answer.stderr_tail
+    assert (cache.read_bytes() if cache.exists() else None) == before
+
+
+@needs_sandbox
+@pytest.mark.parametrize("mode", ["strict", "none"], indirect=True)
+def test_no_answer_key_is_in_sight(mode: str) -> None:
+    """Started from the checkout (its .git, its cases/ and pytest's temporary folders all there), it
+    finds the case it was given only where nothing hides them."""
+    answer = _validate("reads-the-answer-key", cwd=str(ROOT))
+    if mode == "none":
+        assert "FOUND the case" in answer.stderr_tail and answer.outcome is Outcome.REJECT, answer.explain()
+        return
+    assert "FOUND" not in answer.stderr_tail, answer.stderr_tail
+    assert answer.outcome is Outcome.ACCEPT, answer.explain()
+
+
+@needs_sandbox
+@as_root
+@pytest.mark.parametrize("mode", ["strict", "none"], indirect=True)
+def test_secrets_stay_secret(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    token = f"SECRET-{secrets.token_hex(8)}"
+    planted = Path("/etc") / f"asr-conformance-test-{uuid.uuid4().hex}"
+    planted.write_text(token + "\n")
+    planted.chmod(0o600)
+    monkeypatch.setenv("ASR_CERTIFIER_TOKEN", token)
+    monkeypatch.setenv("ASR_SECRET_FILE", str(planted))
+    try:
+        answer = _validate("reads-secrets", pass_env=("ASR_SECRET_FILE",))
+    finally:
+        planted.unlink()
+    found = json.loads(answer.diagnostics[0]["message"])
+    if mode == "none":
+        assert token in answer.received, "uncontained, root reads everything: the attack works"
+        return
+    assert token not in answer.received, found.keys()
+    assert "shadow" not in found and "secret file" not in found
+    assert not [label for label in found if label.startswith(("/root", "/home"))]
+
+
+@needs_sandbox
+@pytest.mark.parametrize("network", ["none", "host"])
+def test_the_network_is_off_unless_chosen(network: str) -> None:
+    listener = socket.create_server(("127.0.0.1", 0))
+    listener.settimeout(10)
+    accepted: list[bytes] = []
+
+    def serve() -> None:
+        try:
+            connection, _ = listener.accept()
+            accepted.append(connection.recv(100))
+            connection.close()
+        except OSError:
+            pass
+
+    thread = threading.Thread(target=serve, daemon=True)
+    thread.start()
+    tag = uuid.uuid4().hex
+    os.environ["ASR_LISTENER_PORT"], os.environ["ASR_LEFTOVER_TAG"] = str(listener.getsockname()[1]), tag
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="strict")
+    try:
+        answer = _validate("connects-to-loopback", pass_env=("ASR_LISTENER_PORT", "ASR_LEFTOVER_TAG"),
+                           policy=Policy(network=network))
+    finally:
+        containment.configure(sandbox=previous)
+        del os.environ["ASR_LISTENER_PORT"], os.environ["ASR_LEFTOVER_TAG"]
+        if not accepted:
+            socket.create_connection(listener.getsockname()).close()  # end the accept
+        thread.join(10)
+        listener.close()
+    assert ("CONNECTED" in answer.stderr_tail) is (network == "host"), answer.stderr_tail
+    assert any(accepted) is (network == "host"), "the listener heard from it only on the host network"
+    assert not Path(f"/dev/shm/asr-hostile-{tag}").exists(), "its /dev/shm is its own"
+
+
+@needs_sandbox
+@pytest.mark.parametrize(
+    ("name", "limit", "named"),
+    [
+        ("fork-bomb", ("processes", 64), "limit of 64 processes"),
+        ("memory-bomb", ("memory", 256 * limits.MIB), "address-space limit of 256 MiB"),
+        ("disk-bomb", ("disk", 32 * limits.MIB), "scratch folder of 32 MiB"),
+    ],
+)
+def test_a_bomb_fails_its_case_naming_the_limit_and_leaves_nothing(name: str, limit: tuple[str, int], named: str,
+                                                                   tmp_path: Path) -> None:
+    if name == "fork-bomb" and not limits.pids_cgroups():
+        pytest.skip("no pids cgroup can be made here (the harness is not root, or cgroups are read-only)")
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="strict")
+    try:
+        answer = _validate(name, policy=Policy(limits=(limit,)))
+    finally:
+        containment.configure(sandbox=previous)
+    assert answer.outcome is Outcome.CRASH and named in answer.message, answer.explain()
+
+
+@pytest.mark.skipif(not limits.pids_cgroups(), reason="no pids cgroup can be made here (not root, or read-only cgroups)")
+def test_each_process_has_its_own_pids_cgroup_removed_with_it(tmp_path: Path) -> None:
+    import subprocess
+
+    from asr_conformance.harness.processes import spawn
+
+    child = spawn([str(_probe(tmp_path, "sleep 30"))], None, subprocess.DEVNULL, policy=Policy(limits=(("processes", 9),)))
+    assert child.group is not None and child.group.folder is not None
+    folder = child.group.folder
+    assert (folder / "pids.max").read_text().strip() == "9"
+    assert (folder / "cgroup.procs").read_text().split(), "the process runs inside it"
+    child.close()
+    assert not folder.exists()
+
+
+def test_a_limit_from_the_command_line_wins_over_the_manifest_and_is_refused_when_nonsense() -> None:
+    previous = containment.settings()
+    containment.configure(limits=(("cpu", 7),))
+    try:
+        chosen = containment.effective_limits(Policy(limits=(("cpu", 100), ("open_files", 50))))
+    finally:
+        containment.configure(limits=previous.limits)
+    assert (chosen.cpu, chosen.open_files, chosen.memory) == (7, 50, limits.DEFAULTS.memory)
+    assert limits.parse_limit("memory", "4G", "x") == 4 * 1024**3
+    for wrong in ("lots", 0, True, -5):
+        with pytest.raises(limits.LimitError, match="x"):
+            limits.parse_limit("memory", wrong, "x")
+
+
+@needs_sandbox
+def test_the_header_names_each_protection() -> None:
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="strict")
+    try:
+        line = containment.describe_sandbox()
+    finally:
+        containment.configure(sandbox=previous)
+    for protection in ("user namespace (uid 65534, no capabilities", "no_new_privs", "PID, IPC, UTS and network",
+                       "allow-listed read-only files", "private /tmp and /dev/shm", "address space 8 GiB",
+                       "CPU 600 s", "1024 open files", "scratch disk 256 MiB"):
+        assert protection in line, line
+
+
+def test_stale_staging_of_dead_runs_is_removed_and_live_runs_are_kept(tmp_path: Path) -> None:
+    dead = tmp_path / f"{containment.STAGING_PREFIX}{_dead_pid()}-abc"
+    live = tmp_path / f"{containment.STAGING_PREFIX}{os.getpid()}-def"
+    other = tmp_path / "asr-run-someone-elses"
+    for folder in (dead, live, other):
+        (folder / "box" / "in").mkdir(parents=True)
+    (dead / "box" / "in").chmod(0o500)
+    assert containment.remove_stale_staging(tmp_path) == [dead]
+    assert not dead.exists() and live.exists() and other.exists()
+
+
+def _dead_pid() -> int:
+    import subprocess
+
+    child = subprocess.Popen([sys.executable, "-c", "pass"])
+    child.wait()
+    return child.pid
+
+
+@needs_sandbox
+@as_root
+def test_a_certification_run_of_an_escaper_does_not_conform_and_leaves_the_machine_clean(
+        pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    scratch = pytester.path / "machine-tmp"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    result = pytester.runpytest_subprocess(
+        f"--implementation={HOSTILE / 'remounts-and-plants-bytecode'}", "-p", "no:cacheprovider", "--report-dir=out",
+        "--sandbox=strict", "-m", "corpus", "-k", "ASR-164", timeout=600)
+    assert result.ret == 1 and "verdict: DOES NOT CONFORM" in result.stdout.str()
+    assert "changed during the run" not in result.stdout.str()
+    assert "sandbox: bubblewrap (user namespace" in result.stdout.str()
+    assert list(scratch.iterdir()) == [], "no staging left behind"
