@@ -57,7 +57,7 @@ from pathlib import Path
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import sandbox
 from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
-from asr_conformance.harness.limits import Limits
+from asr_conformance.harness.limits import Limits, alive, remove_stale_groups
 
 #: Longest time one case may take, whatever a manifest or --asr-timeout says.
 MAX_TIMEOUT = 3600.0
@@ -132,6 +132,7 @@ def make_staging_parent() -> Path:
     """The run's staging folder (0700, removed at exit), made once by the controller, named after
     its process so that a later run can tell it is stale (``remove_stale_staging``)."""
     remove_stale_staging()
+    remove_stale_groups()
     parent = Path(tempfile.mkdtemp(prefix=f"{STAGING_PREFIX}{os.getpid()}-"))
     atexit.register(_remove_tree, parent)
     _made.append(parent)
@@ -149,21 +150,13 @@ def remove_stale_staging(folder: Path | None = None) -> list[Path]:
         return removed
     for entry in entries:
         owner = entry.name[len(STAGING_PREFIX):].split("-", 1)[0]
-        if not owner.isdigit() or _alive(int(owner)) or entry.is_symlink() or not entry.is_dir():
+        if not owner.isdigit() or alive(int(owner)) or entry.is_symlink() or not entry.is_dir():
             continue
         _remove_tree(entry)
         removed.append(entry)
     return removed
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 def configure(**changes: object) -> Settings:

@@ -129,6 +129,34 @@ def _pids_parent() -> Path | None:
     return None
 
 
+GROUP_PREFIX = "asr-"
+
+
+def remove_stale_groups() -> list[Path]:
+    """Remove the pids cgroups that runs whose process is gone left behind (a run killed with SIGKILL)."""
+    parent = _pids_parent()
+    removed: list[Path] = []
+    if parent is None:
+        return removed
+    for folder in parent.glob(f"{GROUP_PREFIX}*-*"):
+        owner = folder.name[len(GROUP_PREFIX):].split("-", 1)[0]
+        if owner.isdigit() and not alive(int(owner)):
+            ProcessGroup.remove(folder)
+            removed.append(folder)
+    return removed
+
+
+def alive(pid: int) -> bool:
+    """Whether a process with this pid exists (one of another user's counts)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
 def pids_cgroups() -> bool:
     """Whether each implementation process gets a pids cgroup of its own."""
     return _pids_parent() is not None
@@ -142,7 +170,7 @@ class ProcessGroup:
         parent = _pids_parent()
         if parent is None or not limit:
             return
-        folder = parent / f"asr-{secrets.token_hex(6)}"
+        folder = parent / f"{GROUP_PREFIX}{os.getpid()}-{secrets.token_hex(6)}"
         try:
             folder.mkdir()
             (folder / "pids.max").write_text(str(limit))

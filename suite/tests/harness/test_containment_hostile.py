@@ -249,3 +249,18 @@ def test_a_certification_run_of_an_escaper_does_not_conform_and_leaves_the_machi
     assert "changed during the run" not in result.stdout.str()
     assert "sandbox: bubblewrap (user namespace" in result.stdout.str()
     assert list(scratch.iterdir()) == [], "no staging left behind"
+
+
+@pytest.mark.skipif(not limits.pids_cgroups(), reason="no pids cgroup can be made here (not root, or read-only cgroups)")
+def test_pids_cgroups_of_dead_runs_are_removed_and_live_ones_kept() -> None:
+    parent = limits._pids_parent()
+    assert parent is not None
+    dead = parent / f"{limits.GROUP_PREFIX}{_dead_pid()}-0123456789ab"
+    live = parent / f"{limits.GROUP_PREFIX}{os.getpid()}-0123456789ab"
+    dead.mkdir()
+    live.mkdir()
+    try:
+        assert limits.remove_stale_groups() == [dead]
+        assert not dead.exists() and live.exists()
+    finally:
+        limits.ProcessGroup.remove(live)
