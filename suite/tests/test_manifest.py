@@ -53,6 +53,10 @@ def test_exit_status_outside_the_mapping_is_a_crash(tmp_path: Path) -> None:
         ('name = "x"\ncommand = "a"\ntimeout = -1\n', "timeout"),
         ('name = "x"\ncommand = "a"\nunknown = 1\n', "unknown"),
         ('name = "x\n', "not valid TOML"),
+        ('name = "x"\ncommand = "a"\nnetwork = "wifi"\n', "network"),
+        ('name = "x"\ncommand = "a"\n[limits]\nmemory = "lots"\n', "memory"),
+        ('name = "x"\ncommand = "a"\n[limits]\ncpu = 0\n', "cpu"),
+        ('name = "x"\ncommand = "a"\n[limits]\nswap = 1\n', "swap"),
     ],
 )
 def test_bad_manifests_name_file_and_key(tmp_path: Path, text: str, problem: str) -> None:
@@ -60,3 +64,12 @@ def test_bad_manifests_name_file_and_key(tmp_path: Path, text: str, problem: str
         load_manifest(write(tmp_path, text))
     assert str(caught.value).startswith(str(tmp_path / "impl.toml"))
     assert problem in str(caught.value)
+
+
+def test_containment_keys_become_the_implementations_policy(tmp_path: Path) -> None:
+    manifest = load_manifest(write(tmp_path, 'name = "x"\ncommand = "a"\nnetwork = "host"\n'
+                                              'allow_read = ["runtime"]\n[limits]\nmemory = "4G"\ncpu = 90\n'))
+    assert manifest.policy is not None
+    assert manifest.policy.network == "host"
+    assert manifest.policy.read_only == (str(tmp_path / "runtime"),)
+    assert dict(manifest.policy.limits) == {"memory": 4 * 1024**3, "cpu": 90}

@@ -264,3 +264,13 @@ def test_pids_cgroups_of_dead_runs_are_removed_and_live_ones_kept() -> None:
         assert not dead.exists() and live.exists()
     finally:
         limits.ProcessGroup.remove(live)
+
+
+def test_limit_options_are_checked_and_shown_in_the_header(pytester: pytest.Pytester) -> None:
+    wrong = pytester.runpytest_subprocess("--implementation=" + str(HOSTILE / "fork-bomb"), "--limit-memory=lots",
+                                          "--co", "-p", "no:cacheprovider")
+    assert wrong.ret == pytest.ExitCode.USAGE_ERROR
+    assert "--limit-memory: a size in bytes (suffix K, M or G), not 'lots'" in wrong.stderr.str()
+    shown = pytester.runpytest_subprocess("--implementation=" + str(HOSTILE / "fork-bomb"), "--limit-memory=1G",
+                                          "--limit-cpu=33", "--co", "-p", "no:cacheprovider", "--report-dir=none")
+    assert "address space 1 GiB, CPU 33 s" in shown.stdout.str()
