@@ -274,3 +274,32 @@ def test_limit_options_are_checked_and_shown_in_the_header(pytester: pytest.Pyte
     shown = pytester.runpytest_subprocess("--implementation=" + str(HOSTILE / "fork-bomb"), "--limit-memory=1G",
                                           "--limit-cpu=33", "--co", "-p", "no:cacheprovider", "--report-dir=none")
     assert "address space 1 GiB, CPU 33 s" in shown.stdout.str()
+
+
+@needs_sandbox
+def test_memorised_fuzz_examples_pass_only_a_fixed_run(pytester: pytest.Pytester,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A validator that learnt one honest run's examples by heart (and accepts anything else) passes a
+    run on the same fixed examples, which says it certifies nothing, and fails a certification run."""
+    monkeypatch.delenv("ASR_HYPOTHESIS_PROFILE", raising=False)
+    table = pytester.path / "answers" / "table.jsonl"
+    table.parent.mkdir()
+    selection = ("-m", "fuzz", "-k", "test_rejects_mutated_streams and (ASR-164 or ASR-260)")
+
+    def certify(*args: str) -> pytest.RunResult:
+        return pytester.runpytest_subprocess(f"--implementation={HOSTILE / 'replays-memorised-answers'}",
+                                             "-p", "no:cacheprovider", "--report-dir=out", *selection, *args,
+                                             timeout=600)
+
+    monkeypatch.setenv("ASR_MEMORISE_TO", str(table))
+    recorded = certify("--hypothesis-profile=asr-fixed", "--sandbox=none", "--pass-env=ASR_MEMORISE_TO")
+    assert recorded.ret == 0 and table.read_text().count("\n") >= 8, recorded.stdout.str()[-2000:]
+    monkeypatch.delenv("ASR_MEMORISE_TO")
+    monkeypatch.setenv("ASR_MEMORISED_FROM", str(table))
+    replayed = certify("--hypothesis-profile=asr-fixed", "--pass-env=ASR_MEMORISED_FROM",
+                       f"--allow-read={table.parent}")
+    assert replayed.ret == 0, replayed.stdout.str()[-2000:]
+    assert "regression gate that certifies nothing new; no badge" in replayed.stdout.str()
+    certified = certify("--pass-env=ASR_MEMORISED_FROM", f"--allow-read={table.parent}")
+    assert certified.ret == 1 and "verdict: DOES NOT CONFORM" in certified.stdout.str(), \
+        certified.stdout.str()[-2000:]
