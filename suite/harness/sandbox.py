@@ -221,12 +221,17 @@ def command(argv: Sequence[str], view: View, cwd: str, network: str, disk: int) 
         out += ["--ro-bind", folder, folder]
     for file in view.files:
         out += ["--ro-bind", file, file]
+    # Hidden folders are covered before the writable ones are bound (a variant's folder may lie inside a
+    # hidden one, pytest's temporary folder say), and made read-only last, so that the binds show through.
+    hidden = sorted(dict.fromkeys(view.hidden), key=len)
+    for folder in hidden:
+        out += ["--tmpfs", folder]
     for folder in sorted(dict.fromkeys(view.writable), key=len):
         out += ["--bind", folder, folder]
     for folder in view.scratch:
         out += _sized_tmpfs(folder, disk)
-    for folder in sorted(dict.fromkeys(view.hidden), key=len):
-        out += ["--tmpfs", folder, "--remount-ro", folder]
+    for folder in hidden:
+        out += ["--remount-ro", folder]
     if not _under(cwd, [*shown, *view.writable, *view.scratch, *SYSTEM_FOLDERS]):
         # The folder pytest runs in is not the implementation's: it stands there empty (the root is a
         # fresh tmpfs, so nothing of it is shown but the folders bound into it).
@@ -287,12 +292,30 @@ def package_folders() -> tuple[str, ...]:
     return tuple(dict.fromkeys(os.path.realpath(f) for f in folders if os.path.isdir(f)))
 
 
+#: Files that mark a project's root folder: a program in ``bin/`` loads ``../lib``, so its project is shown whole.
+PROJECT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg", "package.json", "Cargo.toml", "go.mod",
+                   "pom.xml", "build.gradle", "build.gradle.kts", "Gemfile", "composer.json", "Makefile",
+                   "CMakeLists.txt", "deno.json", "mix.exs")
+
+
+def project_root(folder: str) -> str:
+    """The nearest folder at or above ``folder`` holding a project marker (never a shared folder nor a
+    home folder itself), else ``folder``."""
+    home = os.path.realpath(os.path.expanduser("~"))
+    here = folder
+    while here not in SHARED_FOLDERS and here != home and os.path.dirname(here) != here:
+        if any(os.path.exists(os.path.join(here, marker)) for marker in PROJECT_MARKERS):
+            return here
+        here = os.path.dirname(here)
+    return folder
+
+
 def own_folders(argv: Sequence[str], cwd: str | None, skip: Iterable[str] = ()) -> tuple[list[str], list[str]]:
-    """The implementation's own folders and files to show read-only: the folder of the program and
-    of every file its command line names (``python3 /opt/acme/check.py``), or the file alone in a
-    shared folder such as /tmp; the working directory a manifest gives; and the prefix of a
-    script's interpreter when it lives outside the system folders.  Paths under ``skip`` (the
-    staging) are left out."""
+    """The implementation's own folders and files to show read-only: the project (``project_root``)
+    of the program and of every file its command line names (``python3 /opt/acme/check.py``), or the
+    file alone in a shared folder such as /tmp; the project of the working directory a manifest
+    gives; and the prefix of a script's interpreter when it lives outside the system folders.
+    Paths under ``skip`` (the staging) are left out."""
     folders: list[str] = []
     files: list[str] = []
     skipped = [os.path.realpath(s) for s in skip]
@@ -306,17 +329,17 @@ def own_folders(argv: Sequence[str], cwd: str | None, skip: Iterable[str] = ()) 
         here = os.path.dirname(real)
         if here in SHARED_FOLDERS:
             files.append(real)
-        else:
+        elif _under(real, python_environment()):
             folders.append(here)
+        else:
+            folders.append(project_root(here))
     if os.path.realpath(program) != os.path.abspath(program) and os.path.dirname(program) not in SHARED_FOLDERS:
         folders.append(os.path.dirname(os.path.abspath(program)))
-    program = os.path.realpath(program)
-    real = program
     if cwd:
         folder = os.path.realpath(cwd)
         if folder not in SHARED_FOLDERS:
-            folders.append(folder)
-    interpreter = _interpreter(real)
+            folders.append(project_root(folder))
+    interpreter = _interpreter(os.path.realpath(program))
     if interpreter and not _under(interpreter, SYSTEM_FOLDERS):
         prefix = os.path.dirname(os.path.dirname(interpreter))
         if prefix not in SHARED_FOLDERS:
