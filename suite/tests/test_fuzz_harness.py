@@ -118,7 +118,7 @@ def test_the_fixed_profile_is_a_regression_gate_without_badges(pytester: pytest.
     result = fuzz(pytester, ROOT / "examples" / "reference.toml", "-k", "ASR-162", "--hypothesis-profile=asr-fixed")
     assert result.ret == 0
     assert "seed" not in result.stdout.str().split("collected")[0]
-    assert "fixed fuzz examples, the same every run: a regression gate that certifies nothing new; no badge" \
+    assert "fixed fuzz examples (asr-fixed), the same every run: a regression gate that certifies nothing new; no badge" \
         in result.stdout.str()
     assert _report(pytester)["hypothesis"]["fixed_examples"] is True
     assert not list((pytester.path / "reports" / "out").glob("badge-*.json"))
