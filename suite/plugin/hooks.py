@@ -11,7 +11,7 @@ else, whatever the current folder holds.  Options, markers (``corpus``,
 ``fuzz``, ``validator``/``producer``/``reader`` and one per rule ID, so
 ``-m ASR-164`` and ``-k ASR-164`` work), the fixtures and the hooks that
 stamp each test with its result ID live here; the end of the run (gate,
-verdicts, reports) is ``certification.py``.  Workers and controller under
+verdicts, reports) is ``session.py``.  Workers and controller under
 xdist compute the same collection from the same corpus.
 """
 
@@ -216,11 +216,22 @@ def pytest_configure(config: pytest.Config) -> None:
     if implementations:
         # Run the conformance suite and nothing else (not the current folder's tests).
         config.args[:] = [str(CONFORMANCE_DIR)]
-    writes_reports = not hasattr(config, "workerinput") and not config.getoption("collectonly")
+    writes_reports = not hasattr(config, "workerinput") and runs_tests(config)
     certification = CertificationSession(config, settings, writes_reports)
     config.pluginmanager.register(certification, "asr-conformance-session")
     if writes_reports and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(WorkerCollections(certification), "asr-conformance-collections")
+
+
+#: Options with which pytest shows or plans something and runs no test (collect-only, setup-plan...).
+_NO_TEST_RUN = ("collectonly", "setuponly", "setupplan", "showfixtures", "show_fixtures_per_test", "markers",
+                "help", "version")
+
+
+def runs_tests(config: pytest.Config) -> bool:
+    """Whether this pytest command executes tests: only such a run may write or remove reports, so that
+    ``--markers``, ``--fixtures``, ``--setup-plan`` or ``--collect-only`` never spoil a certification."""
+    return not any(config.getoption(name, None) for name in _NO_TEST_RUN)
 
 
 def _configure_containment(config: pytest.Config) -> None:

@@ -96,6 +96,9 @@ class CertificationSession:
         self.package_start: dict[str, Snapshot] = {}
         if active:
             self._hash_at_start()
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.active:
             self._clear_old_reports()
 
     # -- integrity -----------------------------------------------------------------
