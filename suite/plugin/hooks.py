@@ -52,6 +52,7 @@ from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
+from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
@@ -217,10 +218,26 @@ def pytest_configure(config: pytest.Config) -> None:
         # Run the conformance suite and nothing else (not the current folder's tests).
         config.args[:] = [str(CONFORMANCE_DIR)]
     writes_reports = not hasattr(config, "workerinput") and runs_tests(config)
+    if writes_reports:
+        config.stash[START_CHECKS_KEY] = _check_starts(targets)
     certification = CertificationSession(config, settings, writes_reports)
     config.pluginmanager.register(certification, "asr-conformance-session")
     if writes_reports and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(WorkerCollections(certification), "asr-conformance-collections")
+
+
+#: The start-up check of each implementation (on the process that runs the session's end).
+START_CHECKS_KEY = pytest.StashKey[list[StartCheck]]()
+
+
+def _check_starts(targets: list[Target]) -> list[StartCheck]:
+    """Start every implementation once before the first case: one that cannot start is one usage error
+    naming its manifest or path, not a failure per case blaming spec rules."""
+    checks = [check_start(target) for target in targets]
+    for check in checks:
+        if not check.ok:
+            raise pytest.UsageError(f"asr-conformance: {terminal_line(check.usage_error())}")
+    return checks
 
 
 #: Options with which pytest shows or plans something and runs no test (collect-only, setup-plan...).
@@ -325,8 +342,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
     lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
-    for target in targets_of(config):
-        lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}"))
+    checks = config.stash.get(START_CHECKS_KEY, [])
+    for index, target in enumerate(targets_of(config)):
+        started = f", started: {checks[index].said}" if index < len(checks) and checks[index].said else ""
+        lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles "
+                                   f"{', '.join(target.roles)}{started}"))
     return lines
 
 
