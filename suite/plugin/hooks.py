@@ -70,6 +70,7 @@ from asr_conformance.plugin.run_config import (
 )
 from asr_conformance.plugin.session import GATE_KEY, CertificationSession, GateSettings, WorkerCollections, excuse
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
+from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.rules import CatalogError, load_catalog
 from asr_conformance.vocabulary.untrusted import terminal_line
 
@@ -605,6 +606,9 @@ def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunn
 def _report_fuzzing(record: Recorder, session: PropertyRunner, seed: object, facts: dict[str, Any]) -> None:
     """What a fuzz test's record carries, read when its report is made: examples, seed, counterexample, shrinking."""
     record.later(lambda: {
+        **(inline_input(session.failed_input) if session.failed_input is not None else {}),
+        **({"output": session.failed_answer} if session.failed_input is not None else {}),
+        **({"expected": session.failed_expected} if session.failed_expected else {}),
         "fuzz_examples": session.examples, "seed": seed if isinstance(seed, int) else None,
         "counterexample": None if session.counterexample is None else
         (str(session.counterexample[0]), session.counterexample[1]),
@@ -641,15 +645,10 @@ def run_validator_case(case: Case, adapter, record: Recorder) -> None:
            rule_level=judgement.rule_level)
     announce(adapter, record)
     if judgement.status == "failed":
-        record(input=_stream_text(case.stream), output=verdict.explain(), expected=_expected_verdict(case))
+        record(**inline_input(case.stream.read_bytes()), output=verdict.explain(), expected=_expected_verdict(case))
         pytest.fail(judgement.message, pytrace=False)
     if judgement.status == "reported":
         pytest.skip(judgement.message)
-
-
-def _stream_text(path: Path, limit: int = 20_000) -> str:
-    data = path.read_bytes()[:limit]
-    return data.decode("utf-8", "backslashreplace")
 
 
 def _expected_verdict(case: Case) -> str:
