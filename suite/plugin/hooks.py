@@ -215,7 +215,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
     config.stash[TARGETS_KEY] = targets
     config.stash[GATE_KEY] = settings
-    if implementations:
+    if implementations or _checkout_without_configuration(config):
         # Run the conformance suite and nothing else (not the current folder's tests).
         config.args[:] = [str(CONFORMANCE_DIR)]
     writes_reports = not hasattr(config, "workerinput") and runs_tests(config)
@@ -658,9 +658,20 @@ def _expected_verdict(case: Case) -> str:
         else "reject (exit 1)"
 
 
+def _checkout_without_configuration(config: pytest.Config) -> bool:
+    """``pytest`` with no path, in the checkout, when pytest missed the checkout's configuration.
+
+    pytest picks its rootdir before plugins load, so a value given to one of this plugin's options
+    with a space (``--report-dir out``) reads to it as a path: the rootdir moves there, and the
+    checkout's ``testpaths`` (the conformance suite) is lost.  The run means what it means with the
+    configuration: certify the bundled reference."""
+    return (config.args_source is pytest.Config.ArgsSource.INVOCATION_DIR and config.inipath is None
+            and config.invocation_params.dir.resolve() == CONFORMANCE_DIR.parents[1])
+
+
 def is_certification(config: pytest.Config) -> bool:
     """A run of the conformance suite (given an implementation, or pointed at it)."""
-    if config.getoption("implementation"):
+    if config.getoption("implementation") or _checkout_without_configuration(config):
         return True
     for arg in config.args:
         where = Path(arg.split("::")[0]).resolve()
