@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +29,7 @@ import pytest
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
-from asr_conformance.gate.expectations import ExpectationsError, load_expectations
+from asr_conformance.gate.expectations import ExpectationsError, check_entries, load_expectations
 from asr_conformance.gate.results import TestRecord
 from asr_conformance.harness import containment
 from asr_conformance.harness.containment import (
@@ -286,6 +287,13 @@ def _active(config: pytest.Config) -> bool:
 
 def _gate_settings(config: pytest.Config, targets: list[Target]) -> GateSettings:
     expectations = {t.key: load_expectations(t.expectations) for t in targets if t.expectations}
+    if expectations:
+        case_ids = [case.id for role in ("validator", "reader") for case in _cases(config, role)]
+        keys = [t.key for t in targets]
+        for target in targets:
+            if target.expectations:
+                check_entries(target.expectations, expectations[target.key], case_ids, conformance_tests(),
+                              load_catalog(), keys)
     baseline = config.getoption("baseline")
     report_dir = config.getoption("report_dir")
     written = config.getoption("write_expectations")
@@ -667,6 +675,15 @@ def _checkout_without_configuration(config: pytest.Config) -> bool:
     configuration: certify the bundled reference."""
     return (config.args_source is pytest.Config.ArgsSource.INVOCATION_DIR and config.inipath is None
             and config.invocation_params.dir.resolve() == CONFORMANCE_DIR.parents[1])
+
+
+def conformance_tests() -> list[str]:
+    """``role/test_name`` of every test function of the conformance suite (the start of its result IDs)."""
+    found = []
+    for module in sorted(CONFORMANCE_DIR.glob("test_*.py")):
+        role = next((r for r in ROLES if r in module.stem), "validator")
+        found += [f"{role}/{name}" for name in re.findall(r"^def (test_\w+)", module.read_text(), re.MULTILINE)]
+    return found
 
 
 def is_certification(config: pytest.Config) -> bool:
