@@ -108,10 +108,13 @@ def _verdicts(report: dict[str, Any]) -> str:
 
 
 def _gate(report: dict[str, Any]) -> str:
-    """The regression gate's box, only when a gate ran (an expectations file, or a baseline)."""
-    if not report["expectations"].get("files") and not report["baseline"]:
-        return ""
+    """The regression gate's box when a gate ran (an expectations file, or a baseline); otherwise only why
+    the run failed, under that name."""
     items = [escape(reason) for reason in report["exit"].get("reasons", [])]
+    gated = bool(report["expectations"].get("files") or report["baseline"])
+    if not gated:
+        return ('<h2>Why the run failed</h2><div class="gate"><ul>' + "".join(f"<li>{i}</li>" for i in items)
+                + "</ul></div>") if items else ""
     for entry in report["expectations"].get("stale", []):
         items.append(f"stale expectation (now passes): {escape(entry['entry'])}: {escape(entry['reason'])}")
     baseline = report["baseline"]

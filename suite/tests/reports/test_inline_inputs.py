@@ -73,7 +73,9 @@ def test_the_gate_box_shows_only_when_a_gate_ran(report_of) -> None:
     report = report_of()
     report["expectations"] = {"files": [], "stale": []}
     report["baseline"] = None
-    assert "Regression gate" not in render_html(report)
+    report["exit"] = {"status": 1, "reasons": ["2 failing result(s)"]}
+    page = render_html(report)
+    assert "Regression gate" not in page and "<h2>Why the run failed</h2>" in page and "2 failing result(s)" in page
     report["expectations"] = {"files": ["known.toml"], "stale": []}
     assert "Regression gate" in render_html(report)
 
