@@ -60,6 +60,12 @@ class Mode:
 
         return is_scored(self.assumptions)
 
+    @property
+    def expected(self) -> str:
+        """The verdict a stream of this mode expects, in the corpus's words: ``invalid`` when scored, else
+        ``implementation-defined`` (reported, never scored), as for a corpus case with the same defect."""
+        return "invalid" if self.scored else "implementation-defined"
+
 
 #: rule -> mode name -> Mode, filled by ``modes`` (and by ``declared_modes`` for single-mode mutators).
 MODES: dict[str, dict[str, Mode]] = {}

@@ -13,6 +13,9 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
+from asr_conformance.vocabulary.inline import INLINE_LIMIT
+from asr_conformance.vocabulary.untrusted import visible_controls
+
 STATUS_LABEL = {
     "fail": "fail", "expected-fail": "known failure", "pass": "pass", "not-scored": "not scored",
     "not-run": "not run", "untestable": "untestable",
@@ -105,7 +108,13 @@ def _verdicts(report: dict[str, Any]) -> str:
 
 
 def _gate(report: dict[str, Any]) -> str:
+    """The regression gate's box when a gate ran (an expectations file, or a baseline); otherwise only why
+    the run failed, under that name."""
     items = [escape(reason) for reason in report["exit"].get("reasons", [])]
+    gated = bool(report["expectations"].get("files") or report["baseline"])
+    if not gated:
+        return ('<h2>Why the run failed</h2><div class="gate"><ul>' + "".join(f"<li>{i}</li>" for i in items)
+                + "</ul></div>") if items else ""
     for entry in report["expectations"].get("stale", []):
         items.append(f"stale expectation (now passes): {escape(entry['entry'])}: {escape(entry['reason'])}")
     baseline = report["baseline"]
@@ -200,14 +209,33 @@ def _failures(report: dict[str, Any]) -> str:
                   f'rules {escape(", ".join(result["rules"]) or "none")} · {escape(result["test"])}</div>']
         if result.get("excused_by"):
             blocks.append(f"<p>{escape(result['excused_by'])}</p>")
-        for title, key in (("message", "message"), ("stream or input given", "input"),
+        message = result.get("message") or ""
+        for title, key in (("message", "message"), (_input_title(result), "input"),
                            ("the implementation's answer", "output"), ("expected", "expected")):
-            if result.get(key):
-                blocks.append(f"<div class=\"muted\">{title}</div><pre>{escape(result[key])}</pre>")
+            text = result.get(key)
+            if not text or (key == "output" and text.strip() in message):
+                continue  # an answer the message already quotes whole is not shown twice
+            blocks.append(f"<div class=\"muted\">{escape(title)}</div><pre>{_shown(text)}</pre>")
         out.append(f'<div class="result {result["outcome"]}" id="{anchor(result["implementation"], result["id"])}">'
                    f'<h4><span class="chip s-{"expected-fail" if result["outcome"] == "expected-fail" else "fail"}">'
                    f'{escape(result["outcome"])}</span> {escape(result["id"])}</h4>{"".join(blocks)}</div>')
     return "\n".join(out)
+
+
+#: A staged copy's path (``.../in/<folder>/<16 hex digits>[.ext]``): gone once its case ended.
+_STAGED = re.compile(r"(?:/[^\s/]+)+/in/[^\s/]+/[0-9a-f]{16}(?:\.[A-Za-z0-9]{1,8})?")
+
+
+def _shown(text: str) -> str:
+    """Text of a failure for the page: staged copies' dead paths named for what they were, controls visible."""
+    return escape(visible_controls(_STAGED.sub("(the staged copy of the input)", text)))
+
+
+def _input_title(result: dict[str, Any]) -> str:
+    size, clipped = result.get("input_size"), result.get("input_clipped")
+    encoding = " (base64: its bytes are not UTF-8)" if result.get("input_encoding") == "base64" else ""
+    amount = f", {size} bytes" if size is not None else ""
+    return f"stream or input given{amount}{encoding}" + (f"; the first {INLINE_LIMIT} bytes shown" if clipped else "")
 
 
 def _fuzz(report: dict[str, Any]) -> str:

@@ -57,7 +57,7 @@ words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10)
 EPOCH = datetime(2026, 3, 1, tzinfo=UTC)
 
 
-def clock(draw: st.DrawFn, start_days: int = 300) -> "Clock":
+def clock(draw: st.DrawFn, start_days: int = 300) -> Clock:
     """A clock at a drawn start time, for timestamps that only move forward."""
     start = EPOCH + timedelta(days=draw(st.integers(0, start_days)), milliseconds=draw(st.integers(0, 86_399_999)))
     return Clock(start)

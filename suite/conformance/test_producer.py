@@ -37,6 +37,7 @@ from asr_conformance.harness.judging.producer import (
     summarize,
     variants,
 )
+from asr_conformance.vocabulary.inline import inline_input
 
 pytestmark = [pytest.mark.conformance, pytest.mark.producer]
 
@@ -226,4 +227,5 @@ def _record(record, source: Path, output: str | bytes, expected: str, rules: Ite
     text = output.decode("utf-8", "replace") if isinstance(output, bytes) else output
     if len(text) > OUTPUT_LIMIT:
         text = text[:OUTPUT_LIMIT] + f"\n... ({len(text) - OUTPUT_LIMIT} more characters)"
-    record(status=status, rules=rules, input=str(source), output=text, expected=expected)
+    given = inline_input(Path(source).read_bytes()) if status == "failed" and Path(source).is_file() else {}
+    record(status=status, rules=rules, output=text, expected=expected, **given)

@@ -69,6 +69,24 @@ def load_expectations(path: Path) -> tuple[Expectation, ...]:
     )
 
 
+def check_entries(path: Path, expectations: Sequence[Expectation], case_ids: Iterable[str],
+                  test_prefixes: Iterable[str], rule_ids: Iterable[str], implementations: Iterable[str]) -> None:
+    """Raise ExpectationsError for the first entry that can match no result of the suite: a case ID that is
+    neither a corpus case nor a test of the conformance suite (``role/test_name[...]``), a rule outside the
+    catalog, an implementation the run does not certify.  Such an entry would excuse nothing, silently."""
+    cases, prefixes, rules, keys = set(case_ids), set(test_prefixes), set(rule_ids), set(implementations)
+    for entry in expectations:
+        where = f"{path}: entry {entry.index + 1} ({entry.label})"
+        if entry.case is not None and entry.case not in cases and entry.case.split("[", 1)[0] not in prefixes:
+            raise ExpectationsError(f"{where} matches no case: no corpus case or conformance test has this ID "
+                                    "(result IDs are in report.json)")
+        if entry.rule is not None and entry.rule not in rules:
+            raise ExpectationsError(f"{where} matches no case: {entry.rule} is not a rule of the catalog")
+        if entry.implementation is not None and entry.implementation not in keys:
+            raise ExpectationsError(f"{where} matches no case: the run certifies no implementation "
+                                    f"{entry.implementation!r} (it certifies {', '.join(sorted(keys))})")
+
+
 def matching(expectations: Sequence[Expectation], result_id: str, rules: Iterable[str],
              implementation: str) -> Expectation | None:
     """The first entry that excuses a failure of this result (case entries before rule entries)."""

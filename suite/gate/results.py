@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -60,7 +61,11 @@ class TestRecord:
     rules_named: tuple[str, ...] | None = None
     #: For invalid cases: right, wrong or unnamed.
     rule_level: str | None = None
+    #: For a failure: the stream or input given, inline (``vocabulary.inline``: text or base64, clipped).
     input: str | None = None
+    input_encoding: str | None = None
+    input_size: int | None = None
+    input_clipped: bool | None = None
     output: str | None = None
     expected: str | None = None
     #: Name and version from the persistent handshake.
@@ -75,7 +80,9 @@ class TestRecord:
 
     def with_(self, **changes: Any) -> TestRecord:
         """A copy with ``changes``; text is cleaned of lone surrogates and clipped on the way in."""
-        for name in ("input", "output", "expected", "announced", "announced_name", "announced_version", "answer", "status",
+        if isinstance(changes.get("input"), str) and "input_encoding" not in changes:
+            changes["input"] = clip(no_surrogates(changes["input"]))  # inline_input clips on its own
+        for name in ("output", "expected", "announced", "announced_name", "announced_version", "answer", "status",
                      "rule_level"):
             if isinstance(changes.get(name), str):
                 changes[name] = clip(no_surrogates(changes[name]))
@@ -133,6 +140,11 @@ class Result:
     outcome: str
     message: str = ""
     input: str | None = None
+    #: ``utf-8`` (``input`` is the text) or ``base64`` (the bytes were not UTF-8); the whole input's size in
+    #: bytes, and whether ``input`` holds only its start.
+    input_encoding: str | None = None
+    input_size: int | None = None
+    input_clipped: bool | None = None
     output: str | None = None
     expected: str | None = None
     duration: float = 0.0
@@ -149,6 +161,15 @@ def clip(text: str | None, limit: int = CLIP) -> str | None:
     if text is None or len(text) <= limit:
         return text
     return text[:limit] + f"\n... ({len(text) - limit} more characters)"
+
+
+#: The line xdist puts before a worker's failure text ("[gw1] linux -- Python 3.11.7 /usr/bin/python").
+_WORKER_LINE = re.compile(r"^\[gw\d+\] \S+ -- Python \S+.*(?:\n|$)", re.MULTILINE)
+
+
+def without_worker_noise(text: str) -> str:
+    """A failure message without the line that names the xdist worker and its interpreter."""
+    return _WORKER_LINE.sub("", text)
 
 
 def missing_result(test: str, implementation: str, role: str, kind: str, message: str) -> Result:
@@ -186,8 +207,9 @@ class ResultCollector:
         return Result(
             id=record.id, implementation=record.implementation, role=record.role, kind=record.kind,
             test=report.nodeid, rules=list(record.rules), outcome=outcome,
-            message=clip(no_surrogates(message)) or "",
-            input=record.input, output=record.output, expected=record.expected,
+            message=clip(no_surrogates(without_worker_noise(message))) or "",
+            input=record.input, input_encoding=record.input_encoding, input_size=record.input_size,
+            input_clipped=record.input_clipped, output=record.output, expected=record.expected,
             duration=round(float(getattr(report, "duration", 0.0)), 4),
             excused_by=excused, counterexample=record.counterexample, details=record.details(),
         )

@@ -80,11 +80,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--corpus", type=Path, default=CORPUS_DIR, help="corpus folder (default: %(default)s)")
     options = parser.parse_args(argv)
     problems = 0
+    if not options.corpus.is_dir():
+        print(f"asr-corpus: {options.corpus}: no such corpus folder", file=sys.stderr)
+        return 2
     try:
         cases = list(iter_cases(options.corpus))
     except CorpusError as error:
         print(f"asr-corpus: {error}", file=sys.stderr)
         return 2
+    if not cases:  # a check of nothing is no pass
+        print(f"asr-corpus: {options.corpus}: no case found (a case is a .jsonl stream with a .toml beside it)",
+              file=sys.stderr)
+        return 1
     if options.command == "list":
         for case in cases:
             print(f"{case.id}\t{case.verdict}\t{','.join(case.rules)}")

@@ -264,6 +264,10 @@ class PropertyRunner:
         self._failed: dict[str, tuple[str, str, dict[str, Any]]] = {}
         #: The last counterexample written (path, replay command), for the test's record.
         self.counterexample: tuple[Path, str] | None = None
+        #: The failing (shrunk) example's bytes and what went wrong, for the report to carry inline.
+        self.failed_input: bytes | None = None
+        self.failed_answer = ""
+        self.failed_expected: str | None = None
 
     def settings(self, test):
         from hypothesis import seed as seed_decorator
@@ -302,6 +306,8 @@ class PropertyRunner:
             self._settle()
             self._record_facts()
         failure = self._last_failure
+        self.failed_input, self.failed_answer = failure.get("data"), self._last_message
+        self.failed_expected = _EXPECTED.get(str(failure.get("verdict")))
         shrink_note = self.shrinking.describe(self.budget) if self.shrinking else ""
         path, command = self._write(failure)
         self.counterexample = (path, command)
@@ -377,6 +383,11 @@ class PropertyRunner:
             self.first_failure = (self.examples, key)
         self._failed.setdefault(key, (message, explained, failure))
         raise AssertionError(f"{message}\n{explained}")
+
+
+#: What a validator fuzz example expected, in words (a producer's is the test's own expectation).
+_EXPECTED = {"valid": "accept (a valid stream)", "invalid": "reject (the stream breaks a rule)",
+             "implementation-defined": "a verdict (any verdict; it rests on an open assumption)"}
 
 
 class FuzzSession(PropertyRunner):

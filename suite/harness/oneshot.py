@@ -128,6 +128,14 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
     return _Run(finished, text, common, allowed, cut)
 
 
+def trial_run(command: Sequence[str], placeholder: str | None, source: Path, timeout: float, cwd: str | None,
+              pass_env: Sequence[str] = ()) -> tuple[Finished, dict]:
+    """Run the command once on ``source`` as a case would run it; return how it ended and what was sent
+    and received (the start-up check; spawning errors are raised, as ``OSError``)."""
+    run = _run_once(command, placeholder, source, timeout, cwd, pass_env=pass_env)
+    return run.finished, run.common
+
+
 def _no_answer(finished: Finished, timeout: float, cut: bool = False) -> tuple[Outcome, str] | None:
     """Why a finished process gave no answer at all (timeout, flood, signal, no sandbox)."""
     if finished.timed_out:

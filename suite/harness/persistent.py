@@ -35,6 +35,10 @@ class _Dead(Exception):
     """The process is gone or unusable; the message says why."""
 
 
+class HandshakeFailed(Exception):
+    """The process did not complete the start handshake (the start-up check); the message says why."""
+
+
 @dataclass
 class _Session:
     child: Child
@@ -115,6 +119,19 @@ class PersistentValidator:
         session.started = started
         self._failed_starts = 0
         return session
+
+    def handshake(self) -> protocol.Started:
+        """Start the process and complete the handshake now (the start-up check), not on the first request.
+
+        Raises ``HandshakeFailed`` with the reason, or ``OSError`` when the command cannot be started."""
+        if self._session is not None and self._session.started is not None:
+            return self._session.started
+        try:
+            started = self._start(time.monotonic() + self.timeout).started
+            assert started is not None
+            return started
+        except _Dead as error:
+            raise HandshakeFailed(str(error)) from None
 
     def _discard(self) -> None:
         if self._session is not None:

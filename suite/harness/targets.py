@@ -175,7 +175,10 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
         )
     if not path.exists():
         raise TargetError(f"--implementation={given}: no such file")
-    if path.is_dir() or not os.access(path, os.X_OK):
+    if path.is_dir():
+        raise TargetError(f"--implementation={given}: is a directory; give the executable inside it, "
+                          "or describe it with a .toml manifest")
+    if not os.access(path, os.X_OK):
         raise TargetError(f"--implementation={given}: not an executable file "
                           "(chmod +x it, or describe it with a .toml manifest)")
     chosen_role = role or default_role(inputs, source_formats)

@@ -11,7 +11,7 @@ else, whatever the current folder holds.  Options, markers (``corpus``,
 ``fuzz``, ``validator``/``producer``/``reader`` and one per rule ID, so
 ``-m ASR-164`` and ``-k ASR-164`` work), the fixtures and the hooks that
 stamp each test with its result ID live here; the end of the run (gate,
-verdicts, reports) is ``certification.py``.  Workers and controller under
+verdicts, reports) is ``session.py``.  Workers and controller under
 xdist compute the same collection from the same corpus.
 """
 
@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import re
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -29,7 +30,7 @@ import pytest
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
-from asr_conformance.gate.expectations import ExpectationsError, load_expectations
+from asr_conformance.gate.expectations import ExpectationsError, check_entries, load_expectations
 from asr_conformance.gate.results import TestRecord
 from asr_conformance.harness import containment
 from asr_conformance.harness.containment import (
@@ -59,6 +60,7 @@ from asr_conformance.harness.limits import SIZES as LIMIT_SIZES
 from asr_conformance.harness.limits import LimitError, parse_limit
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
+from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
@@ -76,6 +78,7 @@ from asr_conformance.plugin.run_config import (
 )
 from asr_conformance.plugin.session import GATE_KEY, CertificationSession, GateSettings, WorkerCollections, excuse
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
+from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.rules import CatalogError, load_catalog
 from asr_conformance.vocabulary.untrusted import terminal_line
 
@@ -247,14 +250,41 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
     config.stash[TARGETS_KEY] = targets
     config.stash[GATE_KEY] = settings
-    if implementations:
+    if implementations or _checkout_without_configuration(config):
         # Run the conformance suite and nothing else (not the current folder's tests).
         config.args[:] = [str(CONFORMANCE_DIR)]
-    writes_reports = not hasattr(config, "workerinput") and not config.getoption("collectonly")
+    writes_reports = not hasattr(config, "workerinput") and runs_tests(config)
+    if writes_reports:
+        config.stash[START_CHECKS_KEY] = _check_starts(targets)
     certification = CertificationSession(config, settings, writes_reports)
     config.pluginmanager.register(certification, "asr-conformance-session")
     if writes_reports and config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(WorkerCollections(certification), "asr-conformance-collections")
+
+
+#: The start-up check of each implementation (on the process that runs the session's end).
+START_CHECKS_KEY = pytest.StashKey[list[StartCheck]]()
+
+
+def _check_starts(targets: list[Target]) -> list[StartCheck]:
+    """Start every implementation once before the first case: one that cannot start is one usage error
+    naming its manifest or path, not a failure per case blaming spec rules."""
+    checks = [check_start(target) for target in targets]
+    for check in checks:
+        if not check.ok:
+            raise pytest.UsageError(f"asr-conformance: {terminal_line(check.usage_error())}")
+    return checks
+
+
+#: Options with which pytest shows or plans something and runs no test (collect-only, setup-plan...).
+_NO_TEST_RUN = ("collectonly", "setuponly", "setupplan", "showfixtures", "show_fixtures_per_test", "markers",
+                "help", "version")
+
+
+def runs_tests(config: pytest.Config) -> bool:
+    """Whether this pytest command executes tests: only such a run may write or remove reports, so that
+    ``--markers``, ``--fixtures``, ``--setup-plan`` or ``--collect-only`` never spoil a certification."""
+    return not any(config.getoption(name, None) for name in _NO_TEST_RUN)
 
 
 def _configure_containment(config: pytest.Config) -> None:
@@ -297,6 +327,13 @@ def _active(config: pytest.Config) -> bool:
 
 def _gate_settings(config: pytest.Config, targets: list[Target]) -> GateSettings:
     expectations = {t.key: load_expectations(t.expectations) for t in targets if t.expectations}
+    if expectations:
+        case_ids = [case.id for role in ("validator", "reader") for case in _cases(config, role)]
+        keys = [t.key for t in targets]
+        for target in targets:
+            if target.expectations:
+                check_entries(target.expectations, expectations[target.key], case_ids, conformance_tests(),
+                              load_catalog(), keys)
     baseline = config.getoption("baseline")
     report_dir = config.getoption("report_dir")
     written = config.getoption("write_expectations")
@@ -357,8 +394,11 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
     lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
-    for target in targets_of(config):
-        lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles {', '.join(target.roles)}"))
+    checks = config.stash.get(START_CHECKS_KEY, [])
+    for index, target in enumerate(targets_of(config)):
+        started = f", started: {checks[index].said}" if index < len(checks) and checks[index].said else ""
+        lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles "
+                                   f"{', '.join(target.roles)}{started}"))
         if target.policy and (target.policy.network or target.policy.limits or target.policy.read_only):
             lines.append(terminal_line(f"asr-conformance:   its manifest: network {containment.effective_network(target.policy)}; "
                                        f"limits {containment.effective_limits(target.policy).describe()}"
@@ -622,6 +662,9 @@ def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunn
 def _report_fuzzing(record: Recorder, session: PropertyRunner, seed: object, facts: dict[str, Any]) -> None:
     """What a fuzz test's record carries, read when its report is made: examples, seed, counterexample, shrinking."""
     record.later(lambda: {
+        **(inline_input(session.failed_input) if session.failed_input is not None else {}),
+        **({"output": session.failed_answer} if session.failed_input is not None else {}),
+        **({"expected": session.failed_expected} if session.failed_expected else {}),
         "fuzz_examples": session.examples, "seed": seed if isinstance(seed, int) else None,
         "counterexample": None if session.counterexample is None else
         (str(session.counterexample[0]), session.counterexample[1]),
@@ -658,15 +701,10 @@ def run_validator_case(case: Case, adapter, record: Recorder) -> None:
            rule_level=judgement.rule_level)
     announce(adapter, record)
     if judgement.status == "failed":
-        record(input=_stream_text(case.stream), output=verdict.explain(), expected=_expected_verdict(case))
+        record(**inline_input(case.stream.read_bytes()), output=verdict.explain(), expected=_expected_verdict(case))
         pytest.fail(judgement.message, pytrace=False)
     if judgement.status == "reported":
         pytest.skip(judgement.message)
-
-
-def _stream_text(path: Path, limit: int = 20_000) -> str:
-    data = path.read_bytes()[:limit]
-    return data.decode("utf-8", "backslashreplace")
 
 
 def _expected_verdict(case: Case) -> str:
@@ -676,9 +714,29 @@ def _expected_verdict(case: Case) -> str:
         else "reject (exit 1)"
 
 
+def _checkout_without_configuration(config: pytest.Config) -> bool:
+    """``pytest`` with no path, in the checkout, when pytest missed the checkout's configuration.
+
+    pytest picks its rootdir before plugins load, so a value given to one of this plugin's options
+    with a space (``--report-dir out``) reads to it as a path: the rootdir moves there, and the
+    checkout's ``testpaths`` (the conformance suite) is lost.  The run means what it means with the
+    configuration: certify the bundled reference."""
+    return (config.args_source is pytest.Config.ArgsSource.INVOCATION_DIR and config.inipath is None
+            and config.invocation_params.dir.resolve() == CONFORMANCE_DIR.parents[1])
+
+
+def conformance_tests() -> list[str]:
+    """``role/test_name`` of every test function of the conformance suite (the start of its result IDs)."""
+    found = []
+    for module in sorted(CONFORMANCE_DIR.glob("test_*.py")):
+        role = next((r for r in ROLES if r in module.stem), "validator")
+        found += [f"{role}/{name}" for name in re.findall(r"^def (test_\w+)", module.read_text(), re.MULTILINE)]
+    return found
+
+
 def is_certification(config: pytest.Config) -> bool:
     """A run of the conformance suite (given an implementation, or pointed at it)."""
-    if config.getoption("implementation"):
+    if config.getoption("implementation") or _checkout_without_configuration(config):
         return True
     for arg in config.args:
         where = Path(arg.split("::")[0]).resolve()

@@ -1,7 +1,8 @@
 """Each conformance test's record, held on its item and sent once with each of its reports.
 
 Collection stamps the item (``stamp``); the test adds what it saw through the ``asr_record``
-fixture (``Recorder``); ``attach`` puts the record into the report as one user property, and
+fixture (``Recorder``); ``attach`` puts the record into the report as one user property (and
+the teardown report gets plain ones for JUnit XML: result ID, implementation, role, kind, rules), and
 neutralizes the report's text on the way out: what an implementation wrote reaches the
 terminal, the CI log and xdist's wire only without lone surrogates, escapes, controls or
 workflow commands.
@@ -56,7 +57,16 @@ def attach(item: pytest.Item, report: pytest.TestReport) -> None:
         return
     if report.when == "call" or not report.passed:  # a passing setup or teardown says nothing of the result
         report.user_properties.append((RECORD_PROPERTY, recorder.current().to_json()))
+    if report.when == "teardown":  # JUnit XML takes a test's <property> elements from its teardown report
+        report.user_properties.extend(junit_properties(recorder.record))
     neutralize(report)
+
+
+def junit_properties(record: TestRecord) -> list[tuple[str, str]]:
+    """What a CI reading JUnit XML needs to group results: the result ID, the implementation, the role, the
+    kind and one ``asr_rule`` per rule ID."""
+    return [("asr_result_id", record.id), ("asr_implementation", record.implementation), ("asr_role", record.role),
+            ("asr_kind", record.kind), *(("asr_rule", rule) for rule in record.rules)]
 
 
 def neutralize(report: pytest.TestReport) -> None:

@@ -39,6 +39,7 @@ from asr_conformance.gate.integrity import (
 from asr_conformance.gate.results import FAILING, SCORED, Result, ResultCollector, missing_result, record_of
 from asr_conformance.gate.verdict import VERDICT_WORDS, Completeness, overall, verdicts
 from asr_conformance.harness.targets import ROLES, Target
+from asr_conformance.plugin.progress import Progress
 from asr_conformance.plugin.recording import recorder_of
 from asr_conformance.plugin.run_config import CONFORMANCE_DIR, corpus_of, hypothesis_facts, narrowing, run_options
 from asr_conformance.vocabulary.untrusted import terminal_line
@@ -105,7 +106,11 @@ class CertificationSession:
         self.forged: list[str] = []
         if active:
             self._hash_at_start()
+
+    def pytest_sessionstart(self, session: pytest.Session) -> None:
+        if self.active:
             self._clear_old_reports()
+            self.progress.start_ticking()
 
     # -- integrity -----------------------------------------------------------------
 
@@ -212,6 +217,7 @@ class CertificationSession:
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if not self.active:
             return
+        self.progress.stop_ticking()
         self._complete(session)
         results = self.results()
         executed = sum(1 for r in results if r.outcome in SCORED)
@@ -374,82 +380,6 @@ class CertificationSession:
             # Beside the verdict, not in it: scripts read the verdict line as it always was.
             write(f"fixed fuzz examples ({hypothesis_facts(self.config)['profile']}), the same every run: a regression "
                   "gate that certifies nothing new; no badge", yellow=True)
-
-
-_KIND_BY_MODULE = {"test_validator_corpus": ("validator", "corpus"), "test_validator_fuzz": ("validator", "fuzz"),
-                   "test_reader_corpus": ("reader", "cases"), "test_producer": ("producer", "conversions"),
-                   "test_producer_fuzz": ("producer", "fuzz")}
-
-
-def _role_and_phase(nodeid: str) -> tuple[str, str]:
-    module = nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
-    return _KIND_BY_MODULE.get(module, ("other", "tests"))
-
-
-class Progress:
-    """A progress line per role (cases done, failures so far, current phase), at most every ``interval`` s.
-
-    Runs on the process that receives every report (the xdist controller too), and writes with the
-    terminal reporter's ``write_line``, so the line shows with ``-q`` and under ``-n``."""
-
-    def __init__(self, config: pytest.Config, interval: float) -> None:
-        self.config = config
-        self.interval = interval
-        self.started_at = time.monotonic()
-        self.last = self.started_at
-        self.total: Counter[str] = Counter()
-        self.done: Counter[str] = Counter()
-        self.failed: Counter[str] = Counter()
-        self.running: dict[str, tuple[str, str]] = {}
-        self.shown: set[str] = set()
-        self._planned = False
-
-    def planned(self, nodeids: list[str]) -> None:
-        if self._planned:  # every xdist worker collects the same items
-            return
-        self._planned = True
-        self.total.update(_role_and_phase(n)[0] for n in nodeids)
-
-    def started(self, nodeid: str) -> None:
-        self.running[nodeid] = _role_and_phase(nodeid)
-
-    def finished(self, report: pytest.TestReport) -> None:
-        if not self.interval:
-            return
-        role, _ = _role_and_phase(report.nodeid)
-        if report.when == "call" or (report.when == "setup" and not report.passed):
-            self.done[role] += 1
-            self.running.pop(report.nodeid, None)
-        if report.failed and report.when == "call":
-            self.failed[role] += 1
-        now = time.monotonic()
-        complete = role in self.total and self.done[role] >= self.total[role] and role not in self.shown
-        if now - self.last >= self.interval or complete:
-            self.last = now
-            self.write(now)
-            if complete:
-                self.shown.add(role)
-
-    def lines(self, now: float) -> list[str]:
-        found = []
-        for role in sorted(set(self.total) | set(self.done)):
-            phases = sorted({phase for r, phase in self.running.values() if r == role})
-            total = f"/{self.total[role]}" if self.total[role] else ""
-            phase = ", ".join(phases) if phases else ("done" if self.total[role] and
-                                                      self.done[role] >= self.total[role] else "waiting")
-            found.append(f"asr-conformance progress [{now - self.started_at:.0f} s]: {role} {self.done[role]}{total} "
-                         f"done, {self.failed[role]} failing, phase: {phase}")
-        return found
-
-    def write(self, now: float) -> None:
-        reporter = self.config.pluginmanager.getplugin("terminalreporter")
-        if reporter is None:
-            return
-        writer = getattr(reporter, "_tw", None)
-        if writer is not None and writer.width_of_current_line:
-            reporter.write("\n")  # after the progress dots (under xdist nothing else ends their line)
-        for line in self.lines(now):
-            reporter.write_line(line)
 
 
 @cache

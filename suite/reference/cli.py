@@ -1,7 +1,9 @@
 """``asr-validate FILE...``: the reference validator on the command line.
 
 Exit status: 0 when every file conforms, 1 when one does not, 2 on a usage
-error (no files, an unreadable file, an unknown option).
+error (no files, an unreadable file, an unknown option).  ``-`` reads the
+stream from standard input; a reader that closes the pipe early (``| head``)
+ends the output quietly, with the exit status the files earned.
 """
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
-from asr_conformance.reference.checks import validate_path
+from asr_conformance import __version__
+from asr_conformance.reference.checks import validate_bytes, validate_path
 from asr_conformance.reference.diagnostics import Outcome
 
 EXIT_CONFORMS = 0
@@ -26,7 +29,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Check ASR streams against every rule decidable from the stream alone.",
         epilog="Exit status: 0 every file conforms, 1 a file does not, 2 usage error.",
     )
-    parser.add_argument("files", nargs="+", metavar="FILE", help="stream files (.jsonl)")
+    parser.add_argument("--version", action="version", version=f"asr-validate {__version__}")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="stream files (.jsonl); - reads standard input")
     parser.add_argument(
         "--json",
         action="store_true",
@@ -47,16 +51,31 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     outcomes: list[tuple[str, Outcome]] = []
     for name in options.files:
         try:
-            outcomes.append((name, validate_path(name)))
+            outcomes.append((name, validate_bytes(sys.stdin.buffer.read()) if name == "-" else validate_path(name)))
         except OSError as error:
             print(f"asr-validate: {name}: cannot read: {error.strerror or error}", file=sys.stderr)
             return EXIT_USAGE
+    status = EXIT_CONFORMS if all(o.valid for _, o in outcomes) else EXIT_DOES_NOT_CONFORM
     if not options.quiet:
-        for name, outcome in outcomes:
-            _print(out, name, outcome, options.json, not options.no_warnings)
-        if not options.json:
-            _print_summary(out, outcomes)
-    return EXIT_CONFORMS if all(o.valid for _, o in outcomes) else EXIT_DOES_NOT_CONFORM
+        try:
+            for name, outcome in outcomes:
+                _print(out, name, outcome, options.json, not options.no_warnings)
+            if not options.json:
+                _print_summary(out, outcomes)
+            out.flush()
+        except BrokenPipeError:
+            _stdout_gone()
+    return status
+
+
+def _stdout_gone() -> None:
+    """The reader of stdout went away (``| head``): stop writing, and keep Python from complaining at exit."""
+    import os
+
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):
+        pass
 
 
 def _print(out: TextIO, name: str, outcome: Outcome, as_json: bool, warnings: bool) -> None:

@@ -113,3 +113,29 @@ def test_reference_executable_rejects_with_exit_1_and_json_diagnostics(bad: Path
 
 def test_reference_executable_without_a_file_is_not_a_verdict(tmp_path: Path) -> None:
     assert reference(tmp_path / "absent.jsonl").returncode not in (0, 1)
+
+
+def test_a_dash_reads_the_stream_from_stdin(good: Path, bad: Path) -> None:
+    for stream, status in ((good, 0), (bad, 1)):
+        found = subprocess.run([sys.executable, "-m", "asr_conformance.reference.cli", "-"], input=stream.read_bytes(),
+                               capture_output=True, timeout=60)
+        assert found.returncode == status and found.stdout.decode().splitlines()[-1].startswith("-: ")
+
+
+def test_version() -> None:
+    found = subprocess.run([sys.executable, "-m", "asr_conformance.reference.cli", "--version"], capture_output=True,
+                           text=True, timeout=60)
+    assert found.returncode == 0 and found.stdout.startswith("asr-validate ")
+
+
+def test_a_closed_pipe_ends_the_output_quietly(tmp_path: Path) -> None:
+    """``asr-validate --json many.jsonl | head -1``: no BrokenPipeError traceback, the verdict's exit status."""
+    many = tmp_path / "many.jsonl"
+    many.write_text("not json\n" * 20_000)
+    validate = subprocess.Popen([sys.executable, "-m", "asr_conformance.reference.cli", "--json", str(many)],
+                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert validate.stdout is not None and validate.stdout.readline()
+    validate.stdout.close()  # what head does after its first line
+    stderr = validate.stderr.read() if validate.stderr else b""
+    assert validate.wait(timeout=60) == 1
+    assert b"Traceback" not in stderr and b"BrokenPipeError" not in stderr, stderr

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from asr_conformance import CORPUS_DIR
@@ -63,3 +65,13 @@ def test_every_corpus_file_ships_in_the_package() -> None:
                    and path.relative_to(CORPUS_DIR).as_posix().count("/") == p.count("/") for p in patterns)
     ]
     assert left_out == []
+
+
+def test_asr_corpus_fails_on_a_corpus_that_is_not_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from asr_conformance.harness.corpus_check import main
+
+    assert main(["check", "--corpus", str(tmp_path / "nonexistent")]) == 2
+    assert "nonexistent: no such corpus folder" in capsys.readouterr().err
+    assert main(["check", "--corpus", str(tmp_path)]) == 1  # a folder without cases: a check of nothing
+    assert "no case found" in capsys.readouterr().err
+    assert main(["list"]) == 0 and "validator/ASR-003/" in capsys.readouterr().out

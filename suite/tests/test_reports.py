@@ -189,10 +189,15 @@ def test_side_by_side_gives_one_column_per_implementation(pytester: pytest.Pytes
 
 
 def test_every_option_the_docs_use_exists(pytester: pytest.Pytester) -> None:
-    """The CI workflow and the certification guide only name options the plugin (or pytest) has."""
+    """The CI workflow and the certification guide only name options the plugin (or pytest), or the
+    asr-conformance command, has."""
     import re
 
-    help_text = pytester.runpytest_subprocess("--help").stdout.str()
+    from asr_conformance.plugin.console import build_parser
+
+    commands = build_parser()
+    help_text = pytester.runpytest_subprocess("--help").stdout.str() + commands.format_help() + "".join(
+        sub.format_help() for action in commands._subparsers._group_actions for sub in action.choices.values())
     for doc in (ROOT / "examples" / "ci" / "asr-conformance.yml", ROOT / "docs" / "certification.md"):
         for option in set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", doc.read_text())):
             assert option in help_text, f"{doc.name} names {option}, which pytest does not know"

@@ -71,7 +71,7 @@ def test_a_manifest_brings_its_inputs_and_expectations(tmp_path: Path) -> None:
     [
         ({"implementations": [str(CONVERTER)], "role": "producer"}, "needs --inputs"),
         ({"implementations": ["no-such-program"]}, "no such file"),
-        ({"implementations": [str(SAMPLES)]}, "not an executable file"),
+        ({"implementations": [str(SAMPLES)]}, "is a directory"),
         ({"implementations": [str(EXAMPLES / "reference-oneshot.toml")], "role": "reader"}, "do not include reader"),
     ],
     ids=["producer-without-inputs", "missing", "folder", "role-not-in-manifest"],

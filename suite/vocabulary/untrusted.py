@@ -49,6 +49,11 @@ def _visible(match: re.Match[str]) -> str:
     return f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
 
 
+def visible_controls(text: str) -> str:
+    """``text`` with every control character (newlines and tabs aside) shown as ``\\xNN``, for a page."""
+    return _CONTROL.sub(_visible, no_surrogates(text).replace("\r\n", "\n"))
+
+
 def terminal_block(text: str) -> str:
     """Several lines for a terminal or log: escapes removed, controls shown as ``\\xNN``, workflow commands defused.
 

@@ -18,6 +18,7 @@ import pytest
 from asr_conformance.harness.answers import Outcome, ReadAnswer
 from asr_conformance.harness.views import Difference, check_view, compare_views
 from asr_conformance.vocabulary.cases import Case
+from asr_conformance.vocabulary.inline import inline_input
 
 #: Longest JSON text recorded as a test property (the report keeps input and output of failures).
 PROPERTY_LIMIT = 20_000
@@ -63,7 +64,7 @@ def run_reader_case(case: Case, adapter: Any, record: Callable[..., None]) -> No
         # Only failures carry their views: a report of a passing run stays small.
         actual = clip_json(answer.view) if answer.view is not None else None
         record(expected=clip_json(case.view()),
-               input=case.data()[:PROPERTY_LIMIT].decode("utf-8", "backslashreplace"),
+               **inline_input(case.data()),
                output=actual if actual is not None else answer.explain())
         pytest.fail(judgement.message, pytrace=False)
 
