@@ -129,10 +129,10 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
 
 
 def trial_run(command: Sequence[str], placeholder: str | None, source: Path, timeout: float, cwd: str | None,
-              pass_env: Sequence[str] = ()) -> tuple[Finished, dict]:
+              pass_env: Sequence[str] = (), policy: Policy | None = None) -> tuple[Finished, dict]:
     """Run the command once on ``source`` as a case would run it; return how it ended and what was sent
     and received (the start-up check; spawning errors are raised, as ``OSError``)."""
-    run = _run_once(command, placeholder, source, timeout, cwd, pass_env=pass_env)
+    run = _run_once(command, placeholder, source, timeout, cwd, pass_env=pass_env, policy=policy)
     return run.finished, run.common
 
 

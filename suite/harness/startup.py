@@ -21,6 +21,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from asr_conformance.harness import containment
 from asr_conformance.harness.oneshot import trial_run
 from asr_conformance.harness.persistent import HandshakeFailed, PersistentValidator
 from asr_conformance.harness.targets import Target
@@ -80,12 +81,14 @@ def check_start(target: Target) -> StartCheck:
 
 
 def _check_oneshot(target: Target, source: str) -> StartCheck:
-    with tempfile.TemporaryDirectory(prefix="asr-start-") as folder:
+    # In the run's staging, so that a run ended by a signal during the check leaves nothing behind.
+    with tempfile.TemporaryDirectory(prefix="start-", dir=containment.staging_root()) as folder:
         stream = Path(folder) / "tiny.jsonl"
         stream.write_bytes(TINY_STREAM)
         try:
             finished, common = trial_run(target.command, target.placeholder, stream,
-                                         min(target.timeout, ONESHOT_WAIT), target.cwd, target.pass_env)
+                                         min(target.timeout, ONESHOT_WAIT), target.cwd, target.pass_env,
+                                         target.policy)
         except OSError as error:
             return StartCheck(source, "oneshot", _cannot_start(target, error), (("sent", shlex.join(target.command)),))
     traffic = (("sent", common["sent"]),) + ((("received", common["received"]),) if common["received"] else ())
@@ -104,7 +107,7 @@ def _check_oneshot(target: Target, source: str) -> StartCheck:
 
 def _check_persistent(target: Target, source: str) -> StartCheck:
     adapter = PersistentValidator(target.command, target.timeout, target.cwd, role=target.roles[0],
-                                  record_traffic=True, pass_env=target.pass_env)
+                                  record_traffic=True, pass_env=target.pass_env, policy=target.policy)
     problem, said = "", ""
     try:
         started = adapter.handshake()

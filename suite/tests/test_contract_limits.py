@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness import containment, persistent, processes, startup
+from asr_conformance.harness import containment, limits, persistent, processes, sandbox, startup
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -36,6 +36,15 @@ LIMITS = [
     ("Starts that fail three times in a row", persistent.MAX_FAILED_STARTS, lambda v: {3: "three"}.get(v, str(v))),
     ("gave up after 3 failed starts in a row", persistent.MAX_FAILED_STARTS, str),
     ("waiting at most 10 seconds", startup.ONESHOT_WAIT, lambda v: f"{v:g}"),
+    ("| address space | 8 GiB |", limits.DEFAULTS.memory, _mib),
+    ("| CPU time | 600 s over", limits.DEFAULTS.cpu, str),
+    ("| processes and threads | 256 |", limits.DEFAULTS.processes, str),
+    ("| open files | 1024 |", limits.DEFAULTS.open_files, str),
+    ("| file size | 256 MiB |", limits.DEFAULTS.file_size, _mib),
+    ("| scratch disk | 256 MiB each |", limits.DEFAULTS.disk, _mib),
+    ("(`/dev/shm` at most 64 MiB)", sandbox.SHM_CAP, _mib),
+    ("runs in a **user namespace as uid 65534**", sandbox.SANDBOX_UID, str),
+    ("and at least every 10 seconds", sandbox.ROOT_ONLY_REFRESH, lambda v: f"{v:g}"),
 ]
 
 
@@ -50,7 +59,8 @@ def test_each_limit_the_contract_names_is_the_codes(phrase: str, value: object, 
 
 def test_every_size_the_contract_writes_is_a_limit_of_the_code() -> None:
     known = {_mib(v) for v in (processes.STDOUT_LIMIT, containment.DEFAULT_MAX_OUTPUT, containment.MAX_OUTPUT_CAP,
-                               persistent.LINE_LIMIT)}
+                               persistent.LINE_LIMIT, limits.DEFAULTS.memory, limits.DEFAULTS.file_size,
+                               limits.DEFAULTS.disk, sandbox.SHM_CAP)}
     before, rest = CONTRACT.split("## 7. What a validator is fuzzed with", 1)
     limits_text = before + rest.split("## 8. How answers are judged", 1)[1]  # section 7's sizes are of generated data
     written = set(re.findall(r"\b\d+ [MG]iB\b", limits_text))
