@@ -165,6 +165,55 @@ def test_expected_objects_are_partial_and_lists_whole() -> None:
     assert difference.message == 'dangling calls: expected ["r2", "r1"], got ["r1", "r2"]'
 
 
+def test_recorded_objects_are_compared_whole() -> None:
+    """A client, environment, project or provider is one value: a member the expected one lacks must be absent."""
+    actual = {"in_force": {"3": {"client": {"name": "ide", "version": "2"}, "environment": {"os": "linux"},
+                                 "profiles": ["core"]}},
+              "session_info": {"project": {"id": "b", "name": "A"}}}
+    [client] = compare_views({"in_force": {"3": {"client": {"name": "ide"}}}}, actual)
+    assert client.path == "/in_force/3/client" and client.actual == {"name": "ide", "version": "2"}
+    assert client.message == 'client in force at seq 3: expected {"name": "ide"}, got {"name": "ide", "version": "2"}'
+    [project] = compare_views({"session_info": {"project": {"id": "b"}}}, actual)
+    assert project.path == "/session_info/project"
+    assert compare_views({"in_force": {"3": {"environment": {"os": "linux"}}}}, actual) == []
+    provider = {"kind": "mcp", "server": None, "tool": None, "name": None, "identity": "unknown"}
+    call = {"callId": "c", "provider": {**provider, "server": "gh"}}
+    [difference] = compare_views({"calls": {"r1": {"provider": provider}}}, {"calls": {"r1": call}})
+    assert difference.path == "/calls/r1/provider"
+
+
+def test_entity_maps_have_exactly_the_expected_keys() -> None:
+    """An entity the expected view does not list is one the reader invented; its entries stay member by member."""
+    actual = {"calls": {"r1": {"status": None, "name": "Bash"}, "r3": {"status": "completed"}},
+              "permissions": {"r2": {"decision": None}}}
+    [extra] = compare_views({"calls": {"r1": {"status": None}}, "permissions": {"r2": {"decision": None}}}, actual)
+    assert extra.path == "/calls/r3" and extra.expected is MISSING
+    assert extra.as_json() == {"path": "/calls/r3", "actual": {"status": "completed"}, "message": extra.message}
+    assert extra.message == 'call entity r3: expected nothing (no such member), got {"status": "completed"}'
+    assert compare_views({"calls": {"r1": {"status": None}, "r3": {}}}, actual) == []
+    [missing] = compare_views({"permissions": {"r2": {}, "r4": {}}}, actual)
+    assert missing.path == "/permissions/r4" and missing.actual is MISSING
+
+
+def test_a_case_names_where_comparison_is_partial() -> None:
+    actual = {"calls": {"r1": {"status": None}, "r3": {}}, "in_force": {"1": {"client": {"name": "a", "v": "1"}}}}
+    expected = {"calls": {"r1": {"status": None}}, "in_force": {"1": {"client": {"name": "a"}}}}
+    assert len(compare_views(expected, actual)) == 2
+    assert compare_views(expected, actual, ["/calls", "/in_force/1/client"]) == []
+    assert len(compare_views(expected, actual, ["/calls"])) == 1
+    assert check_partial_view(expected, ["/calls", "/in_force/1/client"]) == []
+    problems = check_partial_view(expected, ["/in_force/1", "/dangling"])
+    assert problems == [f"{p}: a partial pointer names no object of the expected view compared whole or by keys"
+                        for p in ("/dangling", "/in_force/1")]
+
+
+def test_whole_objects_in_an_expected_view_are_checked_whole() -> None:
+    """A provider compared whole must be a complete provider; a partial pointer lets a case list part of it."""
+    expected = {"calls": {"r1": {"provider": {"server": None}}}}
+    assert any(p.startswith("/calls/r1/provider:") for p in check_partial_view(expected))
+    assert check_partial_view(expected, ["/calls/r1/provider"]) == []
+
+
 def test_missing_differs_from_null() -> None:
     [difference] = compare_views({"session_info": {"heads": None}}, {"session_info": {}})
     assert difference.actual is MISSING and "missing" in difference.message
@@ -192,7 +241,7 @@ def test_partial_view_check_names_unknown_members_and_bad_values() -> None:
     assert any(p.startswith("/dangling:") for p in problems)
     assert any("/in_force/x" in p for p in problems)
     assert any("/pairings" in p for p in problems)
-    assert check_partial_view({"calls": {"r1": {"provider": {"server": None}}}, "in_force": {"3": {}}}) == []
+    assert check_partial_view({"calls": {"r1": {"provider": None}}, "in_force": {"3": {}}}) == []
     assert check_partial_view([]) != []
 
 
@@ -247,6 +296,18 @@ def test_reader_cases_load_with_their_view(tmp_path: Path) -> None:
     assert "no member 'outcomes'" in (reader_disagreement(case) or "")
 
 
+def test_a_reader_case_may_compare_an_entity_map_partially(tmp_path: Path) -> None:
+    metadata = _reader_case(tmp_path, {"calls": {}}, 'view = "valid-x.view.json"\npartial = ["/calls"]\n')
+    [case] = iter_cases(tmp_path, role="reader")
+    assert case.partial == ("/calls",) and reader_disagreement(case) is None
+    metadata.write_text(metadata.read_text().replace('partial = ["/calls"]', ""))
+    [case] = iter_cases(tmp_path, role="reader")
+    assert "/calls/r1: call entity r1: expected nothing" in (reader_disagreement(case) or "")
+    metadata.write_text(metadata.read_text() + 'partial = ["/dangling"]\n')
+    [case] = iter_cases(tmp_path, role="reader")
+    assert "/dangling: a partial pointer names no object" in (reader_disagreement(case) or "")
+
+
 def test_corpus_check_reports_a_wrong_expected_view(tmp_path: Path, capsys) -> None:
     metadata = _reader_case(tmp_path, {"dangling": []})
     shutil.copy(CORPUS_DIR / "schema" / "case.schema.json", tmp_path / "schema")
@@ -275,6 +336,10 @@ def test_validator_cases_have_no_view(tmp_path: Path) -> None:
     stream(folder, name="valid-x.jsonl")
     (folder / "valid-x.toml").write_text('description = "Only a header."\nverdict = "valid"\nrules = ["ASR-150"]\n'
                                          'spec = "Session records"\nview = "valid-x.view.json"\n')
+    with pytest.raises(CorpusError, match="only reader cases"):
+        load_case(folder / "valid-x.toml", tmp_path)
+    (folder / "valid-x.toml").write_text('description = "Only a header."\nverdict = "valid"\nrules = ["ASR-150"]\n'
+                                         'spec = "Session records"\npartial = ["/calls"]\n')
     with pytest.raises(CorpusError, match="only reader cases"):
         load_case(folder / "valid-x.toml", tmp_path)
 

@@ -42,6 +42,9 @@ class Case:
     expected_view: Path | None = None
     #: What the stream breaks, as a key shared with mutator modes that break it the same way.
     defect: str | None = None
+    #: For reader cases: JSON pointers into the expected view compared member by member
+    #: although the view schema compares them whole or by keys.
+    partial: tuple[str, ...] = ()
 
     @property
     def role(self) -> str:
@@ -93,6 +96,7 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
         assumptions=tuple(metadata.get("assumptions", ())),
         expected_view=expected_view,
         defect=metadata.get("defect"),
+        partial=tuple(metadata.get("partial", ())),
     )
 
 
@@ -100,7 +104,7 @@ def _expected_view(metadata_path: Path, metadata: dict, role: str) -> Path | Non
     """Reader cases name their expected view; other cases must not."""
     name = metadata.get("view")
     if role != "reader":
-        if name is not None:
+        if name is not None or "partial" in metadata:
             raise CorpusError(f"{metadata_path}: only reader cases (under reader/) have a view")
         return None
     expected = f"{metadata_path.stem}.view.json"

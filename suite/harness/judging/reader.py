@@ -1,7 +1,8 @@
 """Judging a reader's answer to one reader case against the case's expected view.
 
 The answer must be a view, the view must match the published view schema,
-and every member the expected (partial) view lists must be present and equal.
+and every member the expected view lists must be present and equal, compared
+as the view schema says (``harness/views.py``: whole, by keys, or member by member).
 A failure message names the case's rules and every difference, each with its
 JSON pointer into the view.
 """
@@ -40,7 +41,7 @@ def judge_read(case: Case, answer: ReadAnswer) -> ReadJudgement:
     problem = check_view(answer.view)
     if problem:
         return ReadJudgement("failed", _header(case) + f"{rules}: the view breaks the view schema: {problem}")
-    differences = tuple(compare_views(case.view(), answer.view))
+    differences = tuple(compare_views(case.view(), answer.view, case.partial))
     if not differences:
         return ReadJudgement("passed", "the view agrees with the expected view")
     count = f"{len(differences)} difference{'s' if len(differences) != 1 else ''}"
