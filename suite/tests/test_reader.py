@@ -248,6 +248,22 @@ def test_partial_view_check_names_unknown_members_and_bad_values() -> None:
 # --- judging ---------------------------------------------------------------------------------
 
 
+def test_a_view_resting_on_an_open_assumption_is_reported_not_scored() -> None:
+    case = CASES_BY_ID["reader/ASR-174/valid-turn-scope-without-turn-id"]
+    assert case.assumptions == ("A-INSTRUCTIONS-TURN",)
+    view = read_view(case.stream)
+    agrees = judge_read(case, ReadAnswer(Outcome.VIEWED, view=view))
+    assert agrees.status == "reported" and "agrees with the reference reader's" in agrees.message
+    view["in_force"]["4"]["instructions"] = ["r1", "r3"]
+    differs = judge_read(case, ReadAnswer(Outcome.VIEWED, view=view))
+    assert differs.status == "reported" and "differs from the reference reader's at /in_force/4/instructions" \
+        in differs.message and "not scored" in differs.message
+    crash = judge_read(case, ReadAnswer(Outcome.CRASH, message="exit status 3", sent="reader x"))
+    assert crash.status == "failed", "an unscored case still needs a view"
+    broken = judge_read(case, ReadAnswer(Outcome.VIEWED, view={"view_version": 1, "calls": []}))
+    assert broken.status == "failed"
+
+
 def test_judging_passes_fails_and_explains() -> None:
     case = CASES_BY_ID["reader/ASR-181/valid-new-title-without-source-is-unknown"]
     view = read_view(case.stream)
