@@ -90,7 +90,7 @@ def test_every_reader_rule_has_at_least_two_reader_cases() -> None:
 
 @pytest.mark.parametrize("case", READER_CASES, ids=[c.id for c in READER_CASES])
 def test_reference_reader_matches_the_expected_view(case) -> None:
-    assert case.verdict == "valid" and case.expected_view is not None
+    assert case.verdict in ("valid", "implementation-defined") and case.expected_view is not None
     assert case.id.split("/")[1] in case.rules, "a reader case's group is the rule it is about"
     assert check_partial_view(case.view()) == []
     view = read_view(case.stream)
@@ -428,9 +428,13 @@ SEEDED = {
     "removed-takes-records-out": ["reader/ASR-174/valid-removed-names-items-not-records"],
     "decision-without-status-unresolved": ["reader/ASR-269/valid-decision-without-status-is-resolved"],
     "drops-compact-beside-permission": ["reader/ASR-279/valid-compact-beside-a-permission-for-another-command"],
+    "merges-terminal-revisions": ["reader/ASR-271/valid-terminal-revision-is-a-complete-snapshot",
+                                  "reader/ASR-271/valid-revision-chain-of-two-terminals"],
+    "process-id-as-terminal-fallback": ["reader/ASR-291/valid-process-id-is-never-a-terminal-reference"],
 }
 #: Seeded-bug readers a per-member comparison (every object member by member) lets through.
-NEEDS_WHOLE_COMPARISON = ("merges-client-members", "merges-project", "counts-call-revisions-as-calls")
+NEEDS_WHOLE_COMPARISON = ("merges-client-members", "merges-project", "counts-call-revisions-as-calls",
+                          "merges-terminal-revisions")
 
 
 @pytest.mark.parametrize("name", sorted(SEEDED))
@@ -448,7 +452,7 @@ def test_each_seeded_bug_reader_fails_its_cases(name: str) -> None:
 @pytest.mark.parametrize("name", NEEDS_WHOLE_COMPARISON)
 def test_absence_is_what_catches_some_seeded_bugs(name: str) -> None:
     """Compared member by member everywhere (every whole or by-keys object named partial), the view passes."""
-    [case_id] = SEEDED[name]
+    case_id = SEEDED[name][0]
     case = CASES_BY_ID[case_id]
     view = run_oneshot(MISBEHAVING / name, case.stream)
     assert compare_views(case.view(), view) != []
