@@ -28,6 +28,8 @@ CLIENTS = ({"name": "terminal-ui", "version": "2.1.305"}, {"name": "vscode-exten
            {"name": "web", "version": "1.4.0", "surface": "browser"})
 PROJECTS = ({"id": "acme-app", "name": "Acme app"}, {"id": "acme-web"}, {"id": "acme-db", "name": "Acme database"})
 EXTENSIONS = (("dev.example.audit", "1"), ("dev.example.cost", "2"))
+#: Projects that lack a member the earlier ones have, or hold one they lack.
+REPLACEMENTS = ({"id": "acme-web"}, {"id": "acme-web", "team": "web"})
 ENVIRONMENTS = ({"os": "linux"}, {"vcs": {"type": "git"}}, {"shell": "zsh", "os": "darwin"})
 TOOL_NAMES = ("mcp__github__create_issue", "mcp__github__list_issues", "WebSearch")
 
@@ -57,9 +59,13 @@ def add_extensions(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_project(draw: st.DrawFn, state: StreamState) -> None:
-    """A session_info project, replaced whole or cleared (ASR-160)."""
+    """A session_info project, then maybe messages, then another project with other members, or
+    none: each replaces the one before whole (ASR-160)."""
+    state.add(draw, "session_info", turn_record=False, project=copy.deepcopy(draw(st.sampled_from(PROJECTS))))
+    if draw(st.booleans()):
+        streams.add_message(draw, state)
     state.add(draw, "session_info", turn_record=False,
-              project=draw(st.sampled_from(PROJECTS) | st.none()))
+              project=copy.deepcopy(draw(st.sampled_from(REPLACEMENTS) | st.none())))
 
 
 def add_heads(draw: st.DrawFn, state: StreamState) -> None:
@@ -73,10 +79,7 @@ def add_heads(draw: st.DrawFn, state: StreamState) -> None:
 def add_call_revision(draw: st.DrawFn, state: StreamState) -> None:
     """A call revised by a record that supersedes it, same callId: one call entity (ASR-263)."""
     single = [call_id for call_id, count in state.call_counts.items() if count == 1]
-    if not single:
-        streams.add_call_and_maybe_result(draw, state)
-        return
-    call_id = pick(draw, sorted(single))
+    call_id = pick(draw, sorted(single)) if single else streams.add_call(draw, state)
     previous = next(r for r in reversed(state.records) if r["type"] == "tool_call" and r.get("callId") == call_id)
     revised = {k: v for k, v in previous.items() if k not in ("type", "seq", "id", "ts", "turnId", "trigger",
                                                              "_meta", "supersedes")}
@@ -105,7 +108,12 @@ def add_decision_without_status(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_compact_beside_command(draw: st.DrawFn, state: StreamState) -> None:
     """A permission for a command, then a call whose result carries a compact decision (ASR-279)."""
-    streams.add_permission(draw, state)
+    members: dict = {"requestId": state.fresh("perm_"), "subject": {"command": draw(choice("git push", "rm -rf build"))}}
+    if draw(st.booleans()):
+        members.update(status="resolved", decision=draw(choice("allow_once", "reject_once")))
+    else:
+        members["status"] = "pending"
+    state.add(draw, "permission", **members)
     call_id = streams.add_call(draw, state)
     state.add(draw, "tool_result", callId=call_id,
               linkage="derived" if state.calls[call_id] == "derived" else "exact",
