@@ -50,7 +50,7 @@ def reader_disagreement(case: Case) -> str | None:
     expected = case.view()
     problems = check_partial_view(expected, case.partial)
     if problems:
-        return "the expected view is not a valid partial view: " + "; ".join(problems[:3])
+        return "the expected view breaks the view schema: " + "; ".join(problems[:3])
     try:
         view = read_view(case.stream)
     except (OSError, UnreadableStream) as error:

@@ -47,7 +47,7 @@ _RULES: tuple[tuple[re.Pattern[str], tuple[str, ...]], ...] = tuple((re.compile(
     (r"^/calls/[^/]+/(provider|providerFrom)", ("ASR-276", "ASR-256")),
     (r"^/calls/[^/]+/(result|status)", ("ASR-263", "ASR-265")),
     (r"^/calls", ("ASR-263",)),
-    (r"^/pairs", ("ASR-263", "ASR-264")),
+    (r"^/pairs", ("ASR-263", "ASR-264", "ASR-262")),
     (r"^/orphans", ("ASR-266", "ASR-064")),
     (r"^/dangling", ("ASR-265",)),
     (r"^/(permissions|unresolved)", ("ASR-269",)),

@@ -121,6 +121,7 @@ def test_differences_name_the_rules_of_their_members() -> None:
     assert rules_of(["/session_info/project", "/in_force/3/extensions"]) == ["ASR-160", "ASR-163"]
     assert rules_of(["/in_force/3/client", "/in_force/3/contentLevel"]) == ["ASR-179", "ASR-165"]
     assert rules_of(["/calls/r9"]) == ["ASR-263"]
+    assert rules_of(["/pairs", "/dangling"]) == ["ASR-263", "ASR-264", "ASR-262", "ASR-265"]
     assert rules_of(["/unresolved", "/decisions"]) == ["ASR-269", "ASR-279"]
     assert rules_of(["/terminals/r2/snapshot"]) == ["ASR-271"]
     assert rules_of(["/terminals/r2/readBy"]) == ["ASR-290", "ASR-291"]

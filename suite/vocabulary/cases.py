@@ -2,7 +2,7 @@
 
 A case is ``cases/<role>/<group>/<name>.jsonl`` with ``<name>.toml`` beside
 it; its ID is the path under ``cases/`` without the suffix.  A reader case
-(``cases/reader/...``) also has its expected partial view beside it, named by
+(``cases/reader/...``) also has its expected view beside it, named by
 the metadata's ``view`` key (``<name>.view.json``).  The format is
 documented for other languages in cases/README.md and its metadata schema in
 cases/schema/case.schema.json.
@@ -38,7 +38,7 @@ class Case:
     #: For implementation-defined cases: what the reference validator does.
     reference: str | None = None
     assumptions: tuple[str, ...] = ()
-    #: For reader cases: the file holding the expected partial view.
+    #: For reader cases: the file holding the expected view (the members the case is about).
     expected_view: Path | None = None
     #: What the stream breaks, as a key shared with mutator modes that break it the same way.
     defect: str | None = None
@@ -59,7 +59,7 @@ class Case:
         return self.stream.read_bytes()
 
     def view(self) -> dict:
-        """The expected partial view of a reader case (checked to be a JSON object when loaded)."""
+        """The expected view of a reader case (checked to be a JSON object when loaded)."""
         if self.expected_view is None:
             raise CorpusError(f"{self.id} is not a reader case: it has no expected view")
         return json.loads(self.expected_view.read_text(encoding="utf-8"))
