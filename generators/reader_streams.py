@@ -2,7 +2,8 @@
 reader rules turn on forced in, one *feature* at a time.
 
 ``streams.valid_streams`` reaches every record type, but rarely the combinations where a reader
-can go wrong while the stream stays valid: a declared client that lacks a member the old one had,
+can go wrong while the stream stays valid: a new title without a source, a tightened content
+level, a declared client that lacks a member the old one had,
 an extension declared required and then not, a null primary head, a revision of a call, tools
 taken out of force by ``removed``, a decision without a status, a compact decision beside a
 permission for a command, terminal revisions and process IDs. Each feature below adds one such
@@ -21,6 +22,7 @@ from hypothesis import strategies as st
 
 from asr_conformance.generators import streams
 from asr_conformance.generators.streams import StreamState, choice, headers, pick, words
+from asr_conformance.vocabulary.terms import CONTENT_LEVELS
 
 Builder = Callable[[st.DrawFn, StreamState], None]
 
@@ -66,6 +68,27 @@ def add_project(draw: st.DrawFn, state: StreamState) -> None:
         streams.add_message(draw, state)
     state.add(draw, "session_info", turn_record=False,
               project=copy.deepcopy(draw(st.sampled_from(REPLACEMENTS) | st.none())))
+
+
+def add_titles(draw: st.DrawFn, state: StreamState) -> None:
+    """A title with its source, then a new title without one: the source is unknown (ASR-181)."""
+    state.add(draw, "session_info", turn_record=False, title=draw(words),
+              titleSource=draw(choice("user", "model", "harness")))
+    if draw(st.booleans()):
+        streams.add_message(draw, state)
+    members: dict = {"title": draw(words)}
+    if draw(st.booleans()):
+        members["tags"] = [draw(words)]
+    state.add(draw, "session_info", turn_record=False, **members)
+
+
+def add_content_level(draw: st.DrawFn, state: StreamState) -> None:
+    """A record, then a declaration that tightens contentLevel: later records only (ASR-165)."""
+    streams.add_message(draw, state)
+    stricter = CONTENT_LEVELS[CONTENT_LEVELS.index(state.content_level):]
+    state.content_level = draw(st.sampled_from(stricter[1:] or stricter))
+    state.add(draw, "declaration", turn_record=False, contentLevel=state.content_level)
+    streams.add_message(draw, state)
 
 
 def add_heads(draw: st.DrawFn, state: StreamState) -> None:
@@ -165,6 +188,8 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("client", add_client, ("ASR-179",), "declared clients and environment patches"),
     Feature("extensions", add_extensions, ("ASR-163",), "extensions declared again, required or not"),
     Feature("project", add_project, ("ASR-160",), "session_info projects replaced and cleared"),
+    Feature("title", add_titles, ("ASR-181",), "new titles without a title source"),
+    Feature("content-level", add_content_level, ("ASR-165",), "content levels tightened by declarations"),
     Feature("heads", add_heads, ("ASR-160",), "heads with a null primary head"),
     Feature("call-revision", add_call_revision, ("ASR-263",), "tool_call revisions"),
     Feature("removed", add_removed, ("ASR-174",), "tool definitions and removed tools"),

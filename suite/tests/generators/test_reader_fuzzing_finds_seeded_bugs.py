@@ -1,4 +1,4 @@
-"""Reader fuzzing alone finds every seeded-bug reader of the subtler kind, naming its rule.
+"""Reader fuzzing alone finds every seeded-bug reader, naming its rule.
 
 The fuzz session (the one-shot script reading each generated stream, the reference reader as
 oracle, shrinking) runs the property of the feature that exposes each bug, as
@@ -33,6 +33,11 @@ SEEDED = {
     "drops-compact-beside-permission": ("compact-beside-command", "ASR-279"),
     "merges-terminal-revisions": ("terminal-revisions", "ASR-271"),
     "process-id-as-terminal-fallback": ("terminal-reads", "ASR-290"),
+    "keeps-old-title-source": ("title", "ASR-181"),
+    "reclassifies-content-level": ("content-level", "ASR-165"),
+    "pairs-by-position": ("call-revision", "ASR-263"),
+    "falls-back-to-native-call-id": ("call-revision", "ASR-262"),
+    "dangling-as-completed": ("call-revision", "ASR-265"),
 }
 
 

@@ -24,6 +24,8 @@ HOLDS: dict[str, Callable[[list[dict]], bool]] = {
     "client": lambda rs: any("client" in r for r in _of(rs, "declaration")),
     "extensions": lambda rs: any("extensions" in r for r in _of(rs, "declaration")),
     "project": lambda rs: any("project" in r for r in _of(rs, "session_info")),
+    "title": lambda rs: any("title" in r and "titleSource" not in r for r in _of(rs, "session_info")),
+    "content-level": lambda rs: any("contentLevel" in r for r in _of(rs, "declaration")),
     "heads": lambda rs: any(r.get("heads", [0])[:1] == [None] for r in _of(rs, "session_info")),
     "call-revision": lambda rs: any("supersedes" in r for r in _of(rs, "tool_call")),
     "removed": lambda rs: any("removed" in r for r in _of(rs, "instructions")),
