@@ -23,9 +23,11 @@ UNSCORED = sum(not is_scored(case.assumptions) for case in READER_CASES)
 SCORED = COUNT - UNSCORED
 
 
-def certify(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    """The reader part of the conformance suite in a fresh pytest process, from an unrelated folder."""
-    return pytester.runpytest_subprocess("--role=reader", "-p", "no:cacheprovider", "--report-dir=none", *args)
+def certify(pytester: pytest.Pytester, *args: str, fuzz: bool = False) -> pytest.RunResult:
+    """The reader part of the conformance suite in a fresh pytest process, from an unrelated folder:
+    the reader cases, or (``fuzz``) the reader fuzz properties."""
+    return pytester.runpytest_subprocess("--role=reader", "-p", "no:cacheprovider", "--report-dir=none",
+                                         "-m", "fuzz" if fuzz else "not fuzz", *args)
 
 
 def failed_case_ids(result: pytest.RunResult) -> set[str]:
@@ -84,6 +86,27 @@ def test_seeded_bug_reader_fails_naming_its_rule(pytester: pytest.Pytester, name
     assert re.search(rf"rules with failing cases: .*{rule}", text)
     result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])
     assert result.ret == 1
+
+
+def test_reader_fuzzing_end_to_end_finds_a_seeded_bug_and_its_case_replays(pytester: pytest.Pytester) -> None:
+    """-m fuzz with the reader role runs the reader properties; the shrunk failure is a reader case
+    that fails the buggy reader again and that the reference reader passes."""
+    bug = MISBEHAVING / "decision-without-status-unresolved"
+    folder = pytester.path / "found"
+    result = certify(pytester, f"--implementation={bug}", f"--counterexamples={folder}", "-k",
+                     "decision-without-status", fuzz=True)
+    result.assert_outcomes(failed=1)
+    text = result.stdout.str()
+    assert re.search(r"^ASR-269: the view of a valid stream with permissions decided without a status", text,
+                     re.MULTILINE), text
+    [written] = folder.glob("reader/ASR-269/valid-fuzz-decision-without-status-*.jsonl")
+    assert written.with_suffix(".toml").is_file() and written.with_name(written.stem + ".view.json").is_file()
+    replay = certify(pytester, f"--implementation={bug}", f"--cases={folder}", "-k", written.stem)
+    replay.assert_outcomes(failed=1)
+    assert "ASR-269: unresolved permissions" in replay.stdout.str()
+    reference = certify(pytester, f"--implementation={EXAMPLES / 'reference-reader'}", f"--cases={folder}", "-k",
+                        written.stem)
+    reference.assert_outcomes(passed=1)
 
 
 def test_seeded_bug_reader_fails_through_the_persistent_protocol(pytester: pytest.Pytester) -> None:
