@@ -1,16 +1,26 @@
 """Reader views: the published schema, and comparing a view with a case's expected view.
 
-A case's expected view is *partial*: every member it lists must be present in
-the actual view and equal to it; members it leaves out are not checked.
-Objects are compared member by member, recursively; a list or a scalar is
-compared as a whole value, element by element, so a list in an expected view
-states the complete list (``"dangling": []`` says there are none).
+An expected view lists the members a case is about; the others are not checked.
+How a listed value is compared is said by the view schema's ``comparedAs``
+annotation, so that absence can be checked where the pages settle it:
+
+- ``"whole"`` (an object as recorded: client, environment, project, provider,
+  a terminal's snapshot): equal as one JSON value, so a member the expected
+  object lacks must be absent from the actual one too;
+- ``"keys"`` (an entity map: calls, permissions, terminals): exactly the
+  expected keys, each entry compared by its own schema, so an invented entity fails;
+- any other object: member by member, recursively;
+- a list or a scalar: as a whole value (``"dangling": []`` says there are none).
+
+A case may name JSON pointers (its ``partial`` key) where a ``whole`` or
+``keys`` object is compared member by member instead.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -35,13 +45,16 @@ class Difference:
 
     #: JSON pointer into the view (RFC 6901).
     path: str
+    #: The expected value, or MISSING when the member must be absent.
     expected: Any
     #: The actual value, or MISSING when the view lacks the member.
     actual: Any
     message: str
 
     def as_json(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"path": self.path, "expected": self.expected}
+        data: dict[str, Any] = {"path": self.path}
+        if self.expected is not MISSING:
+            data["expected"] = self.expected
         if self.actual is not MISSING:
             data["actual"] = self.actual
         data["message"] = self.message
@@ -63,26 +76,52 @@ def check_view(view: Any) -> str | None:
 # --- comparing -----------------------------------------------------------------------
 
 
-def compare_views(expected: dict, actual: dict) -> list[Difference]:
-    """Every difference between a partial expected view and an actual view, in document order."""
+#: The schema annotation that says how an object is compared (see the module docstring).
+COMPARED_AS = "comparedAs"
+
+
+def compare_views(expected: dict, actual: dict, partial: Iterable[str] = ()) -> list[Difference]:
+    """Every difference between an expected view and an actual view, in document order.
+
+    ``partial``: JSON pointers into the expected view where an object is compared
+    member by member whatever the schema says (a case's ``partial`` key)."""
     found: list[Difference] = []
-    _compare(expected, actual, "", found)
+    _compare(expected, actual, "", view_schema(), frozenset(partial), found)
     return found
 
 
-def _compare(expected: Any, actual: Any, path: str, found: list[Difference]) -> None:
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict):
+def comparison(schema: dict | None) -> str | None:
+    """How an object under ``schema`` is compared: "whole", "keys" or None (member by member)."""
+    branch = _object_branch(schema) if schema is not None else None
+    return branch.get(COMPARED_AS) if branch is not None else None
+
+
+def _compare(expected: Any, actual: Any, path: str, schema: dict | None, partial: frozenset[str],
+             found: list[Difference]) -> None:
+    if not isinstance(expected, dict):
+        if not same_json(expected, actual):
             found.append(_difference(path, expected, actual))
-            return
-        for name, value in expected.items():
-            where = f"{path}/{_escape(name)}"
-            if name not in actual:
-                found.append(_difference(where, value, MISSING))
-            else:
-                _compare(value, actual[name], where, found)
-    elif not same_json(expected, actual):
+        return
+    if not isinstance(actual, dict):
         found.append(_difference(path, expected, actual))
+        return
+    how = None if path in partial else comparison(schema)
+    if how == "whole":
+        if not same_json(expected, actual):
+            found.append(_difference(path, expected, actual))
+        return
+    branch = _object_branch(schema) if schema is not None else None
+    for name, value in expected.items():
+        where = f"{path}/{_escape(name)}"
+        if name not in actual:
+            found.append(_difference(where, value, MISSING))
+        else:
+            member = _member_schema(branch, name) if branch is not None else None
+            _compare(value, actual[name], where, member, partial, found)
+    if how == "keys":
+        for name in actual:
+            if name not in expected:
+                found.append(_difference(f"{path}/{_escape(name)}", MISSING, actual[name]))
 
 
 def same_json(a: Any, b: Any) -> bool:
@@ -110,7 +149,12 @@ _LABELS: tuple[tuple[re.Pattern[str], str], ...] = tuple((re.compile(p), label) 
     (r"^/in_force/(?P<s>[^/]+)/(?P<m>[^/]+)", "{m} in force at seq {s}"),
     (r"^/in_force/(?P<s>[^/]+)$", "what is in force at seq {s}"),
     (r"^/calls/(?P<c>[^/]+)/(?P<m>[^/]+)", "call {c}: {m}"),
+    (r"^/calls/(?P<c>[^/]+)$", "call entity {c}"),
     (r"^/permissions/(?P<p>[^/]+)/(?P<m>[^/]+)", "permission {p}: {m}"),
+    (r"^/permissions/(?P<p>[^/]+)$", "permission entity {p}"),
+    (r"^/terminals/(?P<t>[^/]+)/(?P<m>[^/]+)", "terminal {t}: {m}"),
+    (r"^/terminals/(?P<t>[^/]+)$", "terminal entity {t}"),
+    (r"^/terminal_reads$", "terminal reads"),
     (r"^/pairs$", "pairings"),
     (r"^/orphans$", "unpaired results"),
     (r"^/dangling$", "dangling calls"),
@@ -132,9 +176,9 @@ def describe(path: str) -> str:
     return path or "the view"
 
 
-def _render(value: Any, path: str) -> str:
+def _render(value: Any, path: str, expected: bool = False) -> str:
     if value is MISSING:
-        return "nothing (the member is missing)"
+        return "nothing (no such member)" if expected else "nothing (the member is missing)"
     text = json.dumps(value, ensure_ascii=False)
     if len(text) > 200:
         text = text[:197] + "..."
@@ -143,36 +187,47 @@ def _render(value: Any, path: str) -> str:
 
 
 def _difference(path: str, expected: Any, actual: Any) -> Difference:
-    message = f"{describe(path)}: expected {_render(expected, path)}, got {_render(actual, path)}"
+    message = f"{describe(path)}: expected {_render(expected, path, expected=True)}, got {_render(actual, path)}"
     return Difference(path, expected, actual, message)
 
 
 # --- expected views ----------------------------------------------------------------
 
 
-def check_partial_view(expected: Any) -> list[str]:
-    """Problems with an expected (partial) view: a member the view schema does not
-    define, or a compared-whole value (list, scalar) the schema does not allow there."""
+def check_partial_view(expected: Any, partial: Iterable[str] = ()) -> list[str]:
+    """Problems with an expected view: a member the view schema does not define, a value
+    compared whole (list, scalar, as-recorded object) the schema does not allow there, or
+    a ``partial`` pointer that names no object compared whole or by keys."""
     if not isinstance(expected, dict):
         return ["(top level): an expected view is a JSON object"]
     if "view_version" in expected and expected["view_version"] != 1:
         return [f"/view_version: this suite reads view_version 1, not {expected['view_version']!r}"]
     problems: list[str] = []
-    _check_partial(expected, view_schema(), "", problems)
+    pointers = frozenset(partial)
+    reached: set[str] = set()
+    _check_partial(expected, view_schema(), "", pointers, reached, problems)
+    problems += [f"{pointer}: a partial pointer names no object of the expected view compared whole or by keys"
+                 for pointer in sorted(pointers - reached)]
     return problems
 
 
-def _check_partial(value: Any, schema: dict, path: str, problems: list[str]) -> None:
-    schema = _object_branch(schema) if isinstance(value, dict) else schema
-    if isinstance(value, dict) and schema is not None:
-        for name, member in value.items():
-            where = f"{path}/{_escape(name)}"
-            member_schema = _member_schema(schema, name)
-            if member_schema is None:
-                problems.append(f"{where}: the view schema has no member {name!r} here")
-            else:
-                _check_partial(member, member_schema, where, problems)
-        return
+def _check_partial(value: Any, schema: dict, path: str, partial: frozenset[str], reached: set[str],
+                   problems: list[str]) -> None:
+    how = comparison(schema) if isinstance(value, dict) else None
+    if path in partial and how is not None:
+        reached.add(path)
+        how = None
+    if isinstance(value, dict) and how != "whole":
+        branch = _object_branch(schema)
+        if branch is not None:
+            for name, member in value.items():
+                where = f"{path}/{_escape(name)}"
+                member_schema = _member_schema(branch, name)
+                if member_schema is None:
+                    problems.append(f"{where}: the view schema has no member {name!r} here")
+                else:
+                    _check_partial(member, member_schema, where, partial, reached, problems)
+            return
     problem = first_problem({"$defs": view_schema()["$defs"], **(schema or {})}, value)
     if problem:
         problems.append(f"{path}: {problem.removeprefix('(top level): ')}")

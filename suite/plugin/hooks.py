@@ -61,6 +61,7 @@ from asr_conformance.harness.limits import LimitError, parse_limit
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.startup import StartCheck, check_start
+from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
@@ -628,6 +629,22 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
                           replay_arguments(asr_target, "validator"), settings(), seed if isinstance(seed, int) else None,
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
                           record=facts.__setitem__)
+    _report_fuzzing(asr_record, session, seed, facts)
+    yield session
+
+
+@pytest.fixture
+def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader, asr_target: Target, tmp_path: Path,
+                    asr_record: Recorder) -> Iterator[ReaderFuzzSession]:
+    """Runs a property of generated streams against the reader under test, the reference reader as oracle."""
+    from hypothesis import settings
+
+    seed = request.config.stash.get(SEED_KEY, None)
+    facts: dict[str, Any] = {}
+    session = ReaderFuzzSession(asr_reader, tmp_path / "generated", counterexamples_of(request.config, tmp_path),
+                                replay_arguments(asr_target, "reader"), settings(),
+                                seed if isinstance(seed, int) else None, shrink_budget_of(request.config),
+                                database_key=result_id(request.node, "reader"), record=facts.__setitem__)
     _report_fuzzing(asr_record, session, seed, facts)
     yield session
 

@@ -4,7 +4,8 @@
 runs the reference validator over the same lines, and returns a *view*: a
 JSON document, described by ``schemas/view.schema.json``, that states what the
 reader rules of the pages make of the stream (pairings, dangling calls,
-orphans, effective metadata, what is in force at each seq, ...).
+orphans, effective metadata, what is in force at each seq, terminals, ...).
+It is also the oracle of reader fuzzing (``harness/reader_fuzzing.py``).
 
 It never raises on a stream's content.  A stream the validator rejects still
 gets its best view, with the validator's errors in ``problems``.  Only bytes
@@ -38,6 +39,9 @@ from asr_conformance.vocabulary.terms import CONTENT_LEVELS
 VIEW_VERSION = 1
 #: session_info fields, each a patch (ASR-160).
 SESSION_INFO_FIELDS = ("title", "titleSource", "heads", "tags", "flags", "project", "continuedIn")
+#: The members of a terminal record's field table: its snapshot (ASR-271).
+TERMINAL_FIELDS = ("terminalId", "kind", "callId", "command", "description", "cwd", "status", "awaited",
+                   "exitCode", "signal", "output", "startedAt", "completedAt", "capture")
 #: Linkage values under which a result may be paired (ASR-263).
 PAIRING_LINKAGES = ("exact", "derived")
 #: A surrogate code point; a decoded JSON string holds one only when it was unpaired.
@@ -142,6 +146,8 @@ def build_view(records: list[Rec], problems: list[dict]) -> dict:
     results = entities(by_type.get("tool_result", []))
     pairing = pair_results(calls, results)
     permissions = entities(by_type.get("permission", []))
+    terminals = entities(by_type.get("terminal", []))
+    reads = terminal_reads(terminals, results)
     answered = {pairing.pairs[r.key]: r for r in results if r.key in pairing.pairs}
     header = records[0] if records[0].type == "session" else None
     return {
@@ -158,6 +164,8 @@ def build_view(records: list[Rec], problems: list[dict]) -> dict:
         "permissions": {p.key: _permission_entry(p) for p in permissions},
         "unresolved": [p.key for p in permissions if _decision(p.latest) is None],
         "decisions": approval_decisions(permissions, results),
+        "terminals": {t.key: _terminal_entry(t, reads) for t in terminals},
+        "terminal_reads": reads,
         "changes": changes(entities(by_type.get("memory_change", [])), entities(by_type.get("file_change", []))),
         "problems": problems,
     }
@@ -416,6 +424,45 @@ def approval_decisions(permissions: list[Entity], results: list[Entity]) -> list
 def _decision_entry(entity: Entity, form: str, holder: dict) -> dict:
     return {"record": entity.key, "form": form, "decision": _text(holder.get("decision")),
             "decidedBy": _text(holder.get("decidedBy"))}
+
+
+# --- terminals (ASR-271, ASR-290, ASR-291) ---------------------------------------------
+
+
+def terminal_reads(terminals: list[Entity], results: list[Entity]) -> list[dict]:
+    """Each result entity whose latest revision's exec names a terminalId or a processId: the
+    terminal entity of this stream its terminalId names (null when none or several do: not
+    resolved in the stream, ASR-290), and its processId verbatim, provenance only: never a
+    reference, never a fallback for terminalId (ASR-291)."""
+    by_terminal_id: dict[str, list[Entity]] = {}
+    for terminal in terminals:
+        terminal_id = terminal.latest.get("terminalId")
+        if type(terminal_id) is str:
+            by_terminal_id.setdefault(terminal_id, []).append(terminal)
+    found = []
+    for result in results:
+        execution = result.latest.get("exec")
+        if type(execution) is not dict or ("terminalId" not in execution and "processId" not in execution):
+            continue
+        terminal_id = _text(execution.get("terminalId"))
+        named = by_terminal_id.get(terminal_id, []) if terminal_id is not None else []
+        process_id = execution.get("processId")
+        found.append({"result": result.key, "terminalId": terminal_id,
+                      "terminal": named[0].key if len(named) == 1 else None,
+                      "processId": process_id if type(process_id) in (str, int) else None})
+    return found
+
+
+def _terminal_entry(terminal: Entity, reads: list[dict]) -> dict:
+    """A terminal entity: its latest record is a complete snapshot, never merged with earlier
+    ones (ASR-271); the records of its revision chain; the results that read it."""
+    latest = terminal.latest.value
+    return {
+        "terminalId": _text(latest.get("terminalId")),
+        "snapshot": {name: latest[name] for name in TERMINAL_FIELDS if name in latest},
+        "revisions": [record.key for record in terminal.records],
+        "readBy": [read["result"] for read in reads if read["terminal"] == terminal.key],
+    }
 
 
 # --- memory and file changes (ASR-191, ASR-192) ---------------------------------------

@@ -2,7 +2,7 @@
 
 A case is ``cases/<role>/<group>/<name>.jsonl`` with ``<name>.toml`` beside
 it; its ID is the path under ``cases/`` without the suffix.  A reader case
-(``cases/reader/...``) also has its expected partial view beside it, named by
+(``cases/reader/...``) also has its expected view beside it, named by
 the metadata's ``view`` key (``<name>.view.json``).  The format is
 documented for other languages in cases/README.md and its metadata schema in
 cases/schema/case.schema.json.
@@ -38,10 +38,13 @@ class Case:
     #: For implementation-defined cases: what the reference validator does.
     reference: str | None = None
     assumptions: tuple[str, ...] = ()
-    #: For reader cases: the file holding the expected partial view.
+    #: For reader cases: the file holding the expected view (the members the case is about).
     expected_view: Path | None = None
     #: What the stream breaks, as a key shared with mutator modes that break it the same way.
     defect: str | None = None
+    #: For reader cases: JSON pointers into the expected view compared member by member
+    #: although the view schema compares them whole or by keys.
+    partial: tuple[str, ...] = ()
 
     @property
     def role(self) -> str:
@@ -56,7 +59,7 @@ class Case:
         return self.stream.read_bytes()
 
     def view(self) -> dict:
-        """The expected partial view of a reader case (checked to be a JSON object when loaded)."""
+        """The expected view of a reader case (checked to be a JSON object when loaded)."""
         if self.expected_view is None:
             raise CorpusError(f"{self.id} is not a reader case: it has no expected view")
         return json.loads(self.expected_view.read_text(encoding="utf-8"))
@@ -93,6 +96,7 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
         assumptions=tuple(metadata.get("assumptions", ())),
         expected_view=expected_view,
         defect=metadata.get("defect"),
+        partial=tuple(metadata.get("partial", ())),
     )
 
 
@@ -100,7 +104,7 @@ def _expected_view(metadata_path: Path, metadata: dict, role: str) -> Path | Non
     """Reader cases name their expected view; other cases must not."""
     name = metadata.get("view")
     if role != "reader":
-        if name is not None:
+        if name is not None or "partial" in metadata:
             raise CorpusError(f"{metadata_path}: only reader cases (under reader/) have a view")
         return None
     expected = f"{metadata_path.stem}.view.json"
