@@ -166,11 +166,29 @@ def test_a_bomb_fails_its_case_naming_the_limit_and_leaves_nothing(name: str, li
         pytest.skip("no pids cgroup can be made here (the harness is not root, or cgroups are read-only)")
     previous = containment.settings().sandbox
     containment.configure(sandbox="strict")
+    tag = uuid.uuid4().hex
+    os.environ["ASR_LEFTOVER_TAG"] = tag
     try:
-        answer = _validate(name, policy=Policy(limits=(limit,)))
+        answer = _validate(name, policy=Policy(limits=(limit,)), pass_env=("ASR_LEFTOVER_TAG",))
     finally:
         containment.configure(sandbox=previous)
+        del os.environ["ASR_LEFTOVER_TAG"]
     assert answer.outcome is Outcome.CRASH and named in answer.message, answer.explain()
+    assert _tagged(tag) == [], "nothing it started outlives the case"
+
+
+def _tagged(tag: str) -> list[int]:
+    """Live processes (not zombies) whose environment carries the tag."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            environ = Path(f"/proc/{entry}/environ").read_bytes().split(b"\0")
+            state = Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            continue
+        if f"ASR_LEFTOVER_TAG={tag}".encode() in environ and state != "Z" and int(entry) != os.getpid():
+            found.append(int(entry))
+    return found
 
 
 @pytest.mark.skipif(not limits.pids_cgroups(), reason="no pids cgroup can be made here (not root, or read-only cgroups)")
