@@ -39,7 +39,7 @@ def test_a_run_that_executes_tests_replaces_the_earlier_report(pytester: pytest.
     """The other side: the same command without the option runs cases and writes its own report."""
     folder = pytester.path / "out"
     _earlier_report(folder)
-    result = pytester.runpytest_subprocess(f"--implementation={REFERENCE}", f"--report-dir={folder}",
+    result = pytester.runpytest_subprocess(f"--implementation={REFERENCE}", f"--report-dir={folder}", "--hypothesis-profile=asr-fast",
                                            "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164")
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
     assert not _unchanged(folder)
