@@ -119,6 +119,9 @@ def changed(before: Snapshot, after: Snapshot) -> list[str]:
     return sorted(n for n in names if before.entries.get(n) != after.entries.get(n))
 
 
+_EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+
+
 def package_code(name: str) -> bool:
     """The files that make up the judge: everything in the package's folders that Python or the suite may
     load (modules, their bytecode caches, extension modules, schemas), not the project's own tests; pytest's
@@ -126,11 +129,12 @@ def package_code(name: str) -> bool:
     parts = name.split("/")
     if parts[0] in ("tests", "benchmarks"):
         return False
-    return not ("__pycache__" in parts and "-pytest-" in parts[-1])
+    if "__pycache__" in parts and "-pytest-" in parts[-1]:
+        return False
+    return name.endswith((".py", ".pyc", ".pyo", *_EXTENSIONS)) or "schemas" in parts[:-1]
 
 
 _SKIPPED_FOLDERS = re.compile(r"[/\\](tests|benchmarks)[/\\]")
-_EXTENSIONS = tuple(importlib.machinery.EXTENSION_SUFFIXES)
 
 
 def prepare_bytecode(roots: Iterable[Path]) -> list[str]:

@@ -60,8 +60,8 @@ from asr_conformance.harness.limits import SIZES as LIMIT_SIZES
 from asr_conformance.harness.limits import LimitError, parse_limit
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
-from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
+from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (

@@ -76,7 +76,8 @@ def test_a_file_digest_of_a_missing_file_says_so(tmp_path: Path) -> None:
     [("plugin/hooks.py", True), ("schemas/report.schema.json", True),
      ("plugin/__pycache__/hooks.cpython-311.pyc", True), ("harness/limits.cpython-311-x86_64-linux-gnu.so", True),
      ("conformance/__pycache__/test_producer.cpython-311-pytest-8.3.0.pyc", False),
-     ("tests/test_x.py", False), ("benchmarks/test_y.py", False)],
+     ("tests/test_x.py", False), ("benchmarks/test_y.py", False), ("out/report.json", False),
+     ("out/scoring-audit.md", False), ("counterexamples/validator/x.toml", False)],
 )
 def test_package_code_is_everything_python_loads_but_the_projects_tests(name: str, kept: bool) -> None:
     assert package_code(name) is kept
