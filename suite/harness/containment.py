@@ -58,16 +58,9 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import sandbox
 from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
 from asr_conformance.harness.limits import Limits, alive, remove_stale_groups
+from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT, SANDBOXES
+from asr_conformance.vocabulary.option_defaults import MAX_OUTPUT_CAP as MAX_OUTPUT_CAP
 
-#: Longest time one case may take, whatever a manifest or --asr-timeout says.
-MAX_TIMEOUT = 3600.0
-#: Largest stream a producer may hand over (stdout one-shot, a file persistent); --max-output.
-DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
-#: Ceiling for --max-output: judging a stream costs many times its size in memory.
-MAX_OUTPUT_CAP = 1024 * 1024 * 1024
-#: auto: the sandbox where the machine allows it, else none with a warning; strict (or bwrap): the
-#: sandbox or no run at all; none: no sandbox.
-SANDBOXES = ("auto", "strict", "bwrap", "none")
 MARKER = "ASR_CONFORMANCE_BOX"
 _ALLOWED = ("PATH", "LANG", "TZ", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT")
 _PR_SET_CHILD_SUBREAPER = 36

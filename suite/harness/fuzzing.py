@@ -47,18 +47,15 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
+from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
+from asr_conformance.vocabulary.option_defaults import DEFAULT_SHRINK_SECONDS, DEFAULT_SHRINK_STEPS
+
 PROFILES = ("asr-fast", "asr-fixed", "asr-certify", "asr-deep")
 DEFAULT_PROFILE = "asr-fast"
 #: Profiles whose examples are the same every run: a regression gate, never a certification.
 FIXED_PROFILES = frozenset({"asr-fixed"})
 #: Names the profile a run uses when --hypothesis-profile does not (a CI job's regression gate).
 PROFILE_VARIABLE = "ASR_HYPOTHESIS_PROFILE"
-#: The counterexample folder's name under the report folder (``--counterexamples`` overrides it).
-COUNTEREXAMPLES = "counterexamples"
-#: Default shrink budget per failing property: enough to shrink a typical failure
-#: to a few records, small enough that dozens of failing properties stay minutes.
-DEFAULT_SHRINK_SECONDS = 10.0
-DEFAULT_SHRINK_STEPS = 100
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 #: Every phase but ``explain``: it re-runs a shrunk failure many times to annotate which parts of the
 #: arguments matter, one implementation call each (most of a failing property's time), and the
@@ -114,6 +111,21 @@ def register_profiles() -> None:
     )
     if problem is not None:
         raise problem
+
+
+_PROFILE_PROBLEMS: list[FuzzSetupError | None] = []
+
+
+def ensure_profiles() -> FuzzSetupError | None:
+    """Register the profiles once per process, on first use (loading the plugin registers nothing), and
+    return what keeps ``asr-deep`` from its database (None when nothing does)."""
+    if not _PROFILE_PROBLEMS:
+        try:
+            register_profiles()
+            _PROFILE_PROBLEMS.append(None)
+        except FuzzSetupError as problem:
+            _PROFILE_PROBLEMS.append(problem)
+    return _PROFILE_PROBLEMS[0]
 
 
 @dataclass(frozen=True, slots=True)

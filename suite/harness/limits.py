@@ -21,7 +21,10 @@ from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 
-MIB = 1024 * 1024
+from asr_conformance.vocabulary.option_defaults import LIMIT_DEFAULTS
+from asr_conformance.vocabulary.option_defaults import LIMIT_NAMES as NAMES
+from asr_conformance.vocabulary.option_defaults import LIMIT_SIZES as SIZES
+from asr_conformance.vocabulary.option_defaults import MIB as MIB  # re-exported: limits are written in MiB
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,17 +32,17 @@ class Limits:
     """The limits of one implementation process and everything it starts (0: no limit)."""
 
     #: Address space (RLIMIT_AS), bytes.
-    memory: int = 8 * 1024 * MIB
+    memory: int = LIMIT_DEFAULTS["memory"]
     #: CPU time (RLIMIT_CPU), seconds, over the process's whole life (a persistent one lives for the run).
-    cpu: int = 600
+    cpu: int = LIMIT_DEFAULTS["cpu"]
     #: Processes and threads alive at once (a pids cgroup, where one can be made).
-    processes: int = 256
+    processes: int = LIMIT_DEFAULTS["processes"]
     #: Open file descriptors (RLIMIT_NOFILE).
-    open_files: int = 1024
+    open_files: int = LIMIT_DEFAULTS["open_files"]
     #: Largest file it may write (RLIMIT_FSIZE), bytes.
-    file_size: int = 256 * MIB
+    file_size: int = LIMIT_DEFAULTS["file_size"]
     #: Size of each scratch folder in the sandbox (/tmp, /dev/shm, HOME, TMPDIR), bytes.
-    disk: int = 256 * MIB
+    disk: int = LIMIT_DEFAULTS["disk"]
 
     def with_changes(self, changes: Mapping[str, int]) -> Limits:
         return replace(self, **dict(changes))
@@ -51,15 +54,8 @@ class Limits:
                 f"{self.open_files} open files, file size {_size(self.file_size)}, scratch disk {_size(self.disk)}")
 
 
-#: Option and manifest key for each limit, and its unit for messages.
-NAMES = {
-    "memory": ("--limit-memory", "bytes"), "cpu": ("--limit-cpu", "seconds"),
-    "processes": ("--limit-processes", "processes"), "open_files": ("--limit-open-files", "descriptors"),
-    "file_size": ("--limit-file-size", "bytes"), "disk": ("--limit-disk", "bytes"),
-}
-SIZES = frozenset({"memory", "file_size", "disk"})
 DEFAULTS = Limits()
-assert set(NAMES) == {f.name for f in fields(Limits)}
+assert set(NAMES) == set(LIMIT_DEFAULTS) == {f.name for f in fields(Limits)}
 
 
 class LimitError(ValueError):

@@ -16,9 +16,9 @@ from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
+from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.protocol import TooDeep, loads_bounded
 
-DEFAULT_TIMEOUT = 30.0
 #: Largest input suffix kept on a staged copy (a converter may tell formats apart by it).
 _SUFFIX_CHARS = 8
 

@@ -21,8 +21,8 @@ from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.manifest import ManifestError, load_manifest
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, OneShotReader, OneShotValidator
 from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.vocabulary.option_defaults import ROLES
 
-ROLES = ("validator", "producer", "reader")
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
 REFERENCE_SAMPLES = tuple(
     Path(__file__).resolve().parents[2] / "examples" / name / "samples" for name in ("claude-code-converter", "codex-converter")

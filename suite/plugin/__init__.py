@@ -1,2 +1,4 @@
-"""The pytest plugin: hooks (``hooks.py``, the ``pytest11`` entry point) and the object that
-closes a certification run (``session.py``). Nothing else in the package imports from here."""
+"""The pytest plugin: the entry point (``entry.py``, the ``pytest11`` point: the options of
+``options.py`` and nothing heavy), the harness plugin it registers for a certification run
+(``hooks.py``) and the object that closes such a run (``session.py``). Nothing else in the
+package imports from here."""

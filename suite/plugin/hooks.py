@@ -1,4 +1,4 @@
-"""pytest plugin of asr-conformance (entry point ``asr_conformance.plugin.hooks``).
+"""The harness plugin of asr-conformance, registered by the entry point (``entry.py``) for a certification run only.
 
     pytest --implementation=./my-validator                     # one-shot executable (docs/contract.md §2)
     pytest --implementation=./my-converter --inputs=samples/   # a producer
@@ -7,18 +7,16 @@
     pytest                                                     # in the checkout: the bundled reference
 
 With ``--implementation`` the run collects the conformance suite and nothing
-else, whatever the current folder holds.  Options, markers (``corpus``,
+else, whatever the current folder holds.  Markers (``corpus``,
 ``fuzz``, ``validator``/``producer``/``reader`` and one per rule ID, so
 ``-m ASR-164`` and ``-k ASR-164`` work), the fixtures and the hooks that
 stamp each test with its result ID live here; the end of the run (gate,
-verdicts, reports) is ``session.py``.  Workers and controller under
+verdicts, reports) is ``session.py``; the options are ``options.py``.  Workers and controller under
 xdist compute the same collection from the same corpus.
 """
 
 from __future__ import annotations
 
-import argparse
-import math
 import os
 import re
 import time
@@ -28,41 +26,26 @@ from typing import Any
 
 import pytest
 
-from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.expectations import ExpectationsError, check_entries, load_expectations
 from asr_conformance.gate.results import TestRecord
 from asr_conformance.harness import containment
-from asr_conformance.harness.containment import (
-    DEFAULT_MAX_OUTPUT,
-    MAX_OUTPUT_CAP,
-    MAX_TIMEOUT,
-    SANDBOXES,
-    check_timeout,
-)
 from asr_conformance.harness.fuzzing import (
-    COUNTEREXAMPLES,
     DEFAULT_PROFILE,
-    DEFAULT_SHRINK_SECONDS,
-    DEFAULT_SHRINK_STEPS,
     PROFILE_VARIABLE,
     PROFILES,
     FuzzSession,
-    FuzzSetupError,
     PropertyRunner,
-    register_profiles,
+    ensure_profiles,
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.judging.validator import judge
-from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
 from asr_conformance.harness.limits import NAMES as LIMIT_NAMES
-from asr_conformance.harness.limits import SIZES as LIMIT_SIZES
-from asr_conformance.harness.limits import LimitError, parse_limit
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
+from asr_conformance.plugin.entry import checkout_without_configuration
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
     CONFORMANCE_DIR,
@@ -92,144 +75,12 @@ MARKERS = {
     "producer": "a test of the producer role",
     "reader": "a test of the reader role",
 }
-DEFAULT_REPORT_DIR = Path("reports") / "out"
-
-# Registered on import, so that Hypothesis' own --hypothesis-profile can name them.  A problem
-# (ASR_HYPOTHESIS_REDIS without the redis client) is reported when a run chooses asr-deep.
-try:
-    register_profiles()
-    _PROFILE_PROBLEM: FuzzSetupError | None = None
-except FuzzSetupError as _problem:
-    _PROFILE_PROBLEM = _problem
-
-def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("asr-conformance", "ASR conformance suite")
-    group.addoption(
-        "--implementation", action="append", default=[], metavar="PATH",
-        help="the implementation under test: an executable (one-shot, docs/contract.md §2) or a TOML manifest (§3); "
-        "give it several times for a side-by-side run; runs the conformance suite only",
-    )
-    group.addoption("--role", choices=ROLES, default=None,
-                    help="role to certify (default: a manifest's roles; else producer with --inputs, else validator)")
-    group.addoption("--inputs", action="append", default=[], metavar="PATH",
-                    help="producer inputs: files, folders or globs (repeatable)")
-    group.addoption("--source-format", action="append", default=[], metavar="FORMAT", dest="source_formats",
-                    help="a native format the producer converts, fuzzed with generated transcripts under -m fuzz "
-                    "(repeatable; claude-code-jsonl, codex-rollout-jsonl; default: the formats of its inputs)")
-    group.addoption("--asr-timeout", type=_timeout_option, default=None, metavar="SECONDS", dest="asr_timeout",
-                    help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g}, "
-                    f"at most {MAX_TIMEOUT:g})")
-    try:  # --timeout as the brief names it, unless another plugin (pytest-timeout) owns it
-        group.addoption("--timeout", type=_timeout_option, default=None, metavar="SECONDS", dest="asr_timeout",
-                        help="same as --asr-timeout")
-    except ValueError:
-        pass
-    group.addoption("--persistent", action="store_true",
-                    help="talk to the executable with the persistent protocol (docs/contract.md §4) instead of one process per case")
-    group.addoption("--check-protocol", action="store_true",
-                    help="check every persistent-protocol message against its published JSON Schema")
-    group.addoption("--cases", default=None, metavar="DIR", help=f"case corpus folder (default {CORPUS_DIR})")
-    group.addoption("--counterexamples", default=None, metavar="DIR",
-                    help=f"where shrunk fuzz failures are written as case files (default: {COUNTEREXAMPLES}/ "
-                    "under the report folder)")
-    group.addoption("--asr-shrink-time", type=float, default=DEFAULT_SHRINK_SECONDS, metavar="SECONDS",
-                    dest="asr_shrink_time",
-                    help="seconds one failing fuzz property may spend shrinking before the smallest example "
-                    "found so far is reported (default %(default)s)")
-    group.addoption("--asr-shrink-steps", type=int, default=DEFAULT_SHRINK_STEPS, metavar="N",
-                    dest="asr_shrink_steps",
-                    help="calls to the implementation one failing fuzz property may make while shrinking "
-                    "(default %(default)s)")
-    group.addoption("--asr-progress", type=float, default=5.0, metavar="SECONDS", dest="asr_progress",
-                    help="seconds between progress lines per role (cases done, failures, phase); 0 for none "
-                    "(default %(default)s)")
-    group.addoption("--report-dir", default=str(DEFAULT_REPORT_DIR), metavar="DIR",
-                    help="where report.json, summary.md, report.html and the badges go (default %(default)s; "
-                    "'none' writes no files)")
-    group.addoption("--expectations", default=None, metavar="FILE",
-                    help="known failures (TOML); overrides a manifest's expectations file")
-    group.addoption("--write-expectations", default=None, metavar="FILE",
-                    help="write this run's failures as an expectations file to edit")
-    group.addoption("--baseline", default=None, metavar="REPORT",
-                    help="an earlier report.json: fail on results that passed there and fail now, list fixes")
-    group.addoption("--pass-env", action="append", default=[], metavar="NAME", dest="pass_env",
-                    help="pass this environment variable to the implementation (repeatable); it gets only an "
-                    "allow-list otherwise (PATH, LANG, LC_*, TZ; a fresh HOME and TMPDIR)")
-    group.addoption("--sandbox", choices=SANDBOXES, default="auto",
-                    help="contain each implementation process in bubblewrap where the machine allows it, else run "
-                    "it uncontained with a warning (auto, the default); refuse to run without the sandbox (strict, "
-                    "or its older name bwrap); or never sandbox (none)")
-    group.addoption("--network", choices=("none", "host"), default=None,
-                    help="the sandbox's network: none (the default, or a manifest's network key) or host")
-    group.addoption("--allow-read", action="append", default=[], metavar="FOLDER", dest="allow_read",
-                    help="show this folder read-only in the sandbox too (repeatable)")
-    for name, (option, unit) in LIMIT_NAMES.items():
-        default = getattr(DEFAULT_LIMITS, name)
-        group.addoption(option, default=None, metavar=unit.upper(), dest=f"limit_{name}",
-                        type=_limit_option(name, option),
-                        help=f"per-process limit: {name.replace('_', ' ')} in {unit} (default {default}"
-                        + (", suffixes K, M, G" if name in LIMIT_SIZES else "") + "; over a manifest's limits)")
-    group.addoption("--max-output", type=_size_option, default=DEFAULT_MAX_OUTPUT, metavar="BYTES", dest="max_output",
-                    help=f"largest stream a producer may hand over (default {DEFAULT_MAX_OUTPUT // 2**20} MiB; "
-                    "suffixes K, M, G)")
-    group.addoption("--run-timeout", type=_run_timeout_option, default=None, metavar="SECONDS", dest="run_timeout",
-                    help="a limit for the whole run: cases still to run after it fail as timeouts, and the run is "
-                    "incomplete")
-
-
-def _limit_option(name: str, option: str):
-    def parse(text: str) -> int:
-        try:
-            return parse_limit(name, text if name in LIMIT_SIZES else _whole(text, option), option)
-        except LimitError as error:
-            raise argparse.ArgumentTypeError(str(error)) from None
-    return parse
-
-
-def _whole(text: str, option: str) -> int:
-    try:
-        return int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{option}: a whole number, not {text!r}") from None
-
-
-def _timeout_option(text: str) -> float:
-    try:
-        return check_timeout(float(text), "--asr-timeout")
-    except ValueError as error:  # UsageError is a ValueError
-        raise argparse.ArgumentTypeError(str(error)) from None
-
-
-def _run_timeout_option(text: str) -> float:
-    try:
-        seconds = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--run-timeout: a number of seconds, not {text!r}") from None
-    if not math.isfinite(seconds) or seconds <= 0:
-        raise argparse.ArgumentTypeError(f"--run-timeout: a finite number of seconds above 0, not {text!r}")
-    return seconds
-
-
-def _size_option(text: str) -> int:
-    units = {"K": 2**10, "M": 2**20, "G": 2**30}
-    factor = units.get(text[-1:].upper(), 1)
-    try:
-        size = int(float(text[:-1] if factor > 1 else text) * factor)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--max-output: a size in bytes (suffix K, M or G), not {text!r}") from None
-    if not 0 < size <= MAX_OUTPUT_CAP:
-        raise argparse.ArgumentTypeError(f"--max-output: above 0 and at most {MAX_OUTPUT_CAP // 2**20} MiB")
-    return size
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Set up a certification run, and nothing at all in any other run.
-
-    Installed, the plugin is loaded by every pytest run of the environment; a run that
-    neither names an implementation nor points at the conformance suite is someone
-    else's, and keeps its own markers, Hypothesis profile and collection."""
-    if not is_certification(config):
-        return
+    """Set up a certification run (the entry point registers this plugin for such runs only, so a run
+    that neither names an implementation nor points at the conformance suite keeps its own markers,
+    Hypothesis profile and collection)."""
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
     try:
@@ -251,7 +102,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
     config.stash[TARGETS_KEY] = targets
     config.stash[GATE_KEY] = settings
-    if implementations or _checkout_without_configuration(config):
+    if implementations or checkout_without_configuration(config):
         # Run the conformance suite and nothing else (not the current folder's tests).
         config.args[:] = [str(CONFORMANCE_DIR)]
     writes_reports = not hasattr(config, "workerinput") and runs_tests(config)
@@ -349,12 +200,13 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     under asr-certify, choose a seed once (on the controller) and record it."""
     from hypothesis import settings
 
+    problem = ensure_profiles()  # before Hypothesis' plugin loads a --hypothesis-profile (see entry.py)
     chosen = config.getoption("hypothesis_profile", None) or os.environ.get(PROFILE_VARIABLE) or None
     if chosen is not None and chosen not in PROFILES and chosen not in settings._profiles:  # type: ignore[attr-defined]
         raise pytest.UsageError(f"asr-conformance: {PROFILE_VARIABLE}={chosen}: no such Hypothesis profile "
                                 f"(the suite's: {', '.join(PROFILES)})")
-    if chosen == "asr-deep" and _PROFILE_PROBLEM is not None:
-        raise pytest.UsageError(f"asr-conformance: {_PROFILE_PROBLEM}")
+    if chosen == "asr-deep" and problem is not None:
+        raise pytest.UsageError(f"asr-conformance: {problem}")
     # Loaded here too (Hypothesis' plugin may configure after this one), so the seed decision sees it.
     settings.load_profile(chosen or DEFAULT_PROFILE)
     seed = config.getoption("hypothesis_seed", None)
@@ -731,17 +583,6 @@ def _expected_verdict(case: Case) -> str:
         else "reject (exit 1)"
 
 
-def _checkout_without_configuration(config: pytest.Config) -> bool:
-    """``pytest`` with no path, in the checkout, when pytest missed the checkout's configuration.
-
-    pytest picks its rootdir before plugins load, so a value given to one of this plugin's options
-    with a space (``--report-dir out``) reads to it as a path: the rootdir moves there, and the
-    checkout's ``testpaths`` (the conformance suite) is lost.  The run means what it means with the
-    configuration: certify the bundled reference."""
-    return (config.args_source is pytest.Config.ArgsSource.INVOCATION_DIR and config.inipath is None
-            and config.invocation_params.dir.resolve() == CONFORMANCE_DIR.parents[1])
-
-
 def conformance_tests() -> list[str]:
     """``role/test_name`` of every test function of the conformance suite (the start of its result IDs)."""
     found = []
@@ -749,14 +590,3 @@ def conformance_tests() -> list[str]:
         role = next((r for r in ROLES if r in module.stem), "validator")
         found += [f"{role}/{name}" for name in re.findall(r"^def (test_\w+)", module.read_text(), re.MULTILINE)]
     return found
-
-
-def is_certification(config: pytest.Config) -> bool:
-    """A run of the conformance suite (given an implementation, or pointed at it)."""
-    if config.getoption("implementation") or _checkout_without_configuration(config):
-        return True
-    for arg in config.args:
-        where = Path(arg.split("::")[0]).resolve()
-        if where == CONFORMANCE_DIR or CONFORMANCE_DIR in where.parents:
-            return True
-    return False

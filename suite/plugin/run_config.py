@@ -17,9 +17,8 @@ from asr_conformance.harness import containment
 from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
 from asr_conformance.harness.producer_fuzzing import FuzzPlan, fuzz_plan
 from asr_conformance.harness.targets import Target
+from asr_conformance.plugin.entry import CONFORMANCE_DIR
 
-#: The certification tests, collected when a run names an implementation.
-CONFORMANCE_DIR = Path(__file__).resolve().parent.parent / "conformance"
 TARGETS_KEY = pytest.StashKey[list[Target]]()
 FUZZ_PLANS_KEY = pytest.StashKey[dict[str, FuzzPlan]]()
 SEED_KEY = pytest.StashKey[object]()

@@ -15,6 +15,8 @@ import os
 import pytest
 from hypothesis import settings
 
+from asr_conformance.harness.fuzzing import ensure_profiles
+
 pytest_plugins = ["pytester"]
 
 os.environ.setdefault("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
@@ -22,5 +24,6 @@ os.environ.setdefault("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: a property-based test driven by Hypothesis strategies")
+    ensure_profiles()  # the suite's plugin registers them only in certification runs
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile("asr-fixed")
