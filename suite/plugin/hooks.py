@@ -44,7 +44,8 @@ from asr_conformance.harness.limits import NAMES as LIMIT_NAMES
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.startup import StartCheck, check_start
-from asr_conformance.harness.targets import ROLES, ProducerInput, Target, TargetError, resolve_targets
+from asr_conformance.harness.targets import ProducerInput, Target, TargetError, resolve_targets
+from asr_conformance.plugin.classify import MODULES, classify
 from asr_conformance.plugin.entry import checkout_without_configuration
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
@@ -330,18 +331,6 @@ def _generated_params(config: pytest.Config) -> list[Any]:
     return params
 
 
-def item_role(item: pytest.Item) -> str:
-    for role in ROLES:
-        if item.get_closest_marker(role) is not None:
-            return role
-    names = getattr(item, "fixturenames", ())
-    if "reader_case" in names or "asr_reader" in names:
-        return "reader"
-    if "producer_input" in names or "source_edit" in names:
-        return "producer"
-    return "validator"
-
-
 def _item_target(item: pytest.Item, targets: list[Target]) -> Target:
     callspec = getattr(item, "callspec", None)
     if callspec is not None and isinstance(callspec.params.get("asr_target"), Target):
@@ -384,7 +373,11 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         if item.get_closest_marker("conformance") is None:
             kept.append(item)
             continue
-        role = item_role(item)
+        found = classify(item.nodeid)
+        if found is None:
+            raise pytest.UsageError(f"asr-conformance: {item.nodeid}: a conformance test in a module that "
+                                    "plugin/classify.py does not name")
+        role = found.role
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
@@ -393,9 +386,7 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
             dropped.append(item)
             continue
-        kind = "corpus" if role == "validator" and item.get_closest_marker("corpus") else (
-            "fuzz" if item.get_closest_marker("fuzz") else role)
-        stamp(item, TestRecord(result_id(item, role), target.key, role, kind, tuple(_item_rules(item))))
+        stamp(item, TestRecord(result_id(item, role), target.key, role, found.kind, tuple(_item_rules(item))))
         kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
@@ -587,6 +578,6 @@ def conformance_tests() -> list[str]:
     """``role/test_name`` of every test function of the conformance suite (the start of its result IDs)."""
     found = []
     for module in sorted(CONFORMANCE_DIR.glob("test_*.py")):
-        role = next((r for r in ROLES if r in module.stem), "validator")
+        role = MODULES[module.stem].role
         found += [f"{role}/{name}" for name in re.findall(r"^def (test_\w+)", module.read_text(), re.MULTILINE)]
     return found

@@ -17,14 +17,12 @@ from collections import Counter
 
 import pytest
 
-_KIND_BY_MODULE = {"test_validator_corpus": ("validator", "corpus"), "test_validator_fuzz": ("validator", "fuzz"),
-                   "test_reader_corpus": ("reader", "cases"), "test_producer": ("producer", "conversions"),
-                   "test_producer_fuzz": ("producer", "fuzz")}
+from asr_conformance.plugin.classify import OTHER, classify
 
 
 def role_and_phase(nodeid: str) -> tuple[str, str]:
-    module = nodeid.split("::")[0].rsplit("/", 1)[-1].removesuffix(".py")
-    return _KIND_BY_MODULE.get(module, ("other", "tests"))
+    found = classify(nodeid) or OTHER
+    return found.role, found.phase
 
 
 class Progress:

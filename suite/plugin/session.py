@@ -19,7 +19,6 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -38,10 +37,11 @@ from asr_conformance.gate.integrity import (
 )
 from asr_conformance.gate.results import FAILING, SCORED, Result, ResultCollector, missing_result, record_of
 from asr_conformance.gate.verdict import VERDICT_WORDS, Completeness, overall, verdicts
-from asr_conformance.harness.targets import ROLES, Target
+from asr_conformance.harness.targets import Target
+from asr_conformance.plugin.classify import classify
 from asr_conformance.plugin.progress import Progress
 from asr_conformance.plugin.recording import recorder_of
-from asr_conformance.plugin.run_config import CONFORMANCE_DIR, corpus_of, hypothesis_facts, narrowing, run_options
+from asr_conformance.plugin.run_config import corpus_of, hypothesis_facts, narrowing, run_options
 from asr_conformance.vocabulary.untrusted import terminal_line
 
 
@@ -166,16 +166,9 @@ class CertificationSession:
     def collected_on_worker(self, ids: Sequence[str]) -> None:
         """An xdist worker's collection: the conformance tests among its node IDs are expected."""
         for nodeid in ids:
-            if nodeid not in self.expected and self._is_conformance(nodeid):
-                role = _role_of(nodeid)
-                self.expected[nodeid] = (self._implementation_of(nodeid), role, _kind_of(nodeid, role))
-
-    def _is_conformance(self, nodeid: str) -> bool:
-        """Whether a node ID names a test of the conformance suite (its module is one of the suite's:
-        node IDs are relative to a rootdir the suite may lie outside of)."""
-        module = Path(nodeid.split("::", 1)[0])
-        path = (self.config.rootpath / module).resolve()
-        return CONFORMANCE_DIR in path.parents or module.name in _conformance_modules()
+            found = classify(nodeid)  # None: not a test of the conformance suite
+            if nodeid not in self.expected and found is not None:
+                self.expected[nodeid] = (self._implementation_of(nodeid), found.role, found.kind)
 
     def _implementation_of(self, nodeid: str) -> str:
         """The implementation a test belongs to, read from its node ID (xdist sends no more)."""
@@ -380,24 +373,6 @@ class CertificationSession:
             # Beside the verdict, not in it: scripts read the verdict line as it always was.
             write(f"fixed fuzz examples ({hypothesis_facts(self.config)['profile']}), the same every run: a regression "
                   "gate that certifies nothing new; no badge", yellow=True)
-
-
-@cache
-def _conformance_modules() -> frozenset[str]:
-    return frozenset(path.name for path in CONFORMANCE_DIR.glob("test_*.py"))
-
-
-def _role_of(nodeid: str) -> str:
-    """The role of a conformance test, from its module's name (test_validator_*, test_reader_*, test_producer)."""
-    module = nodeid.split("::", 1)[0].rsplit("/", 1)[-1]
-    return next((role for role in ROLES if role in module), "validator")
-
-
-def _kind_of(nodeid: str, role: str) -> str:
-    """The kind of a validator test (corpus or fuzz), from its module's name; other roles are their kind."""
-    if role != "validator":
-        return role
-    return "fuzz" if "fuzz" in nodeid.split("::", 1)[0] else "corpus"
 
 
 class WorkerCollections:
