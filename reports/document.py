@@ -42,6 +42,8 @@ class RunFacts:
     completeness: Completeness = field(default_factory=Completeness)
     #: The package's code digest at the start of the run, by folder.
     package: dict[str, str] = field(default_factory=dict)
+    #: The per-role verdicts the run already decided (its terminal shows them); computed here when not given.
+    verdicts: list[dict[str, Any]] | None = None
 
 
 def corpus_digest(corpus: Path) -> tuple[str, int]:
@@ -65,7 +67,7 @@ def build_report(facts: RunFacts, results: Sequence[Result]) -> dict[str, Any]:
         "options": facts.options,
         "hypothesis": facts.hypothesis,
         "implementations": facts.implementations,
-        "verdicts": verdicts(facts.implementations, ordered, complete),
+        "verdicts": facts.verdicts if facts.verdicts is not None else verdicts(facts.implementations, ordered, complete),
         "rules": rule_matrix(facts.catalog, keys, ordered),
         "results": [r.to_json() for r in ordered],
         "counterexamples": counterexamples(ordered),

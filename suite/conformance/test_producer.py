@@ -148,7 +148,9 @@ def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunn
     witness = witness_for_input(data)
     mutation = mutation_named(witness, source_edit.mutation) if witness is not None else None
     if witness is None or mutation is None:
-        pytest.skip(f"fidelity not checked: the {source_edit.mutation} edit is not offered for this input")
+        why = f"the {source_edit.mutation} edit is not offered for this input"
+        asr_record(fidelity_not_checked=why)
+        pytest.skip(f"fidelity not checked: {why}")
     baseline = asr_producer.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
@@ -169,6 +171,7 @@ def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunn
 def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, asr_record,
                            headline: str) -> None:
     if result.not_checked is not None and not result.findings:
+        asr_record(fidelity_not_checked=result.unchecked)
         pytest.skip(f"fidelity {result.not_checked}")
     rules = result.rules or list(FIDELITY_RULES)
     _record(asr_record, source, stream, expected, rules, "failed" if result.findings else "passed")

@@ -77,13 +77,15 @@ class TestRecord:
     seed: int | None = None
     #: A failing property's shrink figures: steps, seconds, what stopped it, the first failing call.
     shrink: dict[str, Any] | None = None
+    #: Why a producer's fidelity was not checked ("no witness for format 'x'"): set by the test that skips.
+    fidelity_not_checked: str | None = None
 
     def with_(self, **changes: Any) -> TestRecord:
         """A copy with ``changes``; text is cleaned of lone surrogates and clipped on the way in."""
         if isinstance(changes.get("input"), str) and "input_encoding" not in changes:
             changes["input"] = clip(no_surrogates(changes["input"]))  # inline_input clips on its own
         for name in ("output", "expected", "announced", "announced_name", "announced_version", "answer", "status",
-                     "rule_level"):
+                     "rule_level", "fidelity_not_checked"):
             if isinstance(changes.get(name), str):
                 changes[name] = clip(no_surrogates(changes[name]))
         for name in ("rules", "rules_named"):
@@ -115,6 +117,7 @@ class TestRecord:
             "rules_named": list(self.rules_named) if self.rules_named is not None else None,
             "rule_level": self.rule_level, "announced": self.announced,
             "fuzz_examples": self.fuzz_examples, "hypothesis_seed": self.seed, **(self.shrink or {}),
+            "fidelity_not_checked": self.fidelity_not_checked,
         }
         return {k: v for k, v in found.items() if v is not None}
 

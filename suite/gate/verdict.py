@@ -102,14 +102,12 @@ def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result],
     return found
 
 
-#: The start of a fidelity test's skip reason when no witness could read the input.
-NOT_CHECKED = "fidelity not checked: "
-
-
 def fidelity_not_checked(results: Sequence[Result]) -> list[str]:
-    """Why fidelity was not checked for some of a producer's inputs: such inputs never count as passed."""
-    return sorted({r.message.split(NOT_CHECKED, 1)[1].removeprefix("not checked: ").strip()
-                   for r in results if NOT_CHECKED in r.message and r.outcome == "skipped"})
+    """Why fidelity was not checked for some of a producer's inputs: such inputs never count as passed.
+
+    The test that skips records why (``details["fidelity_not_checked"]``); its message is for people."""
+    return sorted({str(r.details["fidelity_not_checked"]) for r in results
+                   if r.outcome == "skipped" and r.details.get("fidelity_not_checked")})
 
 
 def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness) -> str:

@@ -284,6 +284,7 @@ class CertificationSession:
             exit={"status": status, "reasons": self.reasons + self.completeness.reasons()},
             corpus_snapshot=self.corpus_start, completeness=self.completeness,
             package={root: found.digest for root, found in self.package_start.items()},
+            verdicts=self.verdicts,
         )
         report = build_report(facts, results)
         problem = check_report(report)

@@ -78,6 +78,14 @@ class Fidelity:
     def rules(self) -> list[str]:
         return sorted({f.rule for f in self.findings})
 
+    @property
+    def unchecked(self) -> str | None:
+        """Why fidelity was not checked at all (no witness reads the input...), the gap a producer's verdict
+        names; None when it was checked, or when an edit had nothing in the input to apply to (no gap)."""
+        if self.findings or not self.not_checked or not self.not_checked.startswith("not checked: "):
+            return None
+        return self.not_checked.removeprefix("not checked: ").strip()
+
 
 def stream_records(stream: bytes) -> list[dict] | None:
     """The stream's records, or None when it is not JSON Lines of objects (the output test says why).

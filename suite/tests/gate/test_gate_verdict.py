@@ -64,3 +64,21 @@ def test_missing_tests_are_named_and_counted() -> None:
     missing = tuple(f"t::{i}" for i in range(12))
     (reason,) = Completeness(missing=missing).reasons()
     assert reason.startswith("12 collected test(s) sent no result") and "t::0" in reason and "and 7 more" in reason
+
+
+def _fidelity(outcome: str, message: str = "", why: str | None = None) -> Result:
+    return Result(id="producer/test_fidelity[a]", implementation="acme", role="producer", kind="producer",
+                  test="t::f", rules=["ASR-103"], outcome=outcome, message=message,
+                  details={"fidelity_not_checked": why} if why else {})
+
+
+def test_fidelity_not_checked_is_read_from_the_record_not_the_message() -> None:
+    producer = [{"key": "acme", "roles": ["producer"]}]
+    recorded = _fidelity("skipped", "any words at all", "no witness for format 'acme-agent-log'")
+    (verdict,) = verdicts(producer, [_fidelity("pass"), recorded])
+    assert verdict["fidelity_not_checked"] == ["no witness for format 'acme-agent-log'"]
+    assert overall([verdict], [], Completeness()).startswith("CONFORMS ON OUTPUT RULES; fidelity not checked")
+    # A skip whose text merely reads like it (an implementation's words can reach a message) counts for nothing.
+    (plain,) = verdicts(producer, [_fidelity("pass"), _fidelity("skipped", "fidelity not checked: a made-up reason")])
+    assert "fidelity_not_checked" not in plain
+    assert overall([plain], [], Completeness()) == "CONFORMS"

@@ -86,3 +86,19 @@ def test_a_run_starts_by_removing_the_last_runs_reports(tmp_path: Path, folder: 
     assert sorted(clear_owned(folder)) == ["badge-other.json", "badge-validator.json", "report.html",
                                             "report.json", "summary.md"]
     assert [p.name for p in folder.iterdir()] == ["notes.txt"] and elsewhere.exists()
+
+
+def test_the_report_carries_the_verdicts_the_run_decided() -> None:
+    """The verdicts are computed once per run: the report takes the run's own, as decided."""
+    from dataclasses import replace
+
+    from asr_conformance.gate.results import Result
+    from asr_conformance.reports.document import RunFacts, build_report
+
+    facts = RunFacts(suite_version="0", corpus=Path("."), started="", duration=0.0,
+                     implementations=[{"key": "acme", "roles": ["validator"]}], options={}, hypothesis={}, catalog={})
+    results = [Result(id="v", implementation="acme", role="validator", kind="corpus", test="t", rules=[],
+                      outcome="pass")]
+    decided = [{"implementation": "acme", "role": "validator", "verdict": "conforms", "counts": {}, "pass_percent": 100}]
+    assert build_report(replace(facts, verdicts=decided), results)["verdicts"] is decided
+    assert build_report(facts, results)["verdicts"][0]["verdict"] == "conforms"  # computed when not given
