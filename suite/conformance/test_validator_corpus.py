@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from asr_conformance.plugin.hooks import run_validator_case
+from asr_conformance.harness.judging.validator import run_validator_case
 
 pytestmark = [pytest.mark.conformance, pytest.mark.validator]
 

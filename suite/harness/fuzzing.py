@@ -47,8 +47,10 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
+from asr_conformance.harness.judging.validator import judge_answer
 from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
 from asr_conformance.vocabulary.option_defaults import DEFAULT_SHRINK_SECONDS, DEFAULT_SHRINK_STEPS
+from asr_conformance.vocabulary.scoring import naming_set
 
 PROFILES = ("asr-fast", "asr-fixed", "asr-certify", "asr-deep")
 DEFAULT_PROFILE = "asr-fast"
@@ -451,23 +453,18 @@ class FuzzSession(PropertyRunner):
         failure = dict(test_name=name, data=data, verdict=expected, rules=rules, description=description,
                        reference="accept" if reference.valid else "reject", explanation=changed)
         explained = "\n".join(filter(None, [changed, verdict.explain()]))
-        if not verdict.outcome.is_verdict:
+        # ``rules`` is the mode's naming set, its first rule the one the suite files the defect under; an
+        # implementation-defined answer rests on an assumption: any verdict is reported, none is scored.
+        allowed = naming_set(set(rules) | {r for rule in rules for r in self.also_named.get(rule, ())})
+        found = judge_answer(expected, verdict, allowed, rules[0] if rules else None)
+        if found.problem in ("declined", "no-verdict"):
             self._fail(f"no verdict on {description}", explained, failure)
-        if expected == "implementation-defined":
-            return  # it rests on an assumption: any verdict is reported, none is scored
-        accepted = verdict.outcome.value == "accept"
-        if expected == "valid" and not accepted:
+        elif found.problem == "rejected-valid":
             self._fail(f"rejected {description}", explained, failure)
-        if expected == "invalid":
-            if accepted:
-                self._fail(f"accepted {description}", explained, failure)
-            from asr_conformance.vocabulary.scoring import naming_set, rule_level, wrong_reason
-
-            # ``rules`` is the mode's naming set, its first rule the one the suite files the defect under.
-            allowed = naming_set(set(rules) | {r for rule in rules for r in self.also_named.get(rule, ())})
-            if rule_level(verdict.rules, allowed) == "wrong":
-                self._fail(f"rejected {description} for the wrong reason: "
-                           + wrong_reason(verdict.rules, allowed, rules[0]), explained, failure)
+        elif found.problem == "accepted-invalid":
+            self._fail(f"accepted {description}", explained, failure)
+        elif found.problem == "wrong-rule":
+            self._fail(f"rejected {description} for the wrong reason: {found.reason}", explained, failure)
 
     def expect_damaged(self, data: bytes, name: str, description: str, kind: str = "",
                        mutation: Any = None) -> None:

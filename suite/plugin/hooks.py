@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 
 from asr_conformance.gate.baseline import BaselineError, load_baseline
+from asr_conformance.gate.decision import GateSettings, excuse
 from asr_conformance.gate.expectations import ExpectationsError, check_entries, load_expectations
 from asr_conformance.gate.results import TestRecord
 from asr_conformance.harness import containment
@@ -39,7 +40,6 @@ from asr_conformance.harness.fuzzing import (
     ensure_profiles,
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.judging.validator import judge
 from asr_conformance.harness.limits import NAMES as LIMIT_NAMES
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
@@ -61,7 +61,7 @@ from asr_conformance.plugin.run_config import (
     target_of,
     targets_of,
 )
-from asr_conformance.plugin.session import GATE_KEY, CertificationSession, GateSettings, WorkerCollections, excuse
+from asr_conformance.plugin.session import GATE_KEY, CertificationSession, WorkerCollections
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
 from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.rules import CatalogError, load_catalog
@@ -178,7 +178,7 @@ def _active(config: pytest.Config) -> bool:
     return TARGETS_KEY in config.stash
 
 
-def _gate_settings(config: pytest.Config, targets: list[Target]) -> GateSettings:
+def _gate_settings(config: pytest.Config, targets: list[Target]) -> GateSettings[Target]:
     expectations = {t.key: load_expectations(t.expectations) for t in targets if t.expectations}
     if expectations:
         case_ids = [case.id for role in ("validator", "reader") for case in _cases(config, role)]
@@ -543,35 +543,6 @@ def replay_arguments(target: Target, role: str) -> list[str]:
     if target.protocol == "persistent" and not target.source.endswith(".toml"):
         arguments.append("--persistent")
     return arguments
-
-
-def announce(adapter: object, record: Recorder) -> None:
-    """Record the name and version the implementation gave in its handshake (persistent protocol)."""
-    started = getattr(adapter, "implementation", None)
-    if started is not None:
-        record(announced=f"{started.name} {started.implementation_version or ''}".strip(),
-               announced_name=started.name, announced_version=started.implementation_version or "")
-
-
-def run_validator_case(case: Case, adapter, record: Recorder) -> None:
-    """The body of a corpus test: ask, judge, and fail/skip/pass with a readable message."""
-    verdict = adapter.validate(case.stream)
-    judgement = judge(case, verdict)
-    record(answer=verdict.outcome.value, rules_named=verdict.rules, status=judgement.status,
-           rule_level=judgement.rule_level)
-    announce(adapter, record)
-    if judgement.status == "failed":
-        record(**inline_input(case.stream.read_bytes()), output=verdict.explain(), expected=_expected_verdict(case))
-        pytest.fail(judgement.message, pytrace=False)
-    if judgement.status == "reported":
-        pytest.skip(judgement.message)
-
-
-def _expected_verdict(case: Case) -> str:
-    if case.verdict == "valid":
-        return "accept (exit 0)"
-    return f"reject (exit 1), naming one of {', '.join(case.scored_rules)} if it names rules" if case.scored_rules \
-        else "reject (exit 1)"
 
 
 def conformance_tests() -> list[str]:

@@ -3,8 +3,9 @@
 Registered on every process; only the one that receives every report (the
 xdist controller, or the single process) gathers results, so the verdicts,
 the exit status and the report files are that process's alone.  Excusing a
-known failure happens where the test ran (``excuse``), so the report and the
-terminal agree on what was expected.
+known failure happens where the test ran (``gate.decision.excuse``), so the report
+and the terminal agree on what was expected; why the run fails the gate is
+``gate.decision.decide``.
 
 That process also knows which conformance tests were collected (from its own
 collection, or from each xdist worker's), hashes the corpus and the package at
@@ -18,15 +19,15 @@ import datetime as dt
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.gate.baseline import Baseline, Comparison, compare, was_failing
-from asr_conformance.gate.expectations import Expectation, matching, stale, write_expectations
+from asr_conformance.gate.baseline import Comparison
+from asr_conformance.gate.decision import GateSettings, decide, exit_status
+from asr_conformance.gate.expectations import Expectation, write_expectations
 from asr_conformance.gate.integrity import (
     Snapshot,
     changed,
@@ -35,7 +36,7 @@ from asr_conformance.gate.integrity import (
     prepare_bytecode,
     snapshot,
 )
-from asr_conformance.gate.results import FAILING, SCORED, Result, ResultCollector, missing_result, record_of
+from asr_conformance.gate.results import FAILING, Result, ResultCollector, missing_result, record_of
 from asr_conformance.gate.verdict import VERDICT_WORDS, Completeness, overall, verdicts
 from asr_conformance.harness.targets import Target
 from asr_conformance.plugin.classify import classify
@@ -44,29 +45,7 @@ from asr_conformance.plugin.recording import recorder_of
 from asr_conformance.plugin.run_config import corpus_of, hypothesis_facts, narrowing, run_options
 from asr_conformance.vocabulary.untrusted import terminal_line
 
-
-@dataclass
-class GateSettings:
-    targets: list[Target]
-    expectations: dict[str, tuple[Expectation, ...]] = field(default_factory=dict)
-    baseline: Baseline | None = None
-    report_dir: Path | None = None
-    write_expectations: Path | None = None
-
-
-GATE_KEY = pytest.StashKey[GateSettings]()
-
-
-def excuse(settings: GateSettings, result_id: str, rules: Sequence[str], implementation: str) -> str | None:
-    """Why a failure of this result is expected (an expectations entry, or the baseline), or None."""
-    entry = matching(settings.expectations.get(implementation, ()), result_id, rules, implementation)
-    if entry is not None:
-        return entry.excuse()
-    if settings.baseline is not None:
-        before = settings.baseline.outcome(implementation, result_id, len(settings.targets) == 1)
-        if was_failing(before):
-            return f"failing in the baseline {settings.baseline.path.name} too ({before})"
-    return None
+GATE_KEY = pytest.StashKey[GateSettings[Target]]()
 
 
 def package_roots() -> list[Path]:
@@ -79,7 +58,7 @@ def package_roots() -> list[Path]:
 
 
 class CertificationSession:
-    def __init__(self, config: pytest.Config, settings: GateSettings, active: bool) -> None:
+    def __init__(self, config: pytest.Config, settings: GateSettings[Target], active: bool) -> None:
         self.config = config
         self.settings = settings
         self.active = active
@@ -213,25 +192,12 @@ class CertificationSession:
         self.progress.stop_ticking()
         self._complete(session)
         results = self.results()
-        executed = sum(1 for r in results if r.outcome in SCORED)
-        if executed == 0:
-            self.reasons.append("no case was executed (zero executed cases is never a pass)")
-        for target in self.settings.targets:
-            mine = [r for r in results if r.implementation == target.key]
-            for entry in stale(self.settings.expectations.get(target.key, ()), mine):
-                self.stale.append((str(target.expectations), entry))
-                self.reasons.append(f"stale expectation in {target.expectations}: {entry.label} now passes "
-                                    f"(remove the entry)")
-        if self.settings.baseline is not None:
-            self.comparison = compare(self.settings.baseline, results, len(self.settings.targets) == 1)
-            if self.comparison.regressions:
-                self.reasons.append(f"{len(self.comparison.regressions)} regression(s) against the baseline "
-                                    f"{self.settings.baseline.path}")
-        failing = sum(1 for r in results if r.outcome in FAILING)
-        if failing:
-            self.reasons.append(f"{failing} failing result(s)")
-        if (self.reasons or not self.completeness.complete) and session.exitstatus == pytest.ExitCode.OK:
-            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+        decision = decide(self.settings, results)
+        self.reasons.extend(decision.reasons)
+        self.stale, self.comparison = decision.stale, decision.comparison
+        status = exit_status(int(session.exitstatus), self.reasons, self.completeness)
+        if status != int(session.exitstatus):
+            session.exitstatus = pytest.ExitCode(status)
         if self.settings.write_expectations is not None:
             write_expectations(self.settings.write_expectations, results, len(self.settings.targets) > 1)
         self._write_reports(results, int(session.exitstatus))

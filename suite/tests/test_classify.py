@@ -7,11 +7,12 @@ from types import SimpleNamespace
 
 import pytest
 
+from asr_conformance.gate.decision import GateSettings
 from asr_conformance.harness.targets import ROLES
 from asr_conformance.plugin.classify import MODULES, OTHER, Classification, classify
 from asr_conformance.plugin.entry import CONFORMANCE_DIR
 from asr_conformance.plugin.progress import role_and_phase
-from asr_conformance.plugin.session import CertificationSession, GateSettings
+from asr_conformance.plugin.session import CertificationSession
 
 
 def _disagreements(names: set[str], found: Classification) -> list[str]:

@@ -3,6 +3,7 @@
     vocabulary  <-  reference  <-  fidelity  <-  harness  <-  plugin
     vocabulary  <-  generators                    harness  <-  (generators)
     vocabulary  <-  gate  <-  reports             plugin   <-  gate, reports
+    conformance (the suite's tests)  <-  harness, gate, ...; never the plugin
 
 Read from the source with ``ast``, so the check needs nothing installed beyond the package.
 """
@@ -30,7 +31,7 @@ ALLOWED: dict[str, frozenset[str]] = {
     "reports": frozenset({"vocabulary", "gate"}),
     "harness": frozenset({"vocabulary", "reference", "fidelity", "generators"}),
     "plugin": frozenset({"vocabulary", "reference", "fidelity", "generators", "harness", "gate", "reports"}),
-    "conformance": frozenset({"vocabulary", "reference", "fidelity", "generators", "harness", "gate", "plugin"}),
+    "conformance": frozenset({"vocabulary", "reference", "fidelity", "generators", "harness", "gate"}),
 }
 #: Folders that hold the project's own tests and benchmarks, not package code.
 NOT_PACKAGE_CODE = {"tests", "benchmarks"}

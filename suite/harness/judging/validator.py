@@ -1,11 +1,22 @@
-"""Judging an implementation's answer to one case against the case's verdict."""
+"""Judging a validator's answer against the verdict expected of it: one judge for corpus cases and fuzzing.
+
+``judge_answer`` is the one decision (what an answer means against an expected verdict and
+the rules a validator may name); ``judge`` phrases it for a corpus case, the fuzz harness
+(``harness.fuzzing``) for a generated stream, and ``run_validator_case`` is the body of a
+corpus test.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
+
+import pytest
 
 from asr_conformance.harness.answers import Outcome, Verdict
 from asr_conformance.vocabulary.cases import Case
+from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.scoring import naming_set, preferred_rule, rule_level, wrong_reason
 
 
@@ -17,41 +28,88 @@ class Judgement:
     message: str
     #: For invalid cases: "right", "wrong" or "unnamed" (the implementation names no rules).
     rule_level: str | None = None
+    #: What went wrong, for a caller that words its own message: declined, no-verdict, rejected-valid,
+    #: accepted-invalid or wrong-rule (None when nothing did).
+    problem: str | None = None
+    #: For wrong-rule: what was named against what the stream breaks.
+    reason: str = ""
 
 
-def judge(case: Case, verdict: Verdict) -> Judgement:
+def judge_answer(expected: str, verdict: Verdict, allowed: frozenset[str], preferred: str | None) -> Judgement:
+    """What a validator's answer means when ``expected`` (valid, invalid or implementation-defined) is due.
+
+    ``allowed`` is the set of page rules a rejection may name, ``preferred`` the one the suite files the
+    defect under.  The message is the bare reason; callers add the case or the generated stream."""
     if verdict.outcome is Outcome.SKIPPED:
-        return Judgement("failed", _header(case) + f"the implementation declined the case: {verdict.message}\n"
-                         + verdict.explain())
+        return Judgement("failed", f"the implementation declined the case: {verdict.message}", problem="declined")
     if not verdict.outcome.is_verdict:
-        return Judgement("failed", _header(case) + "no verdict:\n" + verdict.explain())
+        return Judgement("failed", "no verdict", problem="no-verdict")
     accepted = verdict.outcome is Outcome.ACCEPT
-    if case.verdict == "implementation-defined":
-        said = "accepts" if accepted else "rejects"
-        return Judgement("reported", f"implementation-defined: the implementation {said} it "
-                         f"(the reference {case.reference}s); not scored")
-    if case.verdict == "valid":
+    if expected == "implementation-defined":
+        return Judgement("reported", f"the implementation {'accepts' if accepted else 'rejects'} it")
+    if expected == "valid":
         if accepted:
             return Judgement("passed", "accepted, as it must")
         named = f" naming {', '.join(sorted(verdict.rules))}" if verdict.rules else ""
-        return Judgement("failed", _header(case) + f"rejected a valid stream{named}\n" + verdict.explain())
-    expected = ", ".join(case.rules)
+        return Judgement("failed", f"rejected a valid stream{named}", problem="rejected-valid")
     if accepted:
-        return Judgement("failed", _header(case) + f"accepted an invalid stream; it breaks {expected}\n"
-                         + verdict.explain())
-    allowed = naming_set(case.rules)
+        return Judgement("failed", "accepted an invalid stream", problem="accepted-invalid")
     level = rule_level(verdict.rules, allowed)
     if level == "unnamed":
         return Judgement("passed", "rejected, as it must (no rule to compare)", "unnamed")
     if level == "right":
         return Judgement("passed", "rejected for the right reason", "right")
+    reason = wrong_reason(verdict.rules, allowed, preferred)
+    return Judgement("failed", "rejected for the wrong reason: " + reason, "wrong", "wrong-rule", reason)
+
+
+def judge(case: Case, verdict: Verdict) -> Judgement:
+    """The judgement of a corpus case, its message naming the case."""
     preferred = preferred_rule(case.rules, case.id.split("/")[1] if case.id.count("/") >= 2 else None)
-    return Judgement(
-        "failed",
-        _header(case) + "rejected for the wrong reason: " + wrong_reason(verdict.rules, allowed, preferred)
-        + "\n" + verdict.explain(),
-        "wrong",
-    )
+    found = judge_answer(case.verdict, verdict, naming_set(case.rules), preferred)
+    if found.status == "reported":
+        return Judgement("reported", f"implementation-defined: {found.message} (the reference {case.reference}s); "
+                         "not scored")
+    if found.status == "passed":
+        return found
+    if found.problem == "no-verdict":
+        return Judgement("failed", _header(case) + "no verdict:\n" + verdict.explain(), problem=found.problem)
+    if found.problem == "accepted-invalid":
+        return Judgement("failed", _header(case) + f"accepted an invalid stream; it breaks {', '.join(case.rules)}\n"
+                         + verdict.explain(), problem=found.problem)
+    return Judgement("failed", _header(case) + found.message + "\n" + verdict.explain(), found.rule_level,
+                     found.problem, found.reason)
+
+
+def announce(adapter: object, record: Callable[..., None]) -> None:
+    """Record the name and version the implementation gave in its handshake (persistent protocol)."""
+    started = getattr(adapter, "implementation", None)
+    if started is not None:
+        record(announced=f"{started.name} {started.implementation_version or ''}".strip(),
+               announced_name=started.name, announced_version=started.implementation_version or "")
+
+
+def run_validator_case(case: Case, adapter: Any, record: Callable[..., None]) -> None:
+    """The body of a corpus test: ask, judge, and fail/skip/pass with a readable message.
+
+    ``record`` takes the field names of the test's record (the plugin's ``asr_record``)."""
+    verdict = adapter.validate(case.stream)
+    judgement = judge(case, verdict)
+    record(answer=verdict.outcome.value, rules_named=verdict.rules, status=judgement.status,
+           rule_level=judgement.rule_level)
+    announce(adapter, record)
+    if judgement.status == "failed":
+        record(**inline_input(case.stream.read_bytes()), output=verdict.explain(), expected=_expected_verdict(case))
+        pytest.fail(judgement.message, pytrace=False)
+    if judgement.status == "reported":
+        pytest.skip(judgement.message)
+
+
+def _expected_verdict(case: Case) -> str:
+    if case.verdict == "valid":
+        return "accept (exit 0)"
+    return f"reject (exit 1), naming one of {', '.join(case.scored_rules)} if it names rules" if case.scored_rules \
+        else "reject (exit 1)"
 
 
 def _header(case: Case) -> str:
