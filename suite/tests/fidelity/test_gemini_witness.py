@@ -12,6 +12,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from asr_conformance.fidelity.claude_code import WITNESS as CLAUDE
 from asr_conformance.fidelity.codex import WITNESS as CODEX
@@ -214,3 +216,35 @@ def test_rewound_messages_may_be_kept_or_left_out() -> None:
                   left_out[2])
     assert not check_fidelity(facts, left_out) and not check_fidelity(facts, kept)
     assert [f.rule for f in check_fidelity(facts, stream(left_out[1]))] == ["ASR-157"]  # the live answer is demanded
+
+
+def test_a_finding_in_the_one_object_layout_names_the_line_and_the_pointer() -> None:
+    from asr_conformance.harness.judging.fidelity import describe
+
+    facts = facts_of(ONE_OBJECT)
+    findings = check_fidelity(facts, stream())  # an empty stream: every call is missing
+    text = "\n".join(describe(findings))
+    assert f"native line {facts.calls[0].where.line} at /messages/1/toolCalls/0: " in text
+
+
+@settings(max_examples=60, derandomize=True, deadline=None, database=None)
+@given(data=st.data())
+def test_damaged_sessions_are_read_or_refused_never_crash(data: st.DataObject) -> None:
+    """Cut short, bytes flipped or lines dropped: facts or NotThisFormat, nothing else."""
+    raw = bytearray(data.draw(st.sampled_from(SAMPLE_FILES)).read_bytes())
+    how = data.draw(st.sampled_from(["cut", "flip", "drop"]))
+    if how == "cut":
+        raw = raw[: data.draw(st.integers(0, len(raw)))]
+    elif how == "flip":
+        for _ in range(data.draw(st.integers(1, 4))):
+            raw[data.draw(st.integers(0, len(raw) - 1))] = data.draw(st.sampled_from(b'{}[]":,\n0a\xff'))
+    else:
+        lines = bytes(raw).split(b"\n")
+        del lines[data.draw(st.integers(0, len(lines) - 1))]
+        raw = bytearray(b"\n".join(lines))
+    try:
+        facts = WITNESS.read(bytes(raw))
+    except NotThisFormat as refusal:
+        assert str(refusal)
+    else:
+        assert facts.format == FORMAT
