@@ -268,7 +268,9 @@ class _Session:
         return message
 
     def user(self, text: str | None = None) -> dict:
-        return self.message("user", [{"text": self.text() if text is None else text}])
+        """A prompt: a list of parts, or (as older sessions wrote it) a plain string."""
+        text = self.text() if text is None else text
+        return self.message("user", text if self.draw(st.integers(0, 3)) == 3 else [{"text": text}])
 
     def notice(self) -> None:
         kind = self.draw(st.sampled_from(["info", "warning", "error"]))
