@@ -431,6 +431,12 @@ class Checker:
                      f"result answers: it must stay unpaired (linkage ambiguous, nativeCallId kept)", result.where, record)
 
     def result_text(self, result: NativeResult, record: dict) -> None:
+        if not result.content_recorded and "content" in record:
+            self.add("ASR-259", "nothing-invented",
+                     f"result {result.call_id}: the source records no result content (what reached the model is not "
+                     f"recorded), but the stream writes content {_clip(joined(record))}; content must be absent",
+                     result.where, record)
+            return
         if result.model_texts is None or not result.model_texts:
             return
         if "content" not in record:
@@ -534,6 +540,8 @@ class Checker:
         for record in self.stream.all_calls:
             if isinstance(record.get("name"), str):
                 kinds[record["name"]].setdefault(record.get("kind"), record)
+        if not self.facts.kinds_published:
+            self.unpublished_kinds()
         for name, by_kind in kinds.items():
             if len(by_kind) > 1:
                 shown = ", ".join(sorted(str(k) if k is not None else "absent" for k in by_kind))
@@ -541,6 +549,17 @@ class Checker:
                          f"tool {_clip(name)} is given several kinds ({shown}): kind comes from the source or from a "
                          f"mapping of exact names, never from the title, input or other heuristics",
                          record=list(by_kind.values())[1])
+
+    def unpublished_kinds(self) -> None:
+        """No published mapping of names to kinds: a call's kind is the source's own, or absent (ASR-253)."""
+        for call in self.facts.calls:
+            for record in self.stream.calls.get(call.call_id, []):
+                kind = record.get("kind")
+                if kind is not None and kind != call.kind:
+                    recorded = f"records {_clip(call.kind)}" if call.kind is not None else "records none"
+                    self.add("ASR-253", "nothing-invented",
+                             f"tool call {call.call_id} ({_clip(call.name)}) has kind {_clip(str(kind))}, but the source "
+                             f"{recorded} and the agent publishes no mapping of tool names to kinds", call.where, record)
 
     def same_time(self, native: str | None, record: dict, where: Where, others: frozenset[str] = frozenset()) -> None:
         ts = record.get("ts")

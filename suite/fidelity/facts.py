@@ -29,6 +29,9 @@ class Where:
     line: int
     #: A short excerpt of the native line (the witness keeps it under a few hundred characters).
     excerpt: str = ""
+    #: A JSON pointer (RFC 6901) to the value inside the line or document, for formats whose values
+    #: are not one per line (a Gemini CLI session saved as one JSON object).
+    pointer: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,8 @@ class NativeCall:
     #: Other times a faithful stream may give the call: those of the other lines of the same model
     #: response (Claude Code writes one response over several lines; a converter may join them).
     other_ts: frozenset[str] = frozenset()
+    #: The kind the source records for the call, if any (ASR-253); see ``SourceFacts.kinds_published``.
+    kind: str | None = None
 
 
 @dataclass(frozen=True)
@@ -83,6 +88,9 @@ class NativeResult:
     timing: Timing = field(default_factory=Timing)
     ts: str | None = None
     sidechain: bool = False
+    #: False when the source records the result but not what reached the model (a Gemini CLI result
+    #: of ``null``): the stream's ``content`` must then be absent (ASR-259).
+    content_recorded: bool = True
 
 
 @dataclass(frozen=True)
@@ -143,6 +151,9 @@ class SourceFacts:
     permission_modes: frozenset[str] = frozenset()
     #: Every agent version the source records, in order of first appearance.
     agent_versions: tuple[str, ...] = ()
+    #: Whether the agent's registry entry publishes a mapping of exact tool names to kinds (ASR-253).
+    #: When it does not, a call's ``kind`` may only be the one the source records (``NativeCall.kind``).
+    kinds_published: bool = True
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

@@ -20,11 +20,18 @@ GROUP = "asr_conformance.witnesses"
 
 
 def builtin_witnesses() -> list[Witness]:
-    """The witnesses the suite ships: Claude Code transcripts and Codex rollouts."""
+    """The witnesses the suite ships: Claude Code transcripts, Codex rollouts and Gemini CLI sessions."""
     # The mutation modules attach each format's source edits to its witness.
-    from asr_conformance.fidelity import claude_code, claude_code_mutations, codex, codex_mutations  # noqa: F401
+    from asr_conformance.fidelity import (  # noqa: F401
+        claude_code,
+        claude_code_mutations,
+        codex,
+        codex_mutations,
+        gemini,
+        gemini_mutations,
+    )
 
-    return [claude_code.WITNESS, codex.WITNESS]
+    return [claude_code.WITNESS, codex.WITNESS, gemini.WITNESS]
 
 
 def _instance(loaded: Any) -> Witness:

@@ -25,7 +25,8 @@ from asr_conformance.vocabulary.option_defaults import ROLES
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
 REFERENCE_SAMPLES = tuple(
-    Path(__file__).resolve().parents[2] / "examples" / name / "samples" for name in ("claude-code-converter", "codex-converter")
+    Path(__file__).resolve().parents[2] / "examples" / name / "samples"
+    for name in ("claude-code-converter", "codex-converter", "gemini-converter")
 )
 
 

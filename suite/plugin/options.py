@@ -46,7 +46,7 @@ def add_options(parser: pytest.Parser) -> None:
                     help="producer inputs: files, folders or globs (repeatable)")
     group.addoption("--source-format", action="append", default=[], metavar="FORMAT", dest="source_formats",
                     help="a native format the producer converts, fuzzed with generated transcripts under -m fuzz "
-                    "(repeatable; claude-code-jsonl, codex-rollout-jsonl; default: the formats of its inputs)")
+                    "(repeatable; claude-code-jsonl, codex-rollout-jsonl, gemini-cli-session; default: the formats of its inputs)")
     group.addoption("--asr-timeout", type=_timeout_option, default=None, metavar="SECONDS", dest="asr_timeout",
                     help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g}, "
                     f"at most {MAX_TIMEOUT:g})")

@@ -1,10 +1,12 @@
-"""The reference's producer role: the example converters for Claude Code and Codex.
+"""The reference's producer role: the example converters for Claude Code, Codex and Gemini CLI.
 
-Each converter is one standard-library file meant to be copied; both live in the package
-(``reference/claude_code_converter.py``, ``reference/codex_converter.py``) so that an
-installed suite keeps its producer role, and the ``examples/`` paths link to them. The
-reference picks one by the input's first line: a Codex rollout line is an envelope
-(``session_meta``, ``response_item``, ...) or the old header without ``type``.
+Each converter is one standard-library file meant to be copied; all live in the package
+(``reference/claude_code_converter.py``, ``reference/codex_converter.py``,
+``reference/gemini_converter.py``) so that an installed suite keeps its producer role, and the
+``examples/`` paths link to them. The reference picks one by the input's first line: a Codex
+rollout line is an envelope (``session_meta``, ``response_item``, ...) or the old header without
+``type``; a Gemini CLI session opens with its metadata (``sessionId`` and ``projectHash``) or, in
+the older one-object layout, with a lone ``{``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ import json
 from pathlib import Path
 from types import ModuleType
 
-from asr_conformance.reference import claude_code_converter, codex_converter
+from asr_conformance.reference import claude_code_converter, codex_converter, gemini_converter
 
 
 class Refusal(Exception):
@@ -26,8 +28,11 @@ def available() -> bool:
 
 
 def converter_for(data: bytes) -> ModuleType:
-    """The Codex converter for a rollout, else the Claude Code converter (which refuses what it cannot read)."""
+    """The Gemini converter for a session, the Codex one for a rollout, else the Claude Code converter (which
+    refuses what it cannot read)."""
     first = next((line for line in data[:1 << 20].splitlines() if line.strip()), b"")
+    if gemini_converter.is_session_start(first):
+        return gemini_converter
     try:
         value = json.loads(first)
     except ValueError:

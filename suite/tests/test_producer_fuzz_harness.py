@@ -134,6 +134,7 @@ def test_the_converter_sees_only_a_name_the_agent_would_write(tmp_path: Path) ->
     assert seen[0] == file_name("claude-code-jsonl", digest)
     assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}\.jsonl", seen[0])
     assert re.fullmatch(r"rollout-2026-03-01T09-00-00-[0-9a-f-]{36}\.jsonl", file_name("codex-rollout-jsonl", digest))
+    assert re.fullmatch(r"session-2026-03-01T09-00-[0-9a-f]{8}\.jsonl", file_name("gemini-cli-session", digest))
 
 
 # --- the plan, the options, the files -------------------------------------------------------
@@ -144,7 +145,7 @@ def test_formats_come_from_the_inputs_or_the_option() -> None:
     for fmt in formats():
         plan = fuzz_plan((fmt,), expand_inputs([str(ACME_SAMPLES)]))
         assert plan.inputs and not plan.reason and {p.format for p in plan.inputs} == {fmt}
-    assert set(formats()) == {"claude-code-jsonl", "codex-rollout-jsonl"}
+    assert set(formats()) == {"claude-code-jsonl", "codex-rollout-jsonl", "gemini-cli-session"}
     plan = fuzz_plan((), expand_inputs([str(CC_SAMPLES)]))
     assert {p.format for p in plan.inputs} == {"claude-code-jsonl"} and len({p.id for p in plan.inputs}) == len(plan.inputs)
 
@@ -161,6 +162,7 @@ def test_a_rare_variant_is_fuzzed_only_for_inputs_that_follow_it() -> None:
 
 def test_format_names_are_those_the_witnesses_accept() -> None:
     assert canonical_formats(["codex", "Claude Code"], "--source-format") == ("codex-rollout-jsonl", "claude-code-jsonl")
+    assert canonical_formats(["gemini", "Gemini_CLI.jsonl"], "--source-format") == ("gemini-cli-session",)
     with pytest.raises(TargetError, match="--source-format=acme-log: no generator for this format"):
         canonical_formats(["acme-log"], "--source-format")
 

@@ -53,7 +53,9 @@ def test_the_bundled_reference_plays_every_role_it_can() -> None:
     (target,) = resolve()
     assert not target.given and set(target.roles) == {"validator", "reader", "producer"}
     codex = SAMPLES.parent.parent / "codex-converter" / "samples"
-    expected = {p.relative_to(SAMPLES).as_posix() for p in SAMPLES.rglob("*.jsonl")} | {p.name for p in codex.glob("*.jsonl")}
+    gemini = SAMPLES.parent.parent / "gemini-converter" / "samples"
+    expected = ({p.relative_to(SAMPLES).as_posix() for p in SAMPLES.rglob("*.jsonl")} | {p.name for p in codex.glob("*.jsonl")}
+                | {p.name for p in gemini.iterdir()})
     assert {i.id for i in target.inputs} == expected
 
 

@@ -178,7 +178,8 @@ def describe(findings: Sequence[Finding]) -> list[str]:
         text = f"{finding.rule} ({finding.family}): {finding.message}"
         if finding.where is not None:
             excerpt = f": {finding.where.excerpt}" if finding.where.excerpt else ""
-            text += f"\n    native line {finding.where.line}{excerpt}"
+            pointer = f" at {finding.where.pointer}" if getattr(finding.where, "pointer", None) else ""
+            text += f"\n    native line {finding.where.line}{pointer}{excerpt}"
         if finding.seq is not None:
             text += f"\n    stream record seq {finding.seq}"
         shown.append(text)

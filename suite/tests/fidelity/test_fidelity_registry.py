@@ -108,7 +108,7 @@ def test_entry_points_add_witnesses_by_class_or_instance(monkeypatch: pytest.Mon
               FakeEntryPoint("broken", ImportError("no module named acme")), FakeEntryPoint("junk", object())]
     monkeypatch.setattr(registry, "entry_points", lambda group: points if group == registry.GROUP else [])
     witnesses, problems = registry.installed_witnesses()
-    assert [w.format for w in witnesses] == ["claude-code-jsonl", "codex-rollout-jsonl"]
+    assert [w.format for w in witnesses] == ["claude-code-jsonl", "codex-rollout-jsonl", "gemini-cli-session"]
     assert len(problems) == 2 and "broken" in problems[0] and "junk" in problems[1]
     chosen = registry.select_witness(header("codex-rollout-jsonl"), ROLLOUT)
     assert chosen.witness is not None and chosen.witness.format == "codex-rollout-jsonl"

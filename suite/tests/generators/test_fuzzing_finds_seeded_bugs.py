@@ -1,4 +1,4 @@
-"""Producer fuzzing alone finds every seeded-bug converter of both formats, naming its rule.
+"""Producer fuzzing alone finds every seeded-bug converter of every generated format, naming its rule.
 
 The generator tests show which feature's transcripts expose each bug; here the fuzz session
 (conversion by the one-shot script, output checks, fidelity, a drawn source edit, shrinking) runs
@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from test_native_claude_code import CATCHES
 from test_native_codex import BUGS
+from test_native_gemini import BUGS as GEMINI_BUGS
 
 from asr_conformance.harness.fuzzing import ShrinkBudget
 from asr_conformance.harness.judging.producer import ProducerRunner
@@ -26,11 +27,12 @@ MISBEHAVING = Path(__file__).resolve().parents[3] / "examples" / "misbehaving"
 SEEDED = {
     **{name: ("claude-code-jsonl", feature, rule) for name, (feature, rule) in CATCHES.items()},
     **{name: ("codex-rollout-jsonl", feature, rule) for name, (feature, rule) in BUGS.items()},
+    **{name: ("gemini-cli-session", feature, rule) for name, (feature, rule) in GEMINI_BUGS.items()},
 }
 
 
 def test_every_seeded_converter_is_fuzzed() -> None:
-    assert sorted(SEEDED) == sorted(p.name for p in MISBEHAVING.glob("c*-*") if p.name.startswith(("cc-", "codex-")))
+    assert sorted(SEEDED) == sorted(p.name for p in MISBEHAVING.iterdir() if p.name.startswith(("cc-", "codex-", "gemini-")))
 
 
 @pytest.mark.parametrize("name", sorted(SEEDED))
