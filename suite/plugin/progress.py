@@ -42,6 +42,9 @@ class Progress:
         self.shown: set[str] = set()
         self._planned = False
         self._lock = threading.Lock()
+        #: Held while a line is both computed and written, so that the timer thread never writes a line
+        #: older than one the main thread has already written (a stale "8/9" after the final "9/9").
+        self._output = threading.Lock()
         self._stop = threading.Event()
         self._ticker: threading.Thread | None = None
         self._fd: int | None = None
@@ -98,8 +101,9 @@ class Progress:
         writer = getattr(reporter, "_tw", None)
         if writer is not None and writer.width_of_current_line:
             reporter.write("\n")  # after the progress dots (under xdist nothing else ends their line)
-        for line in self.lines(now):
-            reporter.write_line(line)
+        with self._output:
+            for line in self.lines(now):
+                reporter.write_line(line)
 
     # -- the timer, for lines in the middle of a long case --------------------------------
 
@@ -132,8 +136,9 @@ class Progress:
                 if due:
                     self.last = now
             if due and self._fd is not None:
-                text = "\n" + "\n".join(self.lines(now)) + "\n"
-                try:
-                    os.write(self._fd, text.encode("utf-8", "replace"))
-                except OSError:
-                    return
+                with self._output:
+                    text = "\n" + "\n".join(self.lines(now)) + "\n"
+                    try:
+                        os.write(self._fd, text.encode("utf-8", "replace"))
+                    except OSError:
+                        return
