@@ -184,7 +184,12 @@ modes("ASR-003", **{
 modes("ASR-018", all="id-not-a-record-id")
 modes("ASR-032", all="integer-outside-safe-range")
 modes("ASR-075", names=("ASR-075", "ASR-182"), all="continuation-not-a-turn-ref")
-modes("ASR-076", all="actor-not-an-object")
+modes("ASR-076", **{
+    "decider": "actor-not-an-object",
+    "answeredBy": "actor-not-an-object",
+    # The reference files review.by under the permission rule that requires it (ASR-281).
+    "review-by": {"defect": "actor-not-an-object", "names": ("ASR-076", "ASR-281")},
+})
 
 
 @mutator("ASR-003")
@@ -266,11 +271,15 @@ def continuation_not_a_turn_ref(draw: st.DrawFn, records: Records) -> bytes:
 
 @mutator("ASR-076")
 def actor_not_an_object(draw: st.DrawFn, records: Records) -> bytes:
-    """An actor reference (permission.decider, input_request.answeredBy) is not an object."""
+    """An actor reference (permission.decider, a permission review's by, input_request.answeredBy) is not an object."""
     stream = copied(records)
     bad = draw(st.one_of(non_objects, st.sampled_from(["dev_8f2c41", "exec-auto-review"])))
     request_id = fresh_name({str(r.get("requestId")) for r in stream}, "req_fuzz_")
-    if draw(st.booleans()):
+    how = pick(draw, "ASR-076")
+    if how == "review-by":
+        append(stream, "permission", requestId=request_id, subject={"command": "git push origin main"},
+               reviews=[{"by": bad, "verdict": draw(st.sampled_from(["denied", "approved"]))}])
+    elif how == "decider":
         members: dict = {"requestId": request_id, "subject": {"command": "git push origin main"}, "decider": bad}
         if draw(st.booleans()):
             members.update(status="resolved", decision="allow_once", decidedBy="user")
@@ -604,6 +613,8 @@ def state_without_state(draw: st.DrawFn, records: Records) -> bytes:
 
 
 modes("ASR-182", **{
+    # First, so the simplest draw (the one Hypothesis tries first) is the boundary: n is 0, one below the least.
+    "attempt-n-zero": "attempt-n-zero",
     "no-turnId": "turn-link-without-turnId",
     "attempt-n": "attempt-n-not-a-positive-integer",
     "attempt-shape": "attempt-without-n",
@@ -632,8 +643,10 @@ def turn_link_malformed(draw: st.DrawFn, records: Records) -> bytes:
         append(stream, "state", **members)
         return serialize(stream)
     members["turnId"] = fresh_name(turn_ids(stream), "turn-fuzz-")
-    if how == "attempt-n":
-        members["attempt"] = {"n": draw(st.one_of(st.integers(-5, 0), st.sampled_from([1.5, "1", True, None, [1]]))),
+    if how == "attempt-n-zero":
+        members["attempt"] = {"n": 0, **draw(st.sampled_from([{}, {"reason": "retry"}]))}
+    elif how == "attempt-n":
+        members["attempt"] = {"n": draw(st.one_of(st.integers(-5, -1), st.sampled_from([1.5, 0.5, "1", True, None, [1]]))),
                               "reason": "retry"}
     elif how == "attempt-shape":
         members["attempt"] = draw(st.sampled_from([{}, {"reason": "retry"}, 1, "1", [1]]))
@@ -919,13 +932,30 @@ def invalid_utf8(draw: st.DrawFn, records: Records) -> bytes:
     return _stream_with_damaged_carrier(draw, records, bad, quoted=False)
 
 
+modes("X-JSON", **{
+    "non-finite": "non-finite-number",
+    "value": "value-not-json",
+    "in-string": "bad-character-in-string",
+    "truncated": "truncated-line",
+    "trailing-comma": "trailing-comma",
+    "extra-text": "text-after-the-value",
+    # Line 1 itself: the header is unreadable too, which the reference also reports under ASR-003.
+    "header": {"defect": "header-line-not-json", "names": ("X-JSON", "ASR-003")},
+})
+
+
 @mutator("X-JSON")
 def line_not_json(draw: st.DrawFn, records: Records) -> bytes:
     """A line is not exactly one JSON value (bad token, bad string, truncation, trailing text)."""
-    how = draw(st.sampled_from(["value", "in-string", "truncated", "trailing-comma", "extra-text"]))
-    if how == "value":
-        token = draw(st.sampled_from([b"NaN", b"Infinity", b"-Infinity", b"012", b"'x'", b".5", b"1.", b"+1", b"tru",
-                                      b"undefined", b"0x1F", b"None", b"[1,]", b"{\"a\"}"]))
+    how = pick(draw, "X-JSON")
+    if how == "header":
+        lines = [line_of(r) for r in records]
+        lines[0] = draw(st.sampled_from([b"x", b"'", b"#", b"session "])) + lines[0]
+        return b"".join(lines)
+    if how in ("value", "non-finite"):
+        token = draw(st.sampled_from([b"NaN", b"Infinity", b"-Infinity"] if how == "non-finite" else
+                                     [b"012", b"'x'", b".5", b"1.", b"+1", b"tru", b"undefined", b"0x1F", b"None",
+                                      b"[1,]", b"{\"a\"}"]))
         return _stream_with_damaged_carrier(draw, records, token, quoted=True)
     if how == "in-string":
         raw = draw(st.sampled_from([b"\t", b"\x00", b"\x01", b"\r", b"\x1f", b"\\q", b"\\u12", b"\\x41", b"\\"]))

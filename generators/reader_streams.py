@@ -111,6 +111,18 @@ def add_call_revision(draw: st.DrawFn, state: StreamState) -> None:
     state.add(draw, "tool_call", supersedes=previous["id"], **revised)
 
 
+def add_shared_native_id(draw: st.DrawFn, state: StreamState) -> None:
+    """Two calls sharing one native callId and a result that cannot say which it answers: linkage
+    ambiguous, the native ID kept in nativeCallId, which readers must not pair by (ASR-262)."""
+    call_id = streams.add_call(draw, state, state.fresh("shared_"))
+    state.calls[call_id] = "native"
+    streams.add_call(draw, state, call_id)
+    streams.add_result(draw, state, call_id)
+    result = state.records[-1]
+    result.pop("callId", None)
+    result.update(linkage="ambiguous", nativeCallId=call_id)
+
+
 def add_removed(draw: st.DrawFn, state: StreamState) -> None:
     """Tool definitions, then a record that removes one of the tools by name (ASR-174)."""
     tools = draw(st.lists(st.sampled_from(TOOL_NAMES), min_size=1, max_size=3, unique=True))
@@ -192,6 +204,8 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
     Feature("content-level", add_content_level, ("ASR-165",), "content levels tightened by declarations"),
     Feature("heads", add_heads, ("ASR-160",), "heads with a null primary head"),
     Feature("call-revision", add_call_revision, ("ASR-263",), "tool_call revisions"),
+    Feature("shared-native-id", add_shared_native_id, ("ASR-262",),
+            "calls sharing a native ID, with an ambiguous result"),
     Feature("removed", add_removed, ("ASR-174",), "tool definitions and removed tools"),
     Feature("decision-without-status", add_decision_without_status, ("ASR-269",),
             "permissions decided without a status"),
@@ -213,4 +227,5 @@ def reader_streams(draw: st.DrawFn, feature: str, max_steps: int = 10) -> list[d
     plan += [feature] * draw(st.integers(1, 3))
     for step in draw(st.permutations(plan)):
         (chosen.build if step == feature else streams.BUILDERS[step])(draw, state)
+    streams.record_later_terminals(draw, state)
     return state.records

@@ -17,6 +17,7 @@ Unicode in every string.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import dataclass, field
 from functools import cache
 
@@ -29,13 +30,18 @@ from asr_conformance.vocabulary.terms import CONTENT_LEVELS
 SAFE = 2**53 - 1
 ids = st.builds(lambda head, tail: head + tail, st.sampled_from("abcdefgh"), st.text(alphabet="abcdefghij0123456789_-", max_size=7))
 words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz -_./", min_size=1, max_size=20)
-unicode_text = st.text(min_size=0, max_size=20).filter(lambda s: all(not 0xD800 <= ord(c) <= 0xDFFF for c in s))
+#: Characters naive readers trip on: line and paragraph separators and NEL do not end a JSON Lines line.
+LINE_SEPARATORS = st.sampled_from(["\u2028", "\u2029", "\x85"])
+unicode_text = st.text(st.characters(exclude_categories=["Cs"]) | LINE_SEPARATORS, min_size=0, max_size=20)
 timestamps = st.builds(
     lambda day, ms: f"2026-{day // 28 % 12 + 1:02d}-{day % 28 + 1:02d}T{ms // 3600000 % 24:02d}:"
     f"{ms // 60000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}Z",
     st.integers(0, 335), st.integers(0, 86_399_999),
 )
-json_scalars = st.none() | st.booleans() | st.integers(-SAFE, SAFE) | st.floats(allow_nan=False, allow_infinity=False, width=32) | words
+#: The ends of the safe integer range (ASR-032), drawn as often as any other integer.
+SAFE_ENDS = st.sampled_from([SAFE, -SAFE])
+json_scalars = (st.none() | st.booleans() | st.integers(-SAFE, SAFE) | SAFE_ENDS
+                | st.floats(allow_nan=False, allow_infinity=False, width=32) | words)
 json_values = st.recursive(
     json_scalars, lambda inner: st.lists(inner, max_size=3) | st.dictionaries(words, inner, max_size=3), max_leaves=6
 )
@@ -61,6 +67,20 @@ def choice(*items: object) -> st.SearchStrategy:
     return st.sampled_from(items)
 
 
+def one_value(draw: st.DrawFn, *values: object) -> object:
+    """One of ``values`` (objects and arrays, which ``choice`` cannot cache), as a fresh copy."""
+    return copy.deepcopy(values[draw(_index(len(values)))])
+
+
+def only_one(draw: st.DrawFn, members: dict, names: tuple[str, ...]) -> dict:
+    """With 1/4 odds, just one of ``names`` (those present): the least a record of the type may hold."""
+    present = [name for name in names if name in members]
+    if present and draw(st.integers(0, 3)) == 0:
+        kept = pick(draw, present)
+        return {kept: members[kept]}
+    return members
+
+
 def maybe(draw: st.DrawFn, members: dict, optional: dict[str, st.SearchStrategy]) -> None:
     """Add each optional member with even odds (so every one is reached, and each shrinks away)."""
     for name, strategy in optional.items():
@@ -76,7 +96,7 @@ EXTRA_PROFILES = st.lists(st.sampled_from(["coding", "lineage", "usage", "messag
 ROOT_PATHS = st.none() | st.builds(lambda w: "/work/" + w, ids)
 TAGS = st.none() | st.lists(words, max_size=2)
 COMMANDS = st.sampled_from(["cargo test", ["bash", "-lc", "ls"]])
-PROCESS_IDS = st.integers(-SAFE, SAFE) | ids
+PROCESS_IDS = st.integers(-SAFE, SAFE) | SAFE_ENDS | ids
 TITLE_SOURCES = st.none() | open_enum("model", "user", "harness")
 RESULT_OPTIONAL = {
     "displayContent": content_parts,
@@ -84,14 +104,20 @@ RESULT_OPTIONAL = {
     "error": st.builds(lambda m, c: {"message": m, "code": c}, words, st.integers(0, 255) | words),
     "startedAt": timestamps,
     "completedAt": timestamps,
-    "provider": st.builds(lambda k: {"kind": k, "server": "github", "tool": "get_pull_request",
-                                     "identity": "exact"}, st.sampled_from(["mcp", "plugin"])),
+    "provider": st.builds(lambda k, n: {"kind": k, "server": "github", "tool": "get_pull_request", "name": n,
+                                        "identity": "exact"}, open_enum("mcp", "plugin", "connector"), words),
 }
 EXEC_OPTIONAL = {"timedOut": st.booleans(), "stdout": words, "stderr": words, "output": words}
 PERMISSION_OPTIONAL = {
     "title": words, "description": words, "selectedOptionId": st.just("allow"), "decider": actors,
     "rule": words, "reason": words, "rationale": words, "feedback": words, "decidedAt": timestamps,
 }
+PROVIDER_OPTIONAL = {"server": st.just("github"), "tool": st.just("get_pull_request"), "name": words}
+MESSAGE_OPTIONAL = {"author": actors, "origin": open_enum("user", "channel", "harness"), "messageId": ids}
+QUESTION_OPTIONAL = {"header": words, "multiSelect": st.booleans(), "allowOther": st.booleans()}
+CALL_OPTIONAL = {"title": words, "inferenceId": ids}
+#: The compact permission on a result: decision, and what else the pages give it.
+COMPACT_PERMISSION_OPTIONAL = {"decidedBy": open_enum("user", "policy", "hook"), "rule": st.just("Bash(cargo test:*)")}
 TERMINAL_OPTIONAL = {
     "description": words, "signal": st.sampled_from(["SIGKILL", "SIGTERM"]),
     "output": st.builds(lambda t: {"text": t}, words), "startedAt": timestamps, "completedAt": timestamps,
@@ -105,11 +131,11 @@ INSTRUCTIONS_OPTIONAL = {
     "name": words, "uri": st.just("https://example.invalid/rules"), "truncated": st.booleans(),
     "digest": st.just("sha256:9b1f3c0e"), "scope": st.sampled_from(["session", "turn", "vendor_value"]),
 }
-DECLARATION_CHOICES = st.lists(
-    st.sampled_from(["profiles", "lossy", "contentLevel", "roots", "participants", "conversations", "environment",
-                     "agentVersion"]),
-    min_size=1, max_size=3, unique=True,
-)
+DECLARATION_MEMBERS = st.sampled_from(["profiles", "lossy", "contentLevel", "roots", "participants", "conversations",
+                                       "environment", "agentVersion", "producer"])
+#: One member as often as several: a declaration of one member is the common case.
+DECLARATION_CHOICES = st.lists(DECLARATION_MEMBERS, min_size=1, max_size=1) | st.lists(
+    DECLARATION_MEMBERS, min_size=1, max_size=3, unique=True)
 
 
 @dataclass
@@ -134,6 +160,8 @@ class StreamState:
     turn: str | None = None
     turn_started: bool = False
     started_turns: set[str] = field(default_factory=set)
+    #: terminalIds an exec names before the terminal is recorded (the stream records them at its end).
+    later_terminals: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     counter: int = 0
 
@@ -151,11 +179,13 @@ class StreamState:
             record["turnId"] = self.turn
             if record_type != "compaction" and self.turn not in self.started_turns:
                 self.started_turns.add(self.turn)
-                if draw(st.integers(0, 3)) == 0:
+                if draw(st.booleans()):
                     record["trigger"] = draw(triggers())
         record.update(members)
-        if draw(st.integers(0, 9)) == 0:
-            record["_meta"] = {"dev.example/note": draw(self.text)}
+        if draw(st.integers(0, 9)) == 0:  # a vendor note, or vendor keys each holding an object of its own
+            note = draw(self.text)
+            record["_meta"] = draw(choice("flat", "nested")) == "flat" and {"dev.example/note": note} or \
+                {"dev.example": {"note": note}, "openclaw": {"lane": 2}}
         self.records.append(record)
         return record
 
@@ -169,6 +199,7 @@ def triggers() -> st.SearchStrategy[dict]:
         st.builds(lambda n: {"native": n}, words),
         st.builds(lambda k, n, r: {"kind": k, "native": n, "runId": r, "schedule": "0 8 * * *"}, kinds, words, ids),
         st.builds(lambda k, a: {"kind": k, "source": a}, kinds, actors),
+        st.builds(lambda n, i, why: {"native": n, "id": i, "reason": why}, words, ids, words),
     )
 
 
@@ -176,14 +207,19 @@ HEADER_OPTIONAL = {
     "authority": open_enum("local", "remote_cache", "remote_export", "mirror"),
     "scope": open_enum("primary", "subagent"),
     "namespace": st.none() | words,
-    "environment": st.builds(lambda o, s: {"os": o, "shell": s}, st.sampled_from(["linux", "darwin"]), words),
-    "client": st.builds(lambda n: {"name": n}, words),
+    "environment": st.builds(lambda o, s, more: {"os": o, "shell": s, **more}, st.sampled_from(["linux", "darwin"]),
+                             words, st.sampled_from([{}, {"arch": "arm64", "timezone": "Europe/Berlin"}])),
+    "client": st.builds(lambda n, v: {"name": n, **v}, words, st.sampled_from([{}, {"version": "1.4.2"}])),
     "lineage": st.just({"root": True}),
     "conversationKey": words,
     "extensions": st.lists(st.builds(lambda i, r: {"id": i, "version": "1", "required": r}, ids, st.booleans()),
                            max_size=2),
     "trigger": triggers(),
 }
+
+
+PARTICIPANT_OPTIONAL = {"displayName": words, "role": open_enum("owner", "member", "guest"), "self": st.booleans()}
+CONVERSATION_OPTIONAL = {"kind": open_enum("direct", "group", "channel", "thread"), "nativeId": ids}
 
 
 # --- the header -----------------------------------------------------------------------
@@ -195,6 +231,8 @@ def headers(draw: st.DrawFn, state: StreamState) -> dict:
     producer: dict = {"name": draw(words), "version": "1.0.0", "method": method, "instance": state.fresh("inst-")}
     if method != "native" or draw(st.booleans()):
         producer["source"] = {"format": draw(words)}
+        if draw(st.booleans()):
+            producer["source"].update(formatVersion="37", agentVersion="2.1.305")
         producer["lossy"] = draw(LOSSY)
     profiles = ["core", *draw(EXTRA_PROFILES)]
     state.content_level = draw(choice(*CONTENT_LEVELS))
@@ -242,6 +280,7 @@ def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict]:
             person["kind"] = draw(open_enum("human", "agent", "bot", "unknown"))
         if draw(st.booleans()):
             person["ids"] = [{"scheme": "whatsapp", "value": "+15125550147", "basis": draw(words)}]
+        maybe(draw, person, PARTICIPANT_OPTIONAL)
         people.append(person)
         state.participants.append(person["id"])
     return people
@@ -254,6 +293,7 @@ def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict]:
         conversation: dict = {"id": state.fresh("c"), "channel": draw(open_enum("whatsapp", "slack", "web"))}
         if state.conversations and draw(st.booleans()):
             conversation["parent"] = pick(draw, state.conversations)
+        maybe(draw, conversation, CONVERSATION_OPTIONAL)
         conversations.append(conversation)
         state.conversations.append(conversation["id"])
     return conversations
@@ -275,9 +315,9 @@ def add_declaration(draw: st.DrawFn, state: StreamState) -> None:
         if member == "profiles":
             members["profiles"] = [draw(choice("coding", "usage", "_dev.example/review"))]
         elif member == "lossy":
-            members["lossy"] = ["tool_result.raw"]
-        elif member == "contentLevel":
-            state.content_level = members["contentLevel"] = draw(choice(*stricter))
+            members["lossy"] = one_value(draw, ["tool_result.raw"], [])
+        elif member == "contentLevel":  # the strictest, one step stricter, or the same level again
+            state.content_level = members["contentLevel"] = draw(choice(*reversed(stricter[1:]), stricter[0]))
         elif member == "roots":
             members["roots"] = draw(new_roots(state, min_size=1))
         elif member == "participants":
@@ -286,6 +326,8 @@ def add_declaration(draw: st.DrawFn, state: StreamState) -> None:
             members["conversations"] = draw(new_conversations(state))
         elif member == "environment":
             members["environment"] = {"shell": draw(words)}
+        elif member == "producer":  # a writer handover: only what changes
+            members["producer"] = {"instance": state.fresh("inst-"), **one_value(draw, {}, {"version": "1.1.0"})}
         else:
             members["agentVersion"] = "2.2.0"
     state.add(draw, "declaration", turn_record=False, **members)
@@ -298,7 +340,9 @@ def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
         if draw(st.booleans()):
             members["titleSource"] = draw(TITLE_SOURCES)
     if state.messages and draw(st.booleans()):
-        members["heads"] = [pick(draw, state.messages), None][: draw(st.integers(1, 2))]
+        head = pick(draw, state.messages)
+        # a primary head, a primary and a lane, no primary but lanes, or heads cleared
+        members["heads"] = one_value(draw, [head], [head, None], [None, head, state.messages[0]], None)
     if draw(st.booleans()):
         members["tags"] = draw(TAGS)
     if draw(st.booleans()):
@@ -307,27 +351,44 @@ def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
         members["continuedIn"] = "claude-code:" + draw(ids)
     if draw(st.integers(0, 3)) == 0:
         members["project"] = draw(st.none() | st.just({"id": "proj-1", "name": "acme"}))
-    state.add(draw, "session_info", turn_record=False, **members)
+    if "continuedIn" in members and draw(st.booleans()):
+        members["continuedIn"] = None  # cleared
+    state.add(draw, "session_info", turn_record=False, **only_one(draw, members, ("heads", "continuedIn", "title")))
 
 
 def add_state(draw: st.DrawFn, state: StreamState) -> None:
     value = draw(open_enum("queued", "running", "idle", "requires_action", "error", "resumed", "ended"))
     members: dict = {"state": value}
-    if value in ("idle", "error", "ended") and draw(st.booleans()):
+    # stopReason SHOULD appear only on idle, error or ended (ASR-168): a SHOULD, so any state may carry it.
+    if draw(st.integers(0, 1 if value in ("idle", "error", "ended") else 5)) == 0:
         members["stopReason"] = draw(open_enum("end_turn", "max_tokens", "refusal", "cancelled", "error"))
-    if value == "error" and draw(st.booleans()):
-        members["error"] = {"message": draw(state.text), "class": draw(open_enum("usage_limit", "unknown")),
-                            "retryable": draw(st.booleans()), "retry": {"attempt": 1, "maxAttempts": 3}}
-    if state.turn is not None and draw(st.booleans()):
-        link = draw(choice("attempt", "continuationOf", "parentTurn", "rootTurn", "executedBy"))
-        members[link] = {
-            "attempt": {"n": draw(st.integers(1, SAFE)), "reason": draw(open_enum("initial", "retry"))},
-            "continuationOf": "turnId=" + draw(ids),
-            "parentTurn": {"turnId": draw(ids)},
-            "rootTurn": {"session": "codex:" + draw(ids), "turnId": draw(ids)},
-            "executedBy": {"session": "codex:" + draw(ids)},
-        }[link]
+    if value in ("error", "idle") and draw(st.booleans()):
+        members["error"] = state_error(draw, state)
+    if state.turn is not None:
+        for link, strategy in TURN_LINKS.items():  # each link on its own, so several may meet on one record
+            if draw(st.integers(0, 3)) == 0:
+                members[link] = draw(strategy)
     state.add(draw, "state", **members)
+
+
+def state_error(draw: st.DrawFn, state: StreamState) -> dict:
+    """A state's error details: message, class, retry; a usage limit may say when it resets."""
+    error: dict = {"message": draw(state.text), "class": draw(open_enum("usage_limit", "unknown")),
+                   "retryable": draw(st.booleans()), "retry": {"attempt": 1, "maxAttempts": 3}}
+    if draw(st.booleans()):
+        error["resetAt"] = draw(timestamps)
+        error["retry"]["delayMs"] = draw(st.integers(0, 3_600_000))
+    return error
+
+
+TURN_LINKS = {
+    "attempt": st.builds(lambda n, r: {"n": n, "reason": r}, st.integers(1, SAFE), open_enum("initial", "retry")),
+    "continuationOf": st.builds(lambda t: "turnId=" + t, ids),
+    "parentTurn": st.builds(lambda t: {"turnId": t}, ids),
+    "rootTurn": st.builds(lambda s, t: {"session": "codex:" + s, "turnId": t}, ids, ids),
+    "executedBy": st.builds(lambda s, t: {"session": "codex:" + s, **t}, ids,
+                            st.sampled_from([{}, {"turnId": "t9"}])),
+}
 
 
 def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
@@ -337,7 +398,7 @@ def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
         "model": {"provider": "anthropic", "id": "claude-sonnet-5-5"},
         "effort": "high", "mode": "plan", "permissionMode": "acceptEdits", "agent": "reviewer",
         "sandbox": {"mode": "workspace-write", "network": False, "writableRoots": [path_ref(draw, state)]},
-        "options": {"approvals_reviewer": "user"},
+        "options": one_value(draw, {"approvals_reviewer": "user"}, {}),
         "capability": {"kind": draw(open_enum("skill", "plugin", "mcp_server", "connector", "tool")),
                        "name": "github", "op": draw(open_enum("install", "remove", "connect", "needs_auth"))},
     }[member]
@@ -346,7 +407,9 @@ def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
         members["actor"] = draw(open_enum("user", "harness", "model", "policy"))
     if draw(st.booleans()):
         members["snapshot"] = True
-    state.add(draw, "config_change", **members)
+        if draw(st.booleans()):  # how a snapshot was put together, and when it was seen
+            members.update(assembly={"mode": "capture_tail"}, observedAt=draw(timestamps))
+    state.add(draw, "config_change", **only_one(draw, members, (member,)))
 
 
 def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
@@ -356,7 +419,7 @@ def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
     if body == "content":
         members["content"] = draw(content_parts)
     elif body == "tools":
-        members["tools"] = [{"name": draw(words)}]
+        members["tools"] = [{"name": draw(words), **one_value(draw, {}, {"description": "Run a shell command"})}]
     elif body == "removed":
         members["removed"] = [draw(words)]
     else:
@@ -373,9 +436,12 @@ def add_memory_change(draw: st.DrawFn, state: StreamState) -> None:
     members: dict = {"store": "auto_memory", "op": draw(open_enum("add", "update", "delete", "forget", "consolidate")),
                      "cause": cause}
     if draw(st.booleans()):
-        members["target"] = {"path": path_ref(draw, state)}
+        members["target"] = draw(choice("path", "key")) == "path" and {"path": path_ref(draw, state)} or \
+            {"key": draw(words)}
     if draw(st.booleans()):
         members["status"] = draw(open_enum("applied", "rejected"))
+    if draw(st.booleans()):
+        members["scope"] = draw(open_enum("session", "user", "agent", "project"))
     state.add(draw, "memory_change", **members)
 
 
@@ -400,8 +466,12 @@ def add_call(draw: st.DrawFn, state: StreamState, call_id: str | None = None) ->
     if draw(st.integers(0, 3)) == 0:
         members["provider"] = {"kind": draw(open_enum("mcp", "plugin", "connector", "builtin")),
                                "identity": draw(choice("exact", "parsed", "unknown"))}
+        maybe(draw, members["provider"], PROVIDER_OPTIONAL)
     if draw(st.integers(0, 3)) == 0:
         members["locations"] = [{**path_ref(draw, state), "line": draw(st.integers(1, 5000))}]
+    if state.calls and draw(st.integers(0, 5)) == 0:
+        members["parentCallId"] = pick(draw, sorted(state.calls))  # a call made from within another
+    maybe(draw, members, CALL_OPTIONAL)
     state.add(draw, "tool_call", **members)
     state.call_counts[call_id] = state.call_counts.get(call_id, 0) + 1
     state.calls[call_id] = source
@@ -415,6 +485,10 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
     if pairable:
         members["callId"] = call_id
         members["linkage"] = "derived" if state.calls[call_id] == "derived" else "exact"
+    elif call_id is not None and draw(st.integers(0, 2)) == 0:
+        # Exact linkage may rest on a callId several calls share: readers leave it unpaired (ASR-263).
+        members["callId"] = call_id
+        members["linkage"] = "exact"
     elif call_id is not None:  # shared native ID: the result cannot say which call it answers
         members["linkage"] = "ambiguous"
         members["nativeCallId"] = call_id
@@ -422,10 +496,14 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
         members["linkage"] = draw(choice("none", "exact"))
         if members["linkage"] == "exact":
             members["callId"] = state.fresh("unknown_call_")  # an orphan: no call has it
-    if draw(st.integers(0, 3)) == 0:
+    content = draw(choice("parts", "absent", "parts", "empty", "truncated"))
+    if content == "absent":
         members["capture"] = {"content": {"state": "absent"}}
     else:
-        members["content"] = draw(content_parts)
+        members["content"] = [] if content == "empty" else draw(content_parts)
+    if content == "truncated":  # the model saw a cut copy; the full output is in a blob
+        members["capture"] = {"content": {"state": "truncated", "originalBytes": draw(st.integers(1, 10**9)),
+                                          "blob": "sha256:4f2a9c"}}
     if draw(st.booleans()):
         exec_: dict = {"command": draw(COMMANDS)}
         if draw(st.booleans()):
@@ -436,7 +514,10 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
             exec_["cwd"] = path_ref(draw, state)
         if draw(st.booleans()):
             exec_["signal"] = "SIGKILL"
-        if state.terminals and draw(st.booleans()):
+        if draw(st.integers(0, 3)) == 0:  # a terminal the stream records later
+            exec_["terminalId"] = state.fresh("term_later_")
+            state.later_terminals.append(exec_["terminalId"])
+        elif state.terminals and draw(st.booleans()):
             exec_["terminalId"] = pick(draw, sorted(state.terminals))
         members["exec"] = exec_
     if draw(st.booleans()):
@@ -445,24 +526,33 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
     if "exec" in members:
         maybe(draw, members["exec"], EXEC_OPTIONAL)
     if pairable and call_id not in state.permission_calls and draw(st.integers(0, 2)) == 0:
-        members["permission"] = {"decision": draw(open_enum("allow_once", "allow_always", "reject_once")),
-                                 "decidedBy": draw(open_enum("user", "policy", "hook"))}
+        members["permission"] = {"decision": draw(open_enum("allow_once", "allow_always", "reject_once"))}
+        maybe(draw, members["permission"], COMPACT_PERMISSION_OPTIONAL)
         state.compact_calls.add(call_id)  # type: ignore[arg-type]
     state.add(draw, "tool_result", **members)
 
 
 def add_call_and_maybe_result(draw: st.DrawFn, state: StreamState) -> None:
     call_id = add_call(draw, state)
-    shape = draw(choice("paired", "paired", "dangling", "duplicate-native-ids"))
+    shape = draw(choice("paired", "paired", "dangling", "duplicate-native-ids", "two-results"))
     if shape == "paired":
         if draw(st.integers(0, 2)) == 0 and call_id not in state.compact_calls:
             add_permission(draw, state, call_id)
         add_result(draw, state, call_id)
+    elif shape == "two-results":
+        add_two_results(draw, state, call_id)
     elif shape == "duplicate-native-ids":
         state.calls[call_id] = "native"
         state.records[-1]["callIdSource"] = "native"
         add_call(draw, state, call_id)
         add_result(draw, state, call_id)
+
+
+def add_two_results(draw: st.DrawFn, state: StreamState, call_id: str) -> None:
+    """Two results with one call's callId, neither superseding the other: valid, and readers treat the
+    pairing as ambiguous (ASR-264)."""
+    add_result(draw, state, call_id)
+    add_result(draw, state, call_id)
 
 
 def add_orphan_result(draw: st.DrawFn, state: StreamState) -> None:
@@ -476,18 +566,22 @@ def add_permission(draw: st.DrawFn, state: StreamState, call_id: str | None = No
         state.permission_calls.add(call_id)
     elif draw(st.booleans()):
         members["subject"] = {"command": "git push origin main"}
-    status = draw(choice("pending", "held", "resolved", "expired", None))
+    status = draw(choice("pending", "held", "resolved", "expired", None, "escalated"))
     if status is not None:
         members["status"] = status
-    if status == "resolved" or (status in ("expired", None) and draw(st.booleans())):
+    if status == "resolved" or (status in ("expired", None, "escalated") and draw(st.booleans())):
         members["decision"] = draw(open_enum("allow_once", "allow_session", "reject_once", "cancelled"))
         if draw(st.booleans()):
             members["decidedBy"] = draw(open_enum("user", "policy", "hook", "auto_mode", "agent", "classifier"))
     if draw(st.booleans()):
-        members["options"] = [{"optionId": "allow", "name": "Allow once", "kind": "allow_once"}]
+        members["options"] = [{"optionId": "allow", "name": "Allow once",
+                               "kind": draw(open_enum("allow_once", "allow_always", "reject_once"))}]
     if draw(st.integers(0, 3)) == 0:
-        members["reviews"] = [{"by": draw(actors), "verdict": "denied"}]
+        members["reviews"] = [{"by": draw(actors), **one_value(draw, {"verdict": "denied"}, {},
+                                                               {"verdict": "approved", "rationale": "tests pass"})}]
     maybe(draw, members, PERMISSION_OPTIONAL)
+    if status is None:
+        members = only_one(draw, members, ("requestId",))
     record = state.add(draw, "permission", **members)
     if status == "pending":
         state.pending_permissions[record["requestId"]] = record
@@ -500,37 +594,50 @@ def add_permission_revision(draw: st.DrawFn, state: StreamState) -> None:
     request_id = pick(draw, sorted(state.pending_permissions))
     previous = state.pending_permissions.pop(request_id)
     revised = {k: v for k, v in previous.items() if k not in ("type", "seq", "id", "ts", "turnId", "trigger", "_meta")}
-    revised.update(status="resolved", decision=draw(open_enum("allow_once", "reject_once")))
+    if draw(st.integers(0, 3)) == 0:  # waiting for another resolver: still no decision
+        revised.update(status="held")
+    else:
+        revised.update(status="resolved", decision=draw(open_enum("allow_once", "reject_once")))
     state.add(draw, "permission", supersedes=previous["id"], **revised)
 
 
 def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
     mode = draw(open_enum("questions", "form", "url"))
     members: dict = {"requestId": state.fresh("req_"), "mode": mode}
+    whole_secret = draw(st.integers(0, 4)) == 0  # the request as a whole asks for a secret: no value recorded
+    if whole_secret:
+        members.update(secret=True, status=draw(choice("answered", "declined")))
     if mode == "questions" or draw(st.booleans()):
         secret = draw(st.booleans())
         members["questions"] = [{"id": "0", "text": draw(state.text),
                                  "options": [{"label": "Yes"}, {"label": "No"}], "secret": secret},
                                 {"id": "1", "text": draw(state.text)}]
+        maybe(draw, members["questions"][1], QUESTION_OPTIONAL)
         answers = [] if secret else [{"questionId": "0", "selected": ["Yes"]}]
         answers.append({"questionId": "1", "text": draw(state.text)})
-        members["answers"] = answers
-        members["status"] = "answered"
+        members["answers"] = [] if whole_secret or draw(st.integers(0, 4)) == 0 else answers
+        members.setdefault("status", draw(open_enum("answered", "pending")))
     elif mode == "url":
         members["url"] = "https://example.invalid/authorize"
     elif mode == "form":
         members["requestedSchema"] = {"type": "object", "properties": {"name": {"type": "string"}}}
-        if draw(st.booleans()):
+        if not whole_secret and draw(st.booleans()):
             members["response"] = {"name": draw(state.text)}
     if draw(st.booleans()):
         members["message"] = draw(state.text)
+    if state.calls and draw(st.integers(0, 3)) == 0:  # asked by a tool call
+        members.update(callId=pick(draw, sorted(state.calls)), idSource=draw(choice("native", "derived")))
     if draw(st.booleans()):
         members["blocking"] = draw(st.booleans())
     if state.messages and draw(st.booleans()):
         members["answerRef"] = pick(draw, state.messages)
     if draw(st.booleans()):
         members["answeredBy"] = draw(actors)
-    state.add(draw, "input_request", **members)
+    record = state.add(draw, "input_request", **members)
+    if draw(st.integers(0, 4)) == 0:  # a later revision of the same request
+        revised = {k: v for k, v in record.items() if k not in ("type", "seq", "id", "ts", "turnId", "trigger", "_meta")}
+        revised["status"] = draw(open_enum("answered", "cancelled", "timed_out"))
+        state.add(draw, "input_request", supersedes=record["id"], **revised)
 
 
 def add_terminal(draw: st.DrawFn, state: StreamState) -> None:
@@ -540,15 +647,29 @@ def add_terminal(draw: st.DrawFn, state: StreamState) -> None:
                          "status": draw(open_enum("exited", "killed", "stopped", "unknown"))}
         if draw(st.booleans()):
             members["exitCode"] = draw(choice(0, 1, -(2**31), 2**32 - 1))
-    else:
+        maybe(draw, members, TERMINAL_OPTIONAL)
+    else:  # a new terminal
         terminal_id = state.fresh("term_")
         members = {"terminalId": terminal_id, "kind": draw(open_enum("shell", "monitor")), "status": "running",
                    "command": "npm run dev", "awaited": draw(st.booleans())}
         if draw(st.booleans()):
             members["cwd"] = path_ref(draw, state)
-    maybe(draw, members, TERMINAL_OPTIONAL)
+        if state.calls and draw(st.integers(0, 3)) == 0:  # the call that started it
+            members["callId"] = pick(draw, sorted(state.calls))
+        maybe(draw, members, TERMINAL_OPTIONAL)
+        members = only_one(draw, members, ("terminalId",))
     record = state.add(draw, "terminal", **members)
     state.terminals[terminal_id] = record["id"]
+
+
+def record_later_terminals(draw: st.DrawFn, state: StreamState) -> None:
+    """The terminals an exec named before they were recorded: a stream may record a terminal after a
+    result refers to it (ASR-290 asks only that the stream records it)."""
+    for terminal_id in state.later_terminals:
+        record = state.add(draw, "terminal", turn_record=False, terminalId=terminal_id, kind="shell",
+                           status=draw(open_enum("running", "exited")), command="npm run dev", awaited=False)
+        state.terminals[terminal_id] = record["id"]
+    state.later_terminals.clear()
 
 
 def add_hook(draw: st.DrawFn, state: StreamState) -> None:
@@ -562,12 +683,13 @@ def add_hook(draw: st.DrawFn, state: StreamState) -> None:
     if state.calls and draw(st.booleans()):
         members["callId"] = pick(draw, sorted(state.calls))
     maybe(draw, members, HOOK_OPTIONAL)
-    state.add(draw, "hook", **members)
+    state.add(draw, "hook", **only_one(draw, members, ("event",)))
 
 
 def add_message(draw: st.DrawFn, state: StreamState) -> None:
-    record = state.add(draw, "message", role=draw(choice("user", "assistant")),
-                       content=draw(content_parts))
+    members: dict = {"role": draw(choice("user", "assistant")), "content": draw(content_parts)}
+    maybe(draw, members, MESSAGE_OPTIONAL)
+    record = state.add(draw, "message", **members)
     state.messages.append(record["id"])
 
 
@@ -575,11 +697,30 @@ def add_compaction(draw: st.DrawFn, state: StreamState) -> None:
     members: dict = {}
     if draw(st.booleans()):
         members["trigger"] = "auto"  # compaction.trigger: what caused the compaction
+    if draw(st.booleans()):
+        members.update(summary=draw(content_parts), tokensBefore=draw(st.integers(0, 10**6)))
     state.add(draw, "compaction", **members)
+
+
+#: Record types the pages mention but define elsewhere, each with a member of its own: accepted as they are.
+MENTIONED_TYPES = {
+    "file_change": {"path": {"root": None, "path": "src/lib.rs"}, "change": "modified"},
+    "inference": {"model": "claude-sonnet-5-5", "usage": {"inputTokens": 1200}},
+    "plan": {"entries": [{"content": "fix the parser", "status": "pending"}]},
+    "reasoning": {"content": [{"type": "text", "text": "check the parser first"}]},
+    "subagent": {"agent": "reviewer", "session": "claude-code:9b1f3c0e"},
+}
+
+
+def add_mentioned_record(draw: st.DrawFn, state: StreamState) -> None:
+    record_type = draw(choice(*sorted(MENTIONED_TYPES)))
+    state.add(draw, record_type, **MENTIONED_TYPES[record_type])
 
 
 def start_turn(draw: st.DrawFn, state: StreamState) -> None:
     state.turn = state.fresh("turn-")
+    if draw(st.integers(0, 3)) == 0:  # a turn may open with a compaction, which is not its first record
+        add_compaction(draw, state)
 
 
 def end_turn(draw: st.DrawFn, state: StreamState) -> None:
@@ -592,38 +733,66 @@ BUILDERS = {
     "call": add_call_and_maybe_result, "orphan_result": add_orphan_result, "permission": add_permission,
     "permission_revision": add_permission_revision, "input_request": add_input_request,
     "terminal": add_terminal, "hook": add_hook, "message": add_message, "compaction": add_compaction,
-    "start_turn": start_turn, "end_turn": end_turn,
+    "start_turn": start_turn, "end_turn": end_turn, "mentioned_record": add_mentioned_record,
 }
 
 
 @cache
-def steps(max_steps: int) -> st.SearchStrategy[list[str]]:
-    return st.lists(st.sampled_from(sorted(BUILDERS)), max_size=max_steps)
+def steps(max_steps: int, min_steps: int = 0) -> st.SearchStrategy[list[str]]:
+    return st.lists(st.sampled_from(sorted(BUILDERS)), min_size=min_steps, max_size=max_steps)
 
 
 @st.composite
-def valid_streams(draw: st.DrawFn, max_steps: int = 25, text: st.SearchStrategy[str] = words) -> list[dict]:
-    """A valid stream as a list of records (header first)."""
+def valid_streams(draw: st.DrawFn, max_steps: int = 25, text: st.SearchStrategy[str] = words,
+                  min_steps: int = 0) -> list[dict]:
+    """A valid stream as a list of records (header first); ``min_steps`` only for measuring what the
+    strategy reaches (long streams hold more in fewer draws, and are within its reach)."""
     state = StreamState(text=text)
     draw(headers(state))
-    for step in draw(steps(max_steps)):
+    for step in draw(steps(max_steps, min_steps)):
         BUILDERS[step](draw, state)
+    record_later_terminals(draw, state)
     return state.records
 
 
+def add_call_with_two_results(draw: st.DrawFn, state: StreamState) -> None:
+    add_two_results(draw, state, add_call(draw, state))
+
+
+def add_error_state(draw: st.DrawFn, state: StreamState) -> None:
+    """state error with a stopReason beside it (and maybe the error's details): what ASR-168's SHOULD allows."""
+    members: dict = {"state": "error", "stopReason": draw(open_enum("error", "max_tokens", "refusal"))}
+    if draw(st.booleans()):
+        members["error"] = state_error(draw, state)
+    state.add(draw, "state", **members)
+
+
+#: Steps every adversarial stream takes, in a drawn order among the others.
+FORCED = {"call": add_call_and_maybe_result, "orphan_result": add_orphan_result, "permission": add_permission,
+          "state": add_state, "message": add_message, "two_results": add_call_with_two_results,
+          "error_state": add_error_state}
+#: Features (``generators.reach``) every adversarial stream holds; a test checks each draw for them.
+ADVERSARIAL_FEATURES = frozenset({
+    "calls:one-callId-on-two-calls", "results:two-results-for-one-call", "state:error+stopReason",
+    "session:records-after-ended", "session:resumed-after-ended", "calls:dangling", "member:session._meta",
+    "type:permission", "type:message",
+})
+
+
 @st.composite
-def adversarial_streams(draw: st.DrawFn, max_steps: int = 25) -> list[dict]:
+def adversarial_streams(draw: st.DrawFn, max_steps: int = 25, min_steps: int = 0) -> list[dict]:
     """Valid streams that naive validators reject: every string Unicode, and the
-    constructs above forced in (duplicate native IDs, records after ended, orphans,
-    dangling calls, pending permissions, vendor profiles and _meta)."""
+    constructs above forced in (duplicate native IDs, two results for one call, stopReason
+    beside state error, records after ended, orphans, dangling calls, pending permissions,
+    vendor profiles and _meta): ``ADVERSARIAL_FEATURES``."""
     state = StreamState(text=unicode_text)
     header = draw(headers(state))
     header["profiles"].append("_vendor.example/extra")
     header["_meta"] = {"vendor.example/raw": draw(json_values)}
-    forced = ["call", "orphan_result", "permission", "state", "message"]
-    order = draw(st.permutations(forced + draw(steps(max_steps))))
+    order = draw(st.permutations([f"forced:{name}" for name in FORCED] + draw(steps(max_steps, min_steps))))
     for step in order:
-        BUILDERS[step](draw, state)
+        (FORCED[step.removeprefix("forced:")] if step.startswith("forced:") else BUILDERS[step])(draw, state)
+    record_later_terminals(draw, state)
     duplicate = add_call(draw, state)
     state.records[-1]["callIdSource"] = "native"
     state.calls[duplicate] = "native"

@@ -9,6 +9,8 @@ import json
 import re
 from typing import Any
 
+from asr_conformance.gate.verdict import judge_label
+
 
 def badge(verdict: dict[str, Any]) -> dict[str, Any]:
     counts = verdict["counts"]
@@ -23,6 +25,11 @@ def badge(verdict: dict[str, Any]) -> dict[str, Any]:
         if verdict.get("fidelity_not_checked"):
             message += ", fidelity not checked"
         color = {"conforms": "brightgreen", "conforms-except-known-failures": "yellow"}.get(verdict["verdict"], "red")
+    judges = ", ".join(judge_label(j) for j in verdict.get("judged_by", ()))
+    if judges:
+        message += f", fidelity judged by {judges}"
+    if verdict.get("not_fuzzed"):
+        message += ", not fuzzed"
     return {"schemaVersion": 1, "label": f"ASR {verdict['role']}", "message": message, "color": color}
 
 

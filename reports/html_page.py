@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
+from asr_conformance.gate.verdict import judge_label
 from asr_conformance.vocabulary.inline import INLINE_LIMIT
 from asr_conformance.vocabulary.untrusted import visible_controls
 
@@ -102,6 +103,10 @@ def _verdicts(report: dict[str, Any]) -> str:
             f'<div class="counts">{verdict["pass_percent"]:g}% pass · {escape(detail) or "nothing ran"}</div>'
             + "".join(f'<div class="muted">fidelity not checked: {escape(why)}</div>'
                       for why in verdict.get("fidelity_not_checked", ()))
+            + "".join(f'<div class="muted">fidelity judged by {escape(judge_label(j))}, sha256 '
+                      f'{escape(str(j.get("sha256"))[:16])}…</div>' for j in verdict.get("judged_by", ()))
+            + "".join(f'<div class="muted">{escape(why)}</div>'
+                      for why in (*verdict.get("judge_errors", ()), *verdict.get("not_fuzzed", ())))
             + '</div>'
         )
     return '<h2>Verdicts</h2><div class="cards">' + "".join(cards) + "</div>"

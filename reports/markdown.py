@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from asr_conformance.gate.verdict import judge_label
 from asr_conformance.vocabulary.untrusted import code_span, markdown_text
 
 VERDICT_WORDS = {
@@ -48,7 +49,14 @@ def render_markdown(report: dict[str, Any]) -> str:
         for why in verdict.get("fidelity_not_checked", ()):
             lines.append(f"- {_cell(verdict['implementation'])}, producer: conforms on output rules only; "
                          f"fidelity not checked: {_cell(why)}")
-    if any(v.get("fidelity_not_checked") for v in report["verdicts"]):
+    for verdict in report["verdicts"]:
+        for judge in verdict.get("judged_by", ()):
+            lines.append(f"- {_cell(verdict['implementation'])}, producer: fidelity judged by "
+                         f"{_cell(judge_label(judge))} from {_cell(str(judge.get('distribution')))}, "
+                         f"sha256 {code_span(str(judge.get('sha256')))}")
+        for why in (*verdict.get("judge_errors", ()), *verdict.get("not_fuzzed", ())):
+            lines.append(f"- {_cell(verdict['implementation'])}, producer: {_cell(why)}")
+    if any(v.get(k) for v in report["verdicts"] for k in ("fidelity_not_checked", "judged_by", "judge_errors", "not_fuzzed")):
         lines.append("")
     lines += _failing_rules(report)
     lines += _gate(report)

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from asr_conformance.gate.results import FAILING
-from asr_conformance.gate.verdict import Completeness, overall
+from asr_conformance.gate.verdict import Completeness, judged_suffix, overall
 
 #: The outcomes in the order the run's summary counts them.
 _ORDER = ("pass", "fail", "crash", "timeout", "expected-fail", "not-scored", "skipped")
@@ -56,5 +56,5 @@ def render_terminal(report: dict[str, Any]) -> list[str]:
             lines.append(f"  {each['implementation']} {each['role']}: {each['verdict']} ({each['pass_percent']:g}% pass)")
     partial = report["options"].get("partial_reasons") or []
     suffix = f" (partial run: {', '.join(partial)}; only a full run certifies)" if report["options"].get("partial") else ""
-    lines.append(f"verdict: {verdict}{suffix}")
+    lines.append(f"verdict: {verdict}{judged_suffix(report['verdicts'])}{suffix}")
     return lines

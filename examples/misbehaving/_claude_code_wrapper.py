@@ -10,8 +10,8 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 CONVERTER = Path(__file__).resolve().parent.parent / "claude-code-converter" / "asr-from-claude-code"
 

@@ -12,8 +12,9 @@ import json
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 CONVERTER = Path(__file__).resolve().parent.parent / "gemini-converter" / "asr-from-gemini"
 

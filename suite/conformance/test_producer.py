@@ -23,7 +23,7 @@ from asr_conformance.harness.judging.fidelity import (
     judge_fidelity,
     judge_mutation,
     mutation_named,
-    witness_for_input,
+    pack_for_input,
 )
 from asr_conformance.harness.judging.producer import (
     INDEPENDENCE,
@@ -126,28 +126,28 @@ def test_damaged_input(producer_input, asr_producer: ProducerRunner, damage: str
 
 
 @_marked(FIDELITY_RULES)
-def test_fidelity(producer_input, asr_producer: ProducerRunner, asr_record) -> None:
-    """The stream keeps what the native input records and invents nothing (the witness reads the input)."""
+def test_fidelity(producer_input, asr_producer: ProducerRunner, asr_packs, asr_record) -> None:
+    """The stream keeps what the native input records and invents nothing (the format pack's witness reads the input)."""
     source = _path(producer_input)
     baseline = asr_producer.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no stream to hold to its source ({baseline.outcome.value}; see test_output_conforms)")
-    result = judge_fidelity(source.read_bytes(), baseline.stream)
+    result = judge_fidelity(source.read_bytes(), baseline.stream, asr_packs)
     _judge_fidelity_result(result, source, baseline.stream, "a stream that keeps every fact of its source",
                            asr_record, f"{source.name}: the stream does not follow its source")
 
 
 @_marked(FIDELITY_RULES)
-def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunner, tmp_path: Path,
+def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunner, asr_packs, tmp_path: Path,
                              asr_record) -> None:
     """An edited copy of the input converts to a stream that changed exactly as the edit implies."""
     source = Path(source_edit.input.path)
     data = source.read_bytes()
     if source_edit.mutation is None:
         pytest.skip("source edits not tried: no witness reads this input, so it cannot be edited in known ways")
-    witness = witness_for_input(data)
-    mutation = mutation_named(witness, source_edit.mutation) if witness is not None else None
-    if witness is None or mutation is None:
+    pack = pack_for_input(data, asr_packs)
+    mutation = mutation_named(pack, source_edit.mutation) if pack is not None else None
+    if pack is None or mutation is None:
         why = f"the {source_edit.mutation} edit is not offered for this input"
         asr_record(fidelity_not_checked=why)
         pytest.skip(f"fidelity not checked: {why}")
@@ -163,13 +163,19 @@ def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunn
             return conversion.stream
         return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
 
-    result = judge_mutation(mutation, witness, data, baseline.stream, convert)
+    result = judge_mutation(mutation, pack, data, baseline.stream, convert)
     _judge_fidelity_result(result, source, baseline.stream, f"after the edit: {mutation.description}",
                            asr_record, f"{source.name}, edited ({mutation.name}): the stream did not follow")
 
 
 def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, asr_record,
                            headline: str) -> None:
+    if result.judge is not None:
+        asr_record(judge=result.judge.to_json())
+    if result.error is not None:
+        # The judge failed, not the implementation: no verdict on this input, and the run is incomplete.
+        asr_record(suite_error=result.error)
+        pytest.skip(f"{source.name}: {result.error}")
     if result.not_checked is not None and not result.findings:
         asr_record(fidelity_not_checked=result.unchecked)
         pytest.skip(f"fidelity {result.not_checked}")

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from asr_conformance.harness.judging.fidelity import FIDELITY_RULES
 from asr_conformance.harness.judging.producer import OUTPUT_RULES
-from asr_conformance.harness.producer_fuzzing import GeneratedInput
+from asr_conformance.harness.producer_fuzzing import GeneratedInput, pack_named
 
 RULES = tuple(sorted(set(FIDELITY_RULES) | set(OUTPUT_RULES)))
 
@@ -31,10 +31,21 @@ def test_converts_generated_transcripts(generated_input: GeneratedInput, asr_pro
         asr_producer_fuzz.expect_faithful(transcript, data.draw, name)
 
     asr_record(expected="every generated transcript converted to a conforming stream that follows its source")
+    judge = pack_named(generated_input.format)
+    if judge is not None:
+        asr_record(judge=judge.identity.to_json())
     try:
         asr_producer_fuzz.run(faithful)
     except pytest.fail.Exception:
-        # The rules the shrunk counterexample broke, not every rule the property could have found.
-        asr_record(status="failed", rules=asr_producer_fuzz.broken or RULES)
-        raise
+        if asr_producer_fuzz.pack_error is None:
+            # The rules the shrunk counterexample broke, not every rule the property could have found.
+            asr_record(status="failed", rules=asr_producer_fuzz.broken or RULES)
+            raise
+    except Exception:  # Hypothesis gives up when the pack's failure rejected every example
+        if asr_producer_fuzz.pack_error is None:
+            raise
+    if asr_producer_fuzz.pack_error is not None:
+        # The judge failed, not the implementation: no verdict on this property, and the run is incomplete.
+        asr_record(suite_error=asr_producer_fuzz.pack_error)
+        pytest.skip(asr_producer_fuzz.pack_error)
     asr_record(status="passed")

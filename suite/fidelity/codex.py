@@ -208,6 +208,7 @@ class _Reader:
     def __init__(self, data: bytes) -> None:
         self.lines = self._parse(data)
         self.skipped: dict[str, int] = {}
+        self.optional: set[str] = set()
 
     # -- lines --
 
@@ -293,6 +294,7 @@ class _Reader:
         facts.results = self._results({c.call_id for c in facts.calls})
         facts.messages = self._messages(facts.skipped)
         facts.skipped.update(self.skipped)
+        facts.optional_ids = frozenset(self.optional)
         for line in self.lines:
             kind = line.payload.get("type") if line.kind in ("response_item", "event_msg") else line.kind
             if kind in ("reasoning", "agent_reasoning", "compacted", "compaction", "context_compacted",
@@ -395,6 +397,7 @@ class _Reader:
             else:  # a person's shell command (source user_shell) or another call the rollout does not hold
                 kind = f"{line.payload['type']} without a call"
                 self.skipped[kind] = self.skipped.get(kind, 0) + 1
+                self.optional.add(call_id)
         results.sort(key=lambda r: r.where.line)
         return results
 

@@ -33,7 +33,8 @@ from asr_conformance.fidelity.timestamps import parse_instant, same_instant
 
 #: Categories a lossy entry may name, per kind of native item. An entry excuses an item when it
 #: equals one of the item's categories or is a prefix of one up to a dot ("message" excuses
-#: "message.user"); plural spellings and a "claude-code." prefix are read as the same name.
+#: "message.user"); plural spellings and the judging pack's own namespace prefixes
+#: (``Policy.loss_namespaces``: "claude-code." for Claude Code) are read as the same name.
 CALL_CATEGORIES = ("tool_call", "tool_use")
 RESULT_CATEGORIES = ("tool_result", "tool_result.content")
 ARGUMENT_CATEGORIES = ("tool_call.input", "tool_use.input")
@@ -49,6 +50,20 @@ RESULT_TEXT_CATEGORIES = ("tool_result.content", "content.text", "tool_result.te
 EXCERPT = 120
 
 
+#: The namespaces a lossy entry may carry when no pack says otherwise (the Claude Code spellings).
+DEFAULT_NAMESPACES = ("claude-code.", "claude_code.", "claude-code/")
+
+
+@dataclass(frozen=True)
+class Policy:
+    """What the judging pack says its source cannot tell, and how its loss categories are spelled."""
+
+    #: ``any`` or ``source-only`` (``packs.pack.KIND_POLICIES``).
+    kind_policy: str = "any"
+    #: Prefixes a ``producer.lossy`` entry may carry for this format; empty: ``DEFAULT_NAMESPACES``.
+    loss_namespaces: tuple[str, ...] = ()
+
+
 @dataclass
 class Lossy:
     """The loss categories a stream declares, read generously."""
@@ -56,26 +71,26 @@ class Lossy:
     names: frozenset[str]
 
     @classmethod
-    def of(cls, records: list[dict]) -> Lossy:
+    def of(cls, records: list[dict], namespaces: tuple[str, ...] = DEFAULT_NAMESPACES) -> Lossy:
         names: set[str] = set()
         for record in records:
             source = record.get("producer") if record.get("type") == "session" else record
             lossy = source.get("lossy") if isinstance(source, dict) else None
             if record.get("type") in ("session", "declaration") and isinstance(lossy, list):
-                names |= {_normal(name) for name in lossy if isinstance(name, str)}
+                names |= {_normal(name, namespaces) for name in lossy if isinstance(name, str)}
         return cls(frozenset(names))
 
     def excuses(self, categories: Iterable[str]) -> bool:
-        for category in map(_normal, categories):
+        for category in (_normal(c, ()) for c in categories):
             parts = category.split(".")
             if any(".".join(parts[:n]) in self.names for n in range(1, len(parts) + 1)):
                 return True
         return False
 
 
-def _normal(name: str) -> str:
+def _normal(name: str, namespaces: tuple[str, ...] = DEFAULT_NAMESPACES) -> str:
     name = name.strip()
-    for prefix in ("claude-code.", "claude_code.", "claude-code/"):
+    for prefix in namespaces:
         if name.startswith(prefix):
             name = name[len(prefix):]
     head, dot, rest = name.partition(".")
@@ -167,10 +182,11 @@ def json_equal(a: Any, b: Any) -> bool:
 class Checker:
     """All checks of one stream against one source; ``findings`` grows as they run."""
 
-    def __init__(self, facts: SourceFacts, records: list[dict]) -> None:
+    def __init__(self, facts: SourceFacts, records: list[dict], policy: Policy | None = None) -> None:
         self.facts = facts
+        self.policy = policy or Policy()
         self.stream = Stream.of(records)
-        self.lossy = Lossy.of(records)
+        self.lossy = Lossy.of(records, self.policy.loss_namespaces or DEFAULT_NAMESPACES)
         self.findings: list[Finding] = []
         self.native_ids = {c.call_id for c in facts.calls} | {r.call_id for r in facts.results if r.call_id}
         self.instants = {parse_instant(t) for t in facts.times} - {None}
@@ -185,6 +201,7 @@ class Checker:
         self.calls()
         self.results()
         self.messages()
+        self.invented()
         self.kinds()
         self.times()
         self.questions()
@@ -250,7 +267,7 @@ class Checker:
     def missing_call(self, call: NativeCall, index: int, unmatched: list[dict]) -> None:
         if index and self.stream.calls.get(call.call_id):
             self.add("ASR-262", "identity",
-                     f"the source has {index + 1} or more tool_use blocks with ID {call.call_id}; duplicate native "
+                     f"the source has {index + 1} or more tool calls with ID {call.call_id}; duplicate native "
                      f"call IDs must be kept on each call, the stream has {len(self.stream.calls[call.call_id])}",
                      call.where)
             return
@@ -362,7 +379,7 @@ class Checker:
         if record is None:
             if not self.excused(RESULT_CATEGORIES, result.sidechain):
                 self.add("ASR-157", "completeness",
-                         "a tool result without a tool_use_id is missing from the stream", result.where)
+                         "a tool result the source attaches to no call ID is missing from the stream", result.where)
             return
         unlinked.remove(record)
         self.matched.add(id(record))
@@ -384,7 +401,7 @@ class Checker:
             return
         elif calls == 0:
             self.add("ASR-266", "identity",
-                     f"orphan result {result.call_id} (no tool_use has that ID) is missing; producers must keep orphan "
+                     f"orphan result {result.call_id} (no tool call in the source has that ID) is missing; producers must keep orphan "
                      f"results", result.where)
         else:
             self.add("ASR-157", "completeness",
@@ -400,10 +417,10 @@ class Checker:
             wanted = " or ".join(sorted(result.statuses))
             self.add("ASR-258", "exact-values",
                      f"result {result.call_id}: status {_clip(str(status))} does not reflect the source's own outcome "
-                     f"(is_error says {wanted})", result.where, record)
+                     f"(the source's outcome allows {wanted})", result.where, record)
         self.result_text(result, record)
         self.execution(result, record)
-        self.same_time(result.ts, record, result.where)
+        self.same_time(result.ts, record, result.where, result.other_ts)
 
     def paired_elsewhere(self, result: NativeResult, record: dict) -> bool:
         """The result's text sits under another call's ID: pairing by position, not by the source's ID."""
@@ -534,8 +551,38 @@ class Checker:
 
     # --- nothing invented ---------------------------------------------------------------
 
+    def invented(self) -> None:
+        """Completeness the other way: calls and results the stream holds and the source does not (ASR-250, ASR-265,
+        ASR-267). Messages the source lacks are not scored (no rule settles every kind of message record)."""
+        for record in self.stream.all_calls:
+            if id(record) in self.matched or record.get("callIdSource") != "native" or record.get("callId") in self.native_ids | self.facts.optional_ids:
+                continue  # a copy of a native ID is the duplicate checks' business (ASR-262)
+            self.add("ASR-250", "nothing-invented",
+                     f"tool call {_clip(str(record.get('callId')))} ({_clip(str(record.get('name')))}) says callIdSource "
+                     f"native, but the source records no call with that ID", record=record)
+        for record in self.stream.all_results:
+            if id(record) in self.matched:
+                continue
+            key = record.get("nativeCallId") or record.get("callId")
+            if key in self.native_ids or key in self.facts.optional_ids:
+                continue  # a call the source records: dangling-result and duplicate checks speak for it
+            self.add("ASR-267", "nothing-invented",
+                     f"tool result for {_clip(str(key))} (status {_clip(str(record.get('status')))}) is not a result the "
+                     f"source records; results and their output appear only when the source records them", record=record)
+
     def kinds(self) -> None:
-        """ASR-253: a registry maps exact names to kinds, so one name has one kind (or none) throughout."""
+        """ASR-253: a registry maps exact names to kinds, so one name has one kind (or none) throughout; a pack
+        whose agent publishes no mapping allows only a kind the source records for the call."""
+        if self.policy.kind_policy == "source-only":
+            recorded = {c.call_id: c.kind for c in self.facts.calls}
+            for record in self.stream.all_calls:
+                kind, source = record.get("kind"), recorded.get(record.get("callId"))
+                if kind is not None and source != kind:
+                    shown = _clip(source) if source is not None else "none"
+                    self.add("ASR-253", "nothing-invented",
+                             f"tool call {_clip(str(record.get('callId')))} has kind {_clip(str(kind))}, but the agent "
+                             f"publishes no mapping of tool names to kinds and the source records {shown} for this call",
+                             record=record)
         kinds: dict[str, dict[Any, dict]] = defaultdict(dict)
         for record in self.stream.all_calls:
             if isinstance(record.get("name"), str):
@@ -567,7 +614,7 @@ class Checker:
             return
         if native is None:
             self.add("ASR-104", "nothing-invented",
-                     f"{record.get('type')} has ts {ts}, but the source line records no time", where, record)
+                     f"{record.get('type')} has ts {ts}, but the source records no time for it", where, record)
         elif not same_instant(ts, native) and not any(same_instant(ts, other) for other in others):
             self.add("ASR-103", "exact-values",
                      f"{record.get('type')} has ts {ts}, not the source's {native} (the same instant is required; "
@@ -650,6 +697,7 @@ def _answer_values(answer: dict) -> list[str]:
     return values
 
 
-def check_fidelity(facts: SourceFacts, records: list[dict]) -> list[Finding]:
-    """Every disagreement between the stream (a list of record dicts) and the source's facts."""
-    return Checker(facts, records).run()
+def check_fidelity(facts: SourceFacts, records: list[dict], policy: Policy | None = None) -> list[Finding]:
+    """Every disagreement between the stream (a list of record dicts) and the source's facts, under the
+    judging pack's policy (``Policy()``: kind from a published mapping, the default loss namespaces)."""
+    return Checker(facts, records, policy).run()

@@ -9,8 +9,9 @@ The facts are deliberately plain: what the source records, where it records it, 
 nothing a converter could reasonably map differently. Values the source does not record
 are ``None``; a converter must then leave the matching stream member absent.
 
-A witness is any object meeting ``Witness``; third-party witnesses register under the
-``asr_conformance.witnesses`` entry-point group (see ``fidelity.registry``).
+A witness is any object meeting ``Witness``; it reaches the suite inside a format pack
+(``asr_conformance.packs``), registered under the ``asr_conformance.format_packs`` entry-point
+group (bare witnesses under the older ``asr_conformance.witnesses`` group still load).
 """
 
 from __future__ import annotations
@@ -24,14 +25,29 @@ UNRECORDED: Any = None
 
 @dataclass(frozen=True)
 class Where:
-    """A place in the native input, shown beside a failure so a person can find it."""
+    """A place in the native input, shown beside a failure so a person can find it.
+
+    Line formats give ``line``; a format that is one JSON document (no record per line) gives
+    ``line=0`` with the ``offset`` in bytes of the value and its JSON ``pointer`` (RFC 6901)."""
 
     line: int
-    #: A short excerpt of the native line (the witness keeps it under a few hundred characters).
+    #: A short excerpt of the native line or value (the witness keeps it under a few hundred characters).
     excerpt: str = ""
-    #: A JSON pointer (RFC 6901) to the value inside the line or document, for formats whose values
-    #: are not one per line (a Gemini CLI session saved as one JSON object).
+    #: Byte offset of the value in the input, when the format has no lines to count.
+    offset: int | None = None
+    #: JSON pointer to the value (``/turns/3/calls/0``), when the input is one JSON document.
     pointer: str | None = None
+
+    def place(self) -> str:
+        """``line 12``, or ``byte 340 (/turns/3/calls/0)`` for a one-document format."""
+        parts = []
+        if self.line:
+            parts.append(f"line {self.line}")
+        if self.offset is not None:
+            parts.append(f"byte {self.offset}")
+        if self.pointer is not None:
+            parts.append(f"({self.pointer})" if parts else f"at {self.pointer}")
+        return " ".join(parts) or "input"
 
 
 @dataclass(frozen=True)
@@ -68,7 +84,8 @@ class NativeCall:
     #: Other times a faithful stream may give the call: those of the other lines of the same model
     #: response (Claude Code writes one response over several lines; a converter may join them).
     other_ts: frozenset[str] = frozenset()
-    #: The kind the source records for the call, if any (ASR-253); see ``SourceFacts.kinds_published``.
+    #: The kind the source itself records for the call (ASR-253), for a pack whose kind policy is
+    #: ``source-only``; ``None`` when the source records none.
     kind: str | None = None
 
 
@@ -91,6 +108,9 @@ class NativeResult:
     #: False when the source records the result but not what reached the model (a Gemini CLI result
     #: of ``null``): the stream's ``content`` must then be absent (ASR-259).
     content_recorded: bool = True
+    #: Other times a faithful stream may give the result: the time of the message or turn that holds
+    #: it, when the format records the result inside a larger record with its own time.
+    other_ts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -154,6 +174,9 @@ class SourceFacts:
     #: Whether the agent's registry entry publishes a mapping of exact tool names to kinds (ASR-253).
     #: When it does not, a call's ``kind`` may only be the one the source records (``NativeCall.kind``).
     kinds_published: bool = True
+    #: IDs of calls and results the source records without the witness demanding them (a person's own
+    #: shell command in a Codex rollout): a stream may hold them, and they are not counted as invented.
+    optional_ids: frozenset[str] = frozenset()
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)
@@ -198,7 +221,7 @@ class NotThisFormat(Exception):
 
 @runtime_checkable
 class Witness(Protocol):
-    """Reads one native format. Registered under the ``asr_conformance.witnesses`` entry points."""
+    """Reads one native format; a format pack (``asr_conformance.packs.FormatPack``) carries it."""
 
     #: The format name (``producer.source.format``) this witness is for.
     format: str

@@ -79,13 +79,18 @@ class TestRecord:
     shrink: dict[str, Any] | None = None
     #: Why a producer's fidelity was not checked ("no witness for format 'x'"): set by the test that skips.
     fidelity_not_checked: str | None = None
+    #: Producer fidelity: the format pack that judged (name, version, distribution, sha256, builtin, format).
+    judge: dict[str, Any] | None = None
+    #: The suite's own error (a format pack raised, hung or gave malformed facts): the result is no verdict
+    #: on the implementation, and the run is INCOMPLETE.
+    suite_error: str | None = None
 
     def with_(self, **changes: Any) -> TestRecord:
         """A copy with ``changes``; text is cleaned of lone surrogates and clipped on the way in."""
         if isinstance(changes.get("input"), str) and "input_encoding" not in changes:
             changes["input"] = clip(no_surrogates(changes["input"]))  # inline_input clips on its own
         for name in ("output", "expected", "announced", "announced_name", "announced_version", "answer", "status",
-                     "rule_level", "fidelity_not_checked"):
+                     "rule_level", "fidelity_not_checked", "suite_error"):
             if isinstance(changes.get(name), str):
                 changes[name] = clip(no_surrogates(changes[name]))
         for name in ("rules", "rules_named"):
@@ -118,6 +123,7 @@ class TestRecord:
             "rule_level": self.rule_level, "announced": self.announced,
             "fuzz_examples": self.fuzz_examples, "hypothesis_seed": self.seed, **(self.shrink or {}),
             "fidelity_not_checked": self.fidelity_not_checked,
+            "judge": self.judge, "suite_error": self.suite_error,
         }
         return {k: v for k, v in found.items() if v is not None}
 

@@ -98,6 +98,8 @@ def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result],
             unchecked = fidelity_not_checked(mine) if role == "producer" else []
             if unchecked:
                 verdict["fidelity_not_checked"] = unchecked
+            if role == "producer":
+                verdict.update(judging(mine))
             found.append(verdict)
     return found
 
@@ -108,6 +110,54 @@ def fidelity_not_checked(results: Sequence[Result]) -> list[str]:
     The test that skips records why (``details["fidelity_not_checked"]``); its message is for people."""
     return sorted({str(r.details["fidelity_not_checked"]) for r in results
                    if r.outcome == "skipped" and r.details.get("fidelity_not_checked")})
+
+
+#: The start of the reason a producer fuzz test gives when a format has no generator (or none is chosen).
+NOT_FUZZED = "not fuzzed: "
+
+
+def judging(results: Sequence[Result]) -> dict[str, Any]:
+    """Who judged a producer's fidelity (each pack once), the packs' own errors, and why it was not fuzzed."""
+    judges: dict[tuple, dict[str, Any]] = {}
+    for result in results:
+        judge = result.details.get("judge")
+        if isinstance(judge, dict):
+            judges.setdefault((judge.get("name"), judge.get("version"), judge.get("sha256")), judge)
+    found: dict[str, Any] = {}
+    if judges:
+        found["judged_by"] = sorted(judges.values(), key=lambda j: (str(j.get("name")), str(j.get("version"))))
+    errors = sorted({str(r.details["suite_error"]) for r in results if r.details.get("suite_error")})
+    if errors:
+        found["judge_errors"] = errors
+    not_fuzzed = sorted({r.message.strip() for r in results if r.outcome == "skipped" and r.kind == "fuzz"
+                         and r.message.startswith(NOT_FUZZED)})
+    if not_fuzzed:
+        found["not_fuzzed"] = not_fuzzed
+    return found
+
+
+def judge_label(judge: dict[str, Any]) -> str:
+    """``claude-code 0.1.0`` or ``toy-pack 0.3.0 (third-party)``."""
+    third = "" if judge.get("builtin") else " (third-party)"
+    return f"{judge.get('name')} {judge.get('version')}{third}"
+
+
+def judged_suffix(role_verdicts: Sequence[dict[str, Any]]) -> str:
+    """What the verdict line says after the verdict about producers: their judges, and what was not fuzzed."""
+    judges = {judge_label(j): None for v in role_verdicts for j in v.get("judged_by", ())}
+    parts = [f"fidelity judged by {', '.join(judges)}"] if judges else []
+    parts += sorted({why for v in role_verdicts for why in v.get("not_fuzzed", ())})
+    return f" ({'; '.join(parts)})" if parts else ""
+
+
+def judge_error_reasons(results: Sequence[Result]) -> list[str]:
+    """Why a run whose format pack failed is INCOMPLETE: the judge failed, so those inputs have no verdict."""
+    errors = sorted({str(r.details["suite_error"]) for r in results if r.details.get("suite_error")})
+    if not errors:
+        return []
+    shown = "; ".join(errors[:NAMED_MISSING]) + (f" and {len(errors) - NAMED_MISSING} more" if len(errors) > NAMED_MISSING
+                                                else "")
+    return [f"{len(errors)} fidelity judgement(s) failed in the format pack, not in the implementation: {shown}"]
 
 
 def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness) -> str:

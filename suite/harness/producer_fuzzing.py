@@ -31,11 +31,7 @@ from typing import Any
 from hypothesis import assume, settings
 from hypothesis import strategies as st
 
-from asr_conformance.fidelity.facts import Witness
 from asr_conformance.fidelity.mutations import Mutation
-from asr_conformance.fidelity.registry import installed_witnesses
-from asr_conformance.generators.native import file_name, formats, generator
-from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
@@ -44,11 +40,14 @@ from asr_conformance.harness.judging.fidelity import (
     judge_fidelity,
     judge_mutation,
     mutations_of,
+    pack_for_input,
     read_facts,
-    witness_for_input,
 )
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
 from asr_conformance.harness.targets import CASE_SUFFIX, ProducerInput
+from asr_conformance.packs.guard import PackError
+from asr_conformance.packs.pack import Generator, Transcript
+from asr_conformance.packs.registry import Installed, installed
 from asr_conformance.vocabulary.untrusted import no_surrogates
 
 #: How much of an input is read to tell its format and variant.
@@ -70,11 +69,29 @@ class GeneratedInput:
     def id(self) -> str:
         return "-".join(filter(None, [self.format, self.variant, self.feature]))
 
-    def strategy(self) -> st.SearchStrategy[NativeTranscript]:
+    def strategy(self) -> st.SearchStrategy[Transcript]:
         module = generator(self.format)
         if module is None:
             raise ValueError(f"no generator for format {self.format!r}; known: {', '.join(formats())}")
         return module.transcripts(self.feature, self.variant)
+
+
+def formats() -> tuple[str, ...]:
+    """The formats an installed pack has a generator for, in a stable order."""
+    return tuple(installed().generated_formats())
+
+
+def generator(format: str) -> Generator | None:
+    """The generator of the pack for a format, or None when the format has no pack or its pack no generator."""
+    chosen = installed().for_format(format)
+    return chosen.pack.generator if chosen is not None else None
+
+
+def file_name(format: str, digest: str) -> str:
+    """The name the agent would give a file (the pack says how), from a digest of its bytes."""
+    chosen = installed().for_format(format)
+    namer = chosen.pack.file_name if chosen is not None else None
+    return namer(digest) if namer is not None else f"{digest[:32]}.json"
 
 
 def generated_inputs(format: str, variants: Sequence[str] = ()) -> list[GeneratedInput]:
@@ -103,15 +120,15 @@ def rare_variants(format: str) -> tuple[str, ...]:
 def sniffed_format(data: bytes) -> tuple[str, str | None] | None:
     """The generated format an input is in, and its variant: the witness the input sniffs as
     (``judging.fidelity.witness_for_input``), when the suite has a generator for its format."""
-    witness = witness_for_input(data)
-    module = generator(witness.format) if witness is not None else None
-    if witness is None or module is None:
+    chosen = pack_for_input(data)
+    if chosen is None:
         return None
-    variant_of = getattr(module, "variant_of", None)
+    module = chosen.pack.generator
+    variant_of = getattr(module, "variant_of", None) if module is not None else None
     try:
-        return witness.format, variant_of(data) if variant_of is not None else None
+        return chosen.pack.format, variant_of(data) if variant_of is not None else None
     except Exception:  # a variant the generator cannot tell is no rare variant
-        return witness.format, None
+        return chosen.pack.format, None
 
 
 @dataclass(frozen=True)
@@ -119,7 +136,8 @@ class FuzzPlan:
     """What one producer is fuzzed with: properties, or why there are none."""
 
     inputs: tuple[GeneratedInput, ...]
-    #: Why the producer is not fuzzed (empty when it is).
+    #: Why the producer is not fuzzed, or not in every format it converts (empty when it is):
+    #: "not fuzzed: no generator for <format>".
     reason: str = ""
 
 
@@ -140,19 +158,21 @@ def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[ProducerInput]) ->
             sniffed.append(found)
     chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in sniffed))
     if not chosen:
-        return FuzzPlan((), "not fuzzed: none of the inputs is in a format the suite generates transcripts of "
-                            f"({', '.join(formats())}); --source-format names one")
+        return FuzzPlan((), "not fuzzed: none of the inputs is in a format an installed pack reads "
+                            f"(generated: {', '.join(formats()) or 'none'}); --source-format names one")
     properties: list[GeneratedInput] = []
     for format in chosen:
         rare = [v for v in rare_variants(format) if (format, v) in sniffed]
         properties += generated_inputs(format, rare)
-    return FuzzPlan(tuple(properties))
+    bare = [f for f in chosen if generator(f) is None]
+    reason = f"not fuzzed: no generator for {', '.join(bare)}" if bare else ""
+    return FuzzPlan(tuple(properties), reason)
 
 
 @functools.cache
-def witness_named(format: str) -> Witness | None:
-    """The witness of a format, looked up once per process (entry points do not change during a run)."""
-    return next((w for w in installed_witnesses()[0] if w.format == format), None)
+def pack_named(format: str) -> Installed | None:
+    """The pack of a format, looked up once per process (entry points do not change during a run)."""
+    return next((i for i in installed().installed if i.pack.format == format), None)
 
 
 class ProducerFuzzSession(PropertyRunner):
@@ -168,6 +188,9 @@ class ProducerFuzzSession(PropertyRunner):
         self.convert = convert
         #: Rules the last failure broke (the test records them).
         self.broken: list[str] = []
+        #: The pack's own failure, when it raised, hung or gave malformed facts: the suite's error, never a
+        #: finding; once set, the remaining examples are not judged.
+        self.pack_error: str | None = None
 
     def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
         self.broken = list(failure["rules"])
@@ -186,18 +209,25 @@ class ProducerFuzzSession(PropertyRunner):
         finally:
             source.unlink(missing_ok=True)
 
-    def expect_faithful(self, transcript: NativeTranscript, draw: Callable[[st.SearchStrategy[Any]], Any],
+    def expect_faithful(self, transcript: Transcript, draw: Callable[[st.SearchStrategy[Any]], Any],
                         name: str) -> None:
-        """Convert one generated transcript and hold the stream, and one edited copy's, to the witness."""
+        """Convert one generated transcript and hold the stream, and one edited copy's, to the pack's witness."""
+        assume(self.pack_error is None)
         data = transcript.data()
-        witness = witness_named(transcript.format)
-        if witness is None:
-            raise ValueError(f"no witness for format {transcript.format!r}")
+        pack = pack_named(transcript.format)
+        if pack is None:
+            raise ValueError(f"no pack for format {transcript.format!r}")
+        try:
+            facts = read_facts(pack, data)
+            # Drawn before anything is asked, so that the same transcript always draws the same way,
+            # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
+            edits = [m for m in mutations_of(pack) if _applies(pack, m, data)]
+        except PackError as error:
+            self.pack_error = str(error)
+            assume(False)
+            return
         # A generator slip must not be blamed on the implementation (the project's tests catch those).
-        assume(not isinstance(read_facts(witness, data), str))
-        # Drawn before anything is asked, so that the same transcript always draws the same way,
-        # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
-        edits = [m for m in mutations_of(witness) if m.apply(data) is not None]
+        assume(not isinstance(facts, str))
         mutation = draw(st.sampled_from(edits)) if edits else None
         if self._from_memory(data):
             return
@@ -215,30 +245,43 @@ class ProducerFuzzSession(PropertyRunner):
             shown = [str(p) for p in problems[:SHOWN]]
             self._fail(f"the stream for {transcript.summary()} breaks {', '.join(rules)}", "\n".join(shown),
                        {**failure, "rules": rules, "findings": shown})
-        result = judge_fidelity(data, stream, [witness])
+        result = judge_fidelity(data, stream, [pack])
+        if result.error is not None:
+            self.pack_error = result.error
+            assume(False)
         if result.findings or result.not_checked:
             shown = describe(result.findings) or [result.not_checked or ""]
             rules = result.rules or ["ASR-156"]
             self._fail(f"the stream for {transcript.summary()} does not follow its source (breaks {', '.join(rules)})",
                        "\n".join(shown), {**failure, "rules": rules, "findings": shown})
         if mutation is not None:
-            self._follows_edit(mutation, witness, data, stream, transcript, failure)
+            self._follows_edit(mutation, pack, data, stream, transcript, failure)
 
-    def _follows_edit(self, mutation: Mutation, witness: Witness, data: bytes, stream: bytes,
-                      transcript: NativeTranscript, failure: dict[str, Any]) -> None:
+    def _follows_edit(self, mutation: Mutation, pack: Installed, data: bytes, stream: bytes,
+                      transcript: Transcript, failure: dict[str, Any]) -> None:
         def convert(edited: bytes) -> bytes | str:
             conversion = self._convert(edited, transcript.format)
             if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
                 return conversion.stream
             return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
 
-        edited = judge_mutation(mutation, witness, data, stream, convert)
+        edited = judge_mutation(mutation, pack, data, stream, convert)
+        if edited.error is not None:
+            self.pack_error = edited.error
+            assume(False)
         if edited.findings:
             shown = describe(edited.findings)
             self._fail(f"after the {mutation.name} edit ({mutation.description}), the stream for "
                        f"{transcript.summary()} did not follow (breaks {', '.join(edited.rules)})",
                        "\n".join(shown),
                        {**failure, "rules": edited.rules, "findings": shown, "edit": mutation.name})
+
+
+def _applies(pack: Installed, mutation: Mutation, data: bytes) -> bool:
+    """Whether an edit has something to change in ``data``; a pack whose edit fails raises ``PackError``."""
+    from asr_conformance.packs.guard import bounded
+
+    return bounded(pack.identity, f"the {mutation.name} edit", pack.pack.time_limit, mutation.apply, data) is not None
 
 
 def _toml_strings(texts: list[str]) -> str:

@@ -112,20 +112,22 @@ def resolve_targets(implementations: Sequence[str], role: str | None, inputs: Se
 
 
 def canonical_formats(names: Sequence[str], origin: str) -> tuple[str, ...]:
-    """Format names as the witnesses know them (``codex`` -> ``codex-rollout-jsonl``); an unknown one is an error."""
+    """Format names as the packs know them (``codex`` -> ``codex-rollout-jsonl``); a name no installed pack
+    answers to is an error that lists the formats available (a format whose pack has no generator is
+    accepted: the verdict then says it was not fuzzed)."""
     if not names:
         return ()
-    from asr_conformance.fidelity.registry import installed_witnesses
-    from asr_conformance.generators.native import formats
+    from asr_conformance.packs.registry import installed
 
-    witnesses = installed_witnesses()[0]
+    packs = installed()
     found = []
     for name in names:
-        witness = next((w for w in witnesses if w.accepts_format_name(name)), None)
-        if witness is None or witness.format not in formats():
-            raise TargetError(f"{origin}={name}: no generator for this format; the suite fuzzes "
-                              f"{', '.join(formats())}")
-        found.append(witness.format)
+        chosen = packs.for_format(name)
+        if chosen is None:
+            available = ", ".join(
+                f"{i.pack.format}{'' if i.pack.generator is not None else ' (no generator)'}" for i in packs.installed)
+            raise TargetError(f"{origin}={name}: no installed format pack reads this format; available: {available}")
+        found.append(chosen.pack.format)
     return tuple(dict.fromkeys(found))
 
 

@@ -45,6 +45,7 @@ from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuz
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ProducerInput, Target, TargetError, resolve_targets
+from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
 from asr_conformance.plugin.classify import MODULES, classify
 from asr_conformance.plugin.entry import checkout_without_configuration
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
@@ -91,6 +92,7 @@ def pytest_configure(config: pytest.Config) -> None:
         raise pytest.UsageError(f"asr-conformance: {error}") from None
     _configure_hypothesis(config)
     _configure_containment(config)
+    accept_builtin_only(config.getoption("builtin_packs_only"))
     implementations = config.getoption("implementation")
     try:
         targets = resolve_targets(
@@ -248,6 +250,10 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
     lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
+    if any("producer" in t.roles for t in targets_of(config)):
+        packs = installed()
+        lines.append("asr-conformance: format packs: " + (", ".join(i.identity.label() for i in packs.installed) or "none"))
+        lines += [f"asr-conformance: {terminal_line(why)}" for why in packs.problems + packs.notes]
     checks = config.stash.get(START_CHECKS_KEY, [])
     for index, target in enumerate(targets_of(config)):
         started = f", started: {checks[index].said}" if index < len(checks) and checks[index].said else ""
@@ -500,6 +506,12 @@ def asr_producer(request: pytest.FixtureRequest, asr_target: Target,
                             request.config.getoption("check_protocol"))
     yield runner
     runner.close()
+
+
+@pytest.fixture(scope="session")
+def asr_packs() -> Packs:
+    """The format packs that judge producer fidelity in this run (built-in only under --builtin-packs-only)."""
+    return installed()
 
 
 @pytest.fixture

@@ -46,7 +46,11 @@ def add_options(parser: pytest.Parser) -> None:
                     help="producer inputs: files, folders or globs (repeatable)")
     group.addoption("--source-format", action="append", default=[], metavar="FORMAT", dest="source_formats",
                     help="a native format the producer converts, fuzzed with generated transcripts under -m fuzz "
-                    "(repeatable; claude-code-jsonl, codex-rollout-jsonl, gemini-cli-session; default: the formats of its inputs)")
+                    "(repeatable; any installed format pack's format: claude-code-jsonl, codex-rollout-jsonl, gemini-cli-session, ...; "
+                    "default: the formats of its inputs)")
+    group.addoption("--builtin-packs-only", action="store_true", default=False, dest="builtin_packs_only",
+                    help="judge producer fidelity with the suite's built-in format packs only; third-party packs "
+                    "(asr_conformance.format_packs entry points) are not used, and inputs only they read are not checked")
     group.addoption("--asr-timeout", type=_timeout_option, default=None, metavar="SECONDS", dest="asr_timeout",
                     help=f"seconds per case before the implementation is killed (default {DEFAULT_TIMEOUT:g}, "
                     f"at most {MAX_TIMEOUT:g})")

@@ -78,7 +78,17 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "sandbox": containment.describe_sandbox(),
         "pass_env": list(config.getoption("pass_env", None) or []),
         "max_output": config.getoption("max_output", None),
+        "builtin_packs_only": bool(config.getoption("builtin_packs_only", False)),
+        "packs_not_loaded": _pack_problems(),
     }
+
+
+def _pack_problems() -> list[str]:
+    """Format packs that failed to load, and packs the run's policy left out, for the report."""
+    from asr_conformance.packs.registry import installed
+
+    packs = installed()
+    return packs.problems + packs.notes
 
 
 def run_limit_reached(config: pytest.Config) -> bool:

@@ -37,7 +37,14 @@ from asr_conformance.gate.integrity import (
     snapshot,
 )
 from asr_conformance.gate.results import FAILING, Result, ResultCollector, missing_result, record_of
-from asr_conformance.gate.verdict import VERDICT_WORDS, Completeness, overall, verdicts
+from asr_conformance.gate.verdict import (
+    VERDICT_WORDS,
+    Completeness,
+    judge_error_reasons,
+    judged_suffix,
+    overall,
+    verdicts,
+)
 from asr_conformance.harness.targets import Target
 from asr_conformance.plugin.classify import classify
 from asr_conformance.plugin.progress import Progress
@@ -215,6 +222,7 @@ class CertificationSession:
                  f"bytecode cache or module; removed, so the next run loads the source): {name}" for name in self.forged]
         if not self.expected and int(session.exitstatus) not in (0, 5):
             other.append("no conformance test was collected")
+        other += judge_error_reasons(self.collector.all())
         self.completeness = Completeness(
             exit_status=int(session.exitstatus), interrupted=self.interrupted or bool(session.shouldstop),
             missing=tuple(missing), changed=tuple(self._changed_since_start()), other=tuple(other),
@@ -334,7 +342,7 @@ class CertificationSession:
                       f"({each['pass_percent']:g}% pass)")
         suffix = f" (partial run: {', '.join(self.partial)}; only a full run certifies)" if self.partial else ""
 
-        write(f"verdict: {verdict}{suffix}", bold=True, red=verdict != "CONFORMS" or bool(self.partial),
+        write(f"verdict: {verdict}{judged_suffix(self.verdicts)}{suffix}", bold=True, red=verdict != "CONFORMS" or bool(self.partial),
               green=verdict == "CONFORMS" and not self.partial)
         if hypothesis_facts(self.config).get("fixed_examples"):
             # Beside the verdict, not in it: scripts read the verdict line as it always was.

@@ -6,13 +6,19 @@ registers (``asr-fixed``), unless ``--hypothesis-profile`` names another.  The c
 runs these tests start in subprocesses use it too (through ``ASR_HYPOTHESIS_PROFILE``), so
 that what a test expects of fuzzing does not hang on a random seed; the tests of the default
 profile's randomness clear the variable.
+
+``certify`` is the one way these tests start a certification in a fresh pytest process
+(see certifying.py).
 """
 
 from __future__ import annotations
 
 import os
+from pathlib import Path
+from typing import Any
 
 import pytest
+from certifying import Certification, Certify, run_certification
 from hypothesis import settings
 
 from asr_conformance.harness.fuzzing import ensure_profiles
@@ -25,5 +31,21 @@ os.environ.setdefault("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: a property-based test driven by Hypothesis strategies")
     ensure_profiles()  # the suite's plugin registers them only in certification runs
+    config.addinivalue_line(
+        "markers", "e2e: a whole certification over the whole corpus in a subprocess (deselect with -m 'not e2e')")
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile("asr-fixed")
+
+
+@pytest.fixture
+def certify(tmp_path: Path) -> Certify:
+    """Start a certification: ``certify(*args, cwd=..., env=..., timeout=..., report_dir=...)``.
+
+    The run happens in ``tmp_path`` unless ``cwd`` names another folder (pass ``pytester.path``
+    where the test writes a conftest or files there first)."""
+
+    def run(*args: str | os.PathLike[str], cwd: Path | None = None, **options: Any) -> Certification:
+        return run_certification(*args, cwd=cwd or tmp_path, **options)
+
+    return run
+

@@ -149,9 +149,10 @@ def test_every_protocol_looking_example_is_a_valid_message() -> None:
     """An example with "cmd", or a reply's members, must validate against one of the schemas."""
     validators = [Draft202012Validator(protocol.schema(kind.schema)) for kind in _message_types()]
     reply_members = {"verdict", "view", "stream_path", "refused", "errored", "skipped", "roles"}
-    for example in _json_examples():
-        if not isinstance(example, dict) or not ("cmd" in example or reply_members & set(example)):
-            continue
+    messages = [example for example in _json_examples()
+                if isinstance(example, dict) and ("cmd" in example or reply_members & set(example))]
+    assert messages
+    for example in messages:
         assert any(v.is_valid(example) for v in validators), f"not a valid protocol message: {example}"
 
 

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, Certify
 
 from asr_conformance.gate.results import Result
 from asr_conformance.harness.answers import Outcome, Verdict
@@ -27,8 +28,14 @@ MISBEHAVING = EXAMPLES / "misbehaving"
 ACCEPT_ALL = MISBEHAVING / "accept-all"
 
 
-def run(pytester: pytest.Pytester, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess("-p", "no:cacheprovider", *args)
+def run(certify: Certify, *args: str) -> Certification:
+    """A certification in the test's folder, its report where the plugin puts it by default (reports/out)."""
+    return certify(*args, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+
+
+def folder(path: Path) -> Path:
+    path.mkdir()
+    return path
 
 
 def report_of(folder: Path) -> dict:
@@ -42,34 +49,36 @@ def result_of(report: dict, test: str) -> dict:
 # -- the shrink budget -------------------------------------------------------------------
 
 
-def test_a_spent_shrink_budget_reports_the_smallest_example_so_far(pytester: pytest.Pytester) -> None:
-    """reject-all fails the adversarial property; three shrink steps are not enough to finish shrinking it."""
-    result = run(pytester, f"--implementation={MISBEHAVING / 'reject-all'}", "-m", "fuzz", "-k", "adversarial",
-                 "--asr-shrink-steps=3")
+def test_a_spent_shrink_budget_reports_the_smallest_example_so_far(certify: Certify, tmp_path: Path) -> None:
+    """reject-all fails the adversarial property; three shrink steps are not enough to finish shrinking it.
+    The time budget is generous, so that the steps, not a busy machine's clock, end the shrinking."""
+    result = run(certify, f"--implementation={MISBEHAVING / 'reject-all'}", "-m", "fuzz", "-k", "adversarial",
+                 "--asr-shrink-steps=3", "--asr-shrink-time=3600")
     assert result.ret == 1
     output = result.stdout.str()
     assert "shrinking stopped at its budget (3 steps" in output
     assert "this is the smallest failing example found so far" in output
-    report = report_of(pytester.path / "reports" / "out")
-    assert report["options"]["shrink"] == {"seconds": 10.0, "steps": 3}
+    report = report_of(tmp_path / "reports" / "out")
+    assert report["options"]["shrink"] == {"seconds": 3600.0, "steps": 3}
     failed = result_of(report, "validator/test_accepts_adversarial_valid_streams")
     assert failed["details"]["shrink_stopped_by"] == "steps"
     assert failed["details"]["shrink_steps"] == 3  # no call to the implementation past the budget
     assert re.search(r"counterexample \(shrunk\): \S+\.jsonl", output)
 
 
-def test_a_generous_budget_lets_shrinking_finish(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--asr-shrink-steps=500")
+def test_a_generous_budget_lets_shrinking_finish(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--asr-shrink-steps=500",
+                 "--asr-shrink-time=3600")  # ended by neither budget, however busy the machine
     assert result.ret == 1
     assert re.search(r"shrunk in \d+ step\(s\)", result.stdout.str())
-    failed = result_of(report_of(pytester.path / "reports" / "out"), "validator/test_rejects_mutated_streams[ASR-289]")
+    failed = result_of(report_of(tmp_path / "reports" / "out"), "validator/test_rejects_mutated_streams[ASR-289]")
     assert failed["details"]["shrink_stopped_by"] == "finished"
 
 
-def test_a_passing_property_records_no_shrinking(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={EXAMPLES / 'reference.toml'}", "-m", "fuzz", "-k", "X-UTF8")
+def test_a_passing_property_records_no_shrinking(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={EXAMPLES / 'reference.toml'}", "-m", "fuzz", "-k", "X-UTF8")
     assert result.ret == 0, result.stdout.str()[-2000:]
-    passed = result_of(report_of(pytester.path / "reports" / "out"), "validator/test_rejects_mutated_streams[X-UTF8]")
+    passed = result_of(report_of(tmp_path / "reports" / "out"), "validator/test_rejects_mutated_streams[X-UTF8]")
     assert passed["outcome"] == "pass" and "shrink_steps" not in passed.get("details", {})
 
 
@@ -132,9 +141,9 @@ def test_invalid_utf8_must_be_rejected_and_says_why(tmp_path: Path) -> None:
         b'{"type":"session","seq":0,"id":"h\xff"}\n', "damaged", "bad bytes", kind="invalid-utf8")
 
 
-def test_accept_all_fails_only_the_damage_a_standard_settles(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "damaged", "-n", "2")
-    outcomes = {r["id"]: r["outcome"] for r in report_of(pytester.path / "reports" / "out")["results"]}
+def test_accept_all_fails_only_the_damage_a_standard_settles(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "damaged", "-n", "2")
+    outcomes = {r["id"]: r["outcome"] for r in report_of(tmp_path / "reports" / "out")["results"]}
     from asr_conformance.generators.damage import DAMAGES, SETTLED_DAMAGE
 
     assert result.ret == 1
@@ -146,8 +155,8 @@ def test_accept_all_fails_only_the_damage_a_standard_settles(pytester: pytest.Py
 # -- the terminal: progress and the seed --------------------------------------------------------
 
 
-def test_progress_lines_show_with_q_under_xdist(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-q", "-n", "2", "--asr-progress=0.001",
+def test_progress_lines_show_with_q_under_xdist(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-q", "-n", "2", "--asr-progress=0.001",
                  "-k", "ASR-164")
     lines = [line for line in result.stdout.lines if line.startswith("asr-conformance progress")]
     assert lines, result.stdout.str()[-2000:]
@@ -156,43 +165,45 @@ def test_progress_lines_show_with_q_under_xdist(pytester: pytest.Pytester) -> No
     assert any(re.search(r"phase: .*(corpus|fuzz)", line) for line in lines)
 
 
-def test_no_progress_lines_when_switched_off(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-q", "--asr-progress=0", "-m", "corpus", "-k", "ASR-164")
+def test_no_progress_lines_when_switched_off(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-q", "--asr-progress=0", "-m", "corpus", "-k", "ASR-164")
     assert "asr-conformance progress" not in result.stdout.str()
 
 
-def test_the_seed_is_in_the_quiet_summary(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={EXAMPLES / 'reference.toml'}", "-q", "-m", "fuzz", "-k", "ASR-162",
-                 "--hypothesis-profile=asr-certify")
-    found = re.search(r"^hypothesis: profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)$",
+def test_the_seed_is_in_the_quiet_summary(certify: Certify, tmp_path: Path) -> None:
+    """Any randomized profile prints its seed; asr-fast's 8 examples show it as well as asr-certify's 60
+    (test_fuzz_harness.py runs asr-certify)."""
+    result = run(certify, f"--implementation={EXAMPLES / 'reference.toml'}", "-q", "-m", "fuzz", "-k", "ASR-162",
+                 "--hypothesis-profile=asr-fast")
+    found = re.search(r"^hypothesis: profile asr-fast, seed (\d+) \(replay with --hypothesis-seed=\1\)$",
                       result.stdout.str(), re.MULTILINE)
     assert found and result.ret == 0
-    assert report_of(pytester.path / "reports" / "out")["hypothesis"]["seed"] == int(found.group(1))
+    assert report_of(tmp_path / "reports" / "out")["hypothesis"]["seed"] == int(found.group(1))
 
 
-def test_a_derandomized_run_says_it_has_no_seed(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-q", "-m", "corpus", "-k", "ASR-164",
+def test_a_derandomized_run_says_it_has_no_seed(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-q", "-m", "corpus", "-k", "ASR-164",
                  "--hypothesis-profile=asr-fixed")
     assert "hypothesis: profile asr-fixed" in result.stdout.str()
-    # (the pytester folder is named after this test, so lines naming it are left out)
-    shown = "\n".join(line for line in result.stdout.lines if str(pytester.path) not in line)
+    # (the test's folder is named after this test, so lines naming it are left out)
+    shown = "\n".join(line for line in result.stdout.lines if str(tmp_path) not in line)
     assert "seed" not in shown
 
 
 # -- a report folder that stands alone ------------------------------------------------------
 
 
-def test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere(pytester: pytest.Pytester) -> None:
-    reports = pytester.path / "my reports"
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", f"--report-dir={reports}")
+def test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere(certify: Certify, tmp_path: Path) -> None:
+    reports = tmp_path / "my reports"
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", f"--report-dir={reports}")
     match = re.search(r"counterexample \(shrunk\): (.+\.jsonl)\nreplay: (.+)", result.stdout.str())
     assert match, result.stdout.str()[-3000:]
     stream = Path(match.group(1))
     assert stream.is_absolute() and reports / "counterexamples" in stream.parents
-    assert not (pytester.path / "reports").exists()
+    assert not (tmp_path / "reports").exists()
     listed = report_of(reports)["counterexamples"]
     assert [(c["path"], c["replay"]) for c in listed] == [(match.group(1), match.group(2).strip())]
-    elsewhere = pytester.mkdir("elsewhere")
+    elsewhere = folder(tmp_path / "elsewhere")
     words = shlex.split(match.group(2))
     assert words[0] == "pytest"
     done = subprocess.run([sys.executable, "-m", "pytest", *words[1:]], cwd=elsewhere, capture_output=True,
@@ -202,18 +213,18 @@ def test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere(pyt
     assert not list(elsewhere.rglob("report.json")), "a replay writes no report"
 
 
-def test_counterexamples_option_overrides_the_folder(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--counterexamples=found")
+def test_counterexamples_option_overrides_the_folder(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--counterexamples=found")
     assert result.ret == 1
-    assert list((pytester.path / "found" / "validator").rglob("*.jsonl"))
-    assert not (pytester.path / "reports" / "out" / "counterexamples").exists()
+    assert list((tmp_path / "found" / "validator").rglob("*.jsonl"))
+    assert not (tmp_path / "reports" / "out" / "counterexamples").exists()
 
 
-def test_stale_badges_of_roles_that_did_not_run_are_removed(pytester: pytest.Pytester) -> None:
-    out = pytester.mkdir("out")
+def test_stale_badges_of_roles_that_did_not_run_are_removed(certify: Certify, tmp_path: Path) -> None:
+    out = folder(tmp_path / "out")
     for role in ("producer", "reader", "validator"):
         (out / f"badge-{role}.json").write_text('{"message": "100%"}')
-    result = run(pytester, f"--implementation={ACCEPT_ALL}", "--report-dir=out", "-m", "corpus", "-k", "ASR-164",
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "--report-dir=out", "-m", "corpus", "-k", "ASR-164",
                  "--hypothesis-profile=asr-fast")  # badges come from randomized runs only
     assert result.ret == 1
     assert sorted(p.name for p in out.glob("badge-*.json")) == ["badge-validator.json"]
@@ -236,32 +247,32 @@ def test_a_reader_rule_is_not_run_in_a_validator_run() -> None:
     assert read["ASR-269"]["status"] == "pass"
 
 
-def test_the_html_page_says_not_run(pytester: pytest.Pytester) -> None:
-    run(pytester, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-269")
-    report = report_of(pytester.path / "reports" / "out")
+def test_the_html_page_says_not_run(certify: Certify, tmp_path: Path) -> None:
+    run(certify, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-269")
+    report = report_of(tmp_path / "reports" / "out")
     row = next(r for r in report["rules"] if r["id"] == "ASR-269")
     assert next(iter(row["cells"].values()))["status"] == "not-run"
-    assert "not run" in (pytester.path / "reports" / "out" / "report.html").read_text()
+    assert "not run" in (tmp_path / "reports" / "out" / "report.html").read_text()
 
 
-def test_without_a_manifest_the_handshake_names_the_implementation(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={EXAMPLES / 'reference-validator-persistent'}", "--persistent",
+def test_without_a_manifest_the_handshake_names_the_implementation(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={EXAMPLES / 'reference-validator-persistent'}", "--persistent",
                  "-m", "corpus", "-k", "ASR-164")
     assert result.ret == 0, result.stdout.str()[-2000:]
     from asr_conformance import __version__
 
-    report = report_of(pytester.path / "reports" / "out")
+    report = report_of(tmp_path / "reports" / "out")
     described = report["implementations"][0]
     assert (described["name"], described["version"]) == ("asr-conformance-reference", __version__)
     assert report["options"]["persistent"] is True
 
 
-def test_a_manifest_keeps_its_name_and_sets_the_protocol_option(pytester: pytest.Pytester) -> None:
-    result = run(pytester, f"--implementation={EXAMPLES / 'reference.toml'}", "--role=validator",
+def test_a_manifest_keeps_its_name_and_sets_the_protocol_option(certify: Certify, tmp_path: Path) -> None:
+    result = run(certify, f"--implementation={EXAMPLES / 'reference.toml'}", "--role=validator",
                  "-m", "corpus", "-k", "ASR-164")
     assert result.ret == 0, result.stdout.str()[-2000:]
-    report = report_of(pytester.path / "reports" / "out")
+    report = report_of(tmp_path / "reports" / "out")
     assert report["options"]["persistent"] is True
     assert report["implementations"][0]["name"] == "asr-conformance-reference"
-    run(pytester, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-164")
-    assert report_of(pytester.path / "reports" / "out")["options"]["persistent"] is False
+    run(certify, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-164")
+    assert report_of(tmp_path / "reports" / "out")["options"]["persistent"] is False

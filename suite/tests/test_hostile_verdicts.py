@@ -11,6 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from certifying import Certification, Certify
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.integrity import snapshot
@@ -23,88 +24,83 @@ REFERENCE = ROOT / "examples" / "reference.toml"
 SMALL = ("-m", "corpus", "-k", "ASR-260 and (exit-code-above-maximum or valid-exit-code-minimum)")
 
 
-def certify(pytester: pytest.Pytester, implementation: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(f"--implementation={implementation}", "-p", "no:cacheprovider",
-                                         "--report-dir=out", *args, timeout=600)
-
-
-def report_of(pytester: pytest.Pytester) -> dict:
-    data = json.loads((pytester.path / "out" / "report.json").read_text(encoding="utf-8"))
+def report_of(folder: Path) -> dict:
+    data = json.loads((folder / "out" / "report.json").read_text(encoding="utf-8"))
     assert check_report(data) is None
     return data
 
 
-def assert_incomplete(pytester: pytest.Pytester, result: pytest.RunResult) -> dict:
+def assert_incomplete(folder: Path, result: Certification) -> dict:
     """The run fails, says INCOMPLETE everywhere, and no badge or verdict says it conforms."""
     assert result.ret != 0
     verdict_line = next(line for line in result.outlines if line.startswith("verdict: "))
     assert verdict_line.startswith("verdict: INCOMPLETE"), verdict_line
-    report = report_of(pytester)
+    report = report_of(folder)
     assert report["completeness"]["complete"] is False
     assert all(v["verdict"] in ("incomplete", "does-not-conform") for v in report["verdicts"])
-    for badge in (pytester.path / "out").glob("badge-*.json"):
+    for badge in (folder / "out").glob("badge-*.json"):
         assert json.loads(badge.read_text())["color"] != "brightgreen"
-    assert "**Incomplete run**" in (pytester.path / "out" / "summary.md").read_text(encoding="utf-8")
-    assert "Incomplete run" in (pytester.path / "out" / "report.html").read_text(encoding="utf-8")
+    assert "**Incomplete run**" in (folder / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "Incomplete run" in (folder / "out" / "report.html").read_text(encoding="utf-8")
     return report
 
 
-def test_an_implementation_that_kills_its_worker_gets_incomplete(pytester: pytest.Pytester) -> None:
+def test_an_implementation_that_kills_its_worker_gets_incomplete(certify: Certify, tmp_path: Path) -> None:
     """Without the sandbox the attack reaches the worker: the lost results make the run INCOMPLETE."""
-    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "-n", "2", "--sandbox=none")
-    report = assert_incomplete(pytester, result)
+    result = certify(f"--implementation={HOSTILE / 'kills-its-worker'}", *SMALL, "-n", "2", "--sandbox=none")
+    report = assert_incomplete(tmp_path, result)
     lost = [r for r in report["results"] if r["outcome"] == "crash"]
     assert lost and all(r["message"].startswith("no result") for r in lost)
     assert report["completeness"]["missing"] == [r["test"] for r in lost]
     result.stdout.fnmatch_lines(["*no result: *invalid-exit-code-above-maximum*"])
 
 
-def test_an_implementation_that_interrupts_pytest_gets_incomplete(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, HOSTILE / "interrupts-pytest", *SMALL, "--sandbox=none")
-    report = assert_incomplete(pytester, result)
+def test_an_implementation_that_interrupts_pytest_gets_incomplete(certify: Certify, tmp_path: Path) -> None:
+    result = certify(f"--implementation={HOSTILE / 'interrupts-pytest'}", *SMALL, "--sandbox=none")
+    report = assert_incomplete(tmp_path, result)
     assert "the run was interrupted" in report["completeness"]["reasons"]
 
 
-def test_in_the_sandbox_a_worker_killer_cannot_reach_pytest(pytester: pytest.Pytester) -> None:
+def test_in_the_sandbox_a_worker_killer_cannot_reach_pytest(certify: Certify, tmp_path: Path) -> None:
     """With bubblewrap (a PID namespace) the same attack never reaches the worker; the run stays complete
     and the cases the implementation would fail still fail."""
     import shutil
 
     if shutil.which("bwrap") is None:
         pytest.skip("bubblewrap is not installed here (apt-get install bubblewrap)")
-    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "-n", "2", "--sandbox=bwrap")
-    report = report_of(pytester)
+    result = certify(f"--implementation={HOSTILE / 'kills-its-worker'}", *SMALL, "-n", "2", "--sandbox=bwrap")
+    report = report_of(tmp_path)
     assert report["completeness"]["complete"]
     assert "verdict: DOES NOT CONFORM" in result.stdout.str() and "CONFORMS (" not in result.stdout.str()
 
 
-def test_rewriting_the_corpus_during_the_run_makes_it_incomplete(pytester: pytest.Pytester) -> None:
+def test_rewriting_the_corpus_during_the_run_makes_it_incomplete(certify: Certify, tmp_path: Path) -> None:
     """Run against a copy of the corpus (the checkout's is never exposed to the attack here)."""
     shipped = snapshot(CORPUS_DIR).digest
-    copy = pytester.path / "corpus"
+    copy = tmp_path / "corpus"
     shutil.copytree(CORPUS_DIR, copy)
     before = snapshot(copy)
-    result = certify(pytester, HOSTILE / "rewrites-corpus", *SMALL, f"--cases={copy}")
+    result = certify(f"--implementation={HOSTILE / 'rewrites-corpus'}", *SMALL, f"--cases={copy}")
     after = snapshot(copy)
     assert snapshot(CORPUS_DIR).digest == shipped
     if after.digest == before.digest:  # prevented (a read-only or hidden corpus): the run stands on its own
-        assert report_of(pytester)["completeness"]["complete"] is True
+        assert report_of(tmp_path)["completeness"]["complete"] is True
         return
-    report = assert_incomplete(pytester, result)
+    report = assert_incomplete(tmp_path, result)
     assert any(name.endswith("invalid-exit-code-above-maximum.toml") for name in report["completeness"]["changed"])
     # The damage outlives the run; the next run on that copy is no longer a run on the shipped corpus.
-    again = certify(pytester, REFERENCE, *SMALL, f"--cases={copy}")
+    again = certify(f"--implementation={REFERENCE}", *SMALL, f"--cases={copy}")
     again.stdout.fnmatch_lines([f"*partial run: *--cases {copy} differs from the shipped corpus*"])
-    assert report_of(pytester)["options"]["partial"] is True
+    assert report_of(tmp_path)["options"]["partial"] is True
 
 
-def test_a_manifest_name_cannot_forge_the_markdown_summary(pytester: pytest.Pytester) -> None:
-    manifest = pytester.path / "acme.toml"
+def test_a_manifest_name_cannot_forge_the_markdown_summary(certify: Certify, tmp_path: Path) -> None:
+    manifest = tmp_path / "acme.toml"
     text = (HOSTILE / "markdown-injection-name.toml").read_text(encoding="utf-8")
     manifest.write_text(text.replace("../reference-validator", str(ROOT / "examples" / "reference-validator")))
-    result = certify(pytester, manifest, *SMALL)
+    result = certify(f"--implementation={manifest}", *SMALL)
     assert result.ret == 0
-    markdown = (pytester.path / "out" / "summary.md").read_text(encoding="utf-8")
+    markdown = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "<!--" not in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("|") and "conforms" in line]
     assert len(rows) == 1 and rows[0].count(" | ") == 10  # the suite's one row, its cells intact
@@ -113,8 +109,8 @@ def test_a_manifest_name_cannot_forge_the_markdown_summary(pytester: pytest.Pyte
 
 @pytest.mark.parametrize("protocol", [(), ("--persistent",)], ids=["oneshot", "persistent"])
 def test_control_characters_and_workflow_commands_never_reach_the_terminal(
-        pytester: pytest.Pytester, protocol: tuple[str, ...]) -> None:
-    result = certify(pytester, HOSTILE / "control-characters-in-handshake", *SMALL, *protocol)
+        certify: Certify, protocol: tuple[str, ...]) -> None:
+    result = certify(f"--implementation={HOSTILE / 'control-characters-in-handshake'}", *SMALL, *protocol)
     assert result.ret == 1
     output = result.stdout.str() + result.stderr.str()
     assert "\x1b" not in output and "\x07" not in output and "\r" not in output
@@ -127,25 +123,25 @@ def test_control_characters_and_workflow_commands_never_reach_the_terminal(
     assert len(real) == 1 and real[0].startswith("verdict: DOES NOT CONFORM")
 
 
-def test_a_lone_surrogate_rule_neither_kills_a_worker_nor_empties_the_report(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, HOSTILE / "lone-surrogate-rule", *SMALL, "-n", "2")
+def test_a_lone_surrogate_rule_neither_kills_a_worker_nor_empties_the_report(certify: Certify, tmp_path: Path) -> None:
+    result = certify(f"--implementation={HOSTILE / 'lone-surrogate-rule'}", *SMALL, "-n", "2")
     assert result.ret == 1
     assert "crashed" not in result.stdout.str()
-    report = report_of(pytester)
+    report = report_of(tmp_path)
     assert report["completeness"]["complete"] is True
     assert report["verdicts"][0]["verdict"] == "does-not-conform"
     named = [r["details"].get("rules_named") for r in report["results"] if r["outcome"] == "fail"]
     assert named and all(rules == ["ASR-999", "\ufffd"] for rules in named)
 
 
-def test_files_planted_in_the_report_folder_are_replaced_not_written_through(pytester: pytest.Pytester) -> None:
-    out = pytester.path / "out"
+def test_files_planted_in_the_report_folder_are_replaced_not_written_through(certify: Certify, tmp_path: Path) -> None:
+    out = tmp_path / "out"
     out.mkdir()
-    elsewhere = pytester.path / "elsewhere.md"
+    elsewhere = tmp_path / "elsewhere.md"
     elsewhere.write_text("untouched")
     (out / "summary.md").symlink_to(elsewhere)
     (out / "badge-reader.json").write_text('{"schemaVersion": 1, "message": "100%", "color": "brightgreen"}')
-    result = certify(pytester, HOSTILE / "kills-its-worker", "-m", "corpus", "-k", "valid-exit-code-minimum")
+    result = certify(f"--implementation={HOSTILE / 'kills-its-worker'}", "-m", "corpus", "-k", "valid-exit-code-minimum")
     assert result.ret == 0
     assert elsewhere.read_text() == "untouched"
     assert not (out / "summary.md").is_symlink() and not (out / "badge-reader.json").exists()
@@ -155,54 +151,56 @@ def test_files_planted_in_the_report_folder_are_replaced_not_written_through(pyt
     ("--deselect", "suite/conformance/test_validator_corpus.py::test_validator_case[validator/ASR-260/valid-exit-code-minimum]"),
     ("--ignore", "suite/conformance/test_producer.py"),
 ])
-def test_deselecting_or_ignoring_tests_makes_the_run_partial(pytester: pytest.Pytester, narrowing: tuple[str, str]) -> None:
+def test_deselecting_or_ignoring_tests_makes_the_run_partial(certify: Certify, tmp_path: Path, narrowing: tuple[str, str]) -> None:
     flag, value = narrowing
-    result = certify(pytester, REFERENCE, "-m", "corpus", "-k", "ASR-260", f"{flag}={ROOT / value}")
+    result = certify(f"--implementation={REFERENCE}", "-m", "corpus", "-k", "ASR-260", f"{flag}={ROOT / value}")
     result.stdout.fnmatch_lines([f"*partial run: *{flag} *only a full run certifies*"])
-    assert flag in " ".join(report_of(pytester)["options"]["partial_reasons"])
+    assert flag in " ".join(report_of(tmp_path)["options"]["partial_reasons"])
 
 
-def test_a_corpus_that_differs_from_the_shipped_one_makes_the_run_partial(pytester: pytest.Pytester) -> None:
-    copy = pytester.path / "corpus"
+@pytest.mark.e2e
+def test_a_corpus_that_differs_from_the_shipped_one_makes_the_run_partial(certify: Certify, tmp_path: Path) -> None:
+    copy = tmp_path / "corpus"
     shutil.copytree(CORPUS_DIR, copy)
-    same = certify(pytester, REFERENCE, "--cases", str(copy), "-n", "2")
-    assert same.ret == 0 and report_of(pytester)["options"]["partial"] is False  # an identical copy certifies
+    same = certify(f"--implementation={REFERENCE}", "--cases", str(copy), "-n", "2")
+    assert same.ret == 0 and report_of(tmp_path)["options"]["partial"] is False  # an identical copy certifies
     case = next((copy / "validator" / "ASR-260").glob("invalid-*.toml"))
     case.write_text(case.read_text().replace('verdict = "invalid"', 'verdict = "implementation-defined"\nreference = "reject"'))
-    doctored = certify(pytester, REFERENCE, "--cases", str(copy), *SMALL)
+    doctored = certify(f"--implementation={REFERENCE}", "--cases", str(copy), *SMALL)
     doctored.stdout.fnmatch_lines([f"*partial run: *--cases {copy} differs from the shipped corpus*"])
-    assert report_of(pytester)["options"]["partial"] is True
+    assert report_of(tmp_path)["options"]["partial"] is True
 
 
 @pytest.mark.parametrize("baseline", ["/dev/zero", "fifo", "deep.json"])
-def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(pytester: pytest.Pytester, baseline: str) -> None:
+def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(certify: Certify, tmp_path: Path, baseline: str) -> None:
     if baseline == "fifo":
-        os.mkfifo(pytester.path / "fifo")
+        os.mkfifo(tmp_path / "fifo")
     if baseline == "deep.json":
-        (pytester.path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
-    result = certify(pytester, REFERENCE, *SMALL, f"--baseline={baseline}")
+        (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    result = certify(f"--implementation={REFERENCE}", *SMALL, f"--baseline={baseline}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{baseline}: the baseline report *"])
     assert "RecursionError" not in result.stderr.str()
 
 
-def test_the_reference_conforms_complete_under_xdist(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, REFERENCE, "-n", "2")
+@pytest.mark.e2e
+def test_the_reference_conforms_complete_under_xdist(certify: Certify, tmp_path: Path) -> None:
+    result = certify(f"--implementation={REFERENCE}", "-n", "2")
     assert result.ret == 0, result.stdout.str()[-3000:]
     result.stdout.fnmatch_lines(["verdict: CONFORMS"])
-    report = report_of(pytester)
+    report = report_of(tmp_path)
     assert report["completeness"] == {"complete": True, "reasons": [], "missing": [], "changed": [], "exit_status": 0}
     assert report["options"]["partial"] is False and report["corpus"]["digest"] == snapshot(CORPUS_DIR).digest
     assert {v["verdict"] for v in report["verdicts"]} == {"conforms"}
 
 
-def test_a_run_killed_outright_leaves_no_earlier_verdict_behind(pytester: pytest.Pytester) -> None:
+def test_a_run_killed_outright_leaves_no_earlier_verdict_behind(certify: Certify, tmp_path: Path) -> None:
     """Without xdist the implementation kills pytest itself: nothing can be written, and the last
     run's passing badge must not stay to be read as this run's."""
-    out = pytester.path / "out"
+    out = tmp_path / "out"
     out.mkdir()
     (out / "badge-validator.json").write_text('{"schemaVersion": 1, "message": "100%", "color": "brightgreen"}')
     (out / "report.json").write_text("{}")
-    result = certify(pytester, HOSTILE / "kills-its-worker", *SMALL, "--sandbox=none")
+    result = certify(f"--implementation={HOSTILE / 'kills-its-worker'}", *SMALL, "--sandbox=none")
     assert result.ret != 0
     assert not (out / "badge-validator.json").exists() and not (out / "report.json").exists()

@@ -1,6 +1,6 @@
 """The package's sides import one way only, and no module imports itself back through others.
 
-    vocabulary  <-  reference  <-  fidelity  <-  harness  <-  plugin
+    vocabulary  <-  reference  <-  fidelity  <-  packs  <-  harness  <-  plugin
     vocabulary  <-  generators                    harness  <-  (generators)
     vocabulary  <-  gate  <-  reports             plugin   <-  gate, reports
     conformance (the suite's tests)  <-  harness, gate, ...; never the plugin
@@ -27,11 +27,12 @@ ALLOWED: dict[str, frozenset[str]] = {
     "reference": frozenset({"vocabulary"}),
     "generators": frozenset({"vocabulary"}),
     "fidelity": frozenset({"vocabulary", "reference"}),
+    "packs": frozenset({"vocabulary", "reference", "fidelity", "generators"}),
     "gate": frozenset({"vocabulary"}),
     "reports": frozenset({"vocabulary", "gate"}),
-    "harness": frozenset({"vocabulary", "reference", "fidelity", "generators"}),
-    "plugin": frozenset({"vocabulary", "reference", "fidelity", "generators", "harness", "gate", "reports"}),
-    "conformance": frozenset({"vocabulary", "reference", "fidelity", "generators", "harness", "gate"}),
+    "harness": frozenset({"vocabulary", "reference", "fidelity", "generators", "packs"}),
+    "plugin": frozenset({"vocabulary", "reference", "fidelity", "generators", "packs", "harness", "gate", "reports"}),
+    "conformance": frozenset({"vocabulary", "reference", "fidelity", "generators", "packs", "harness", "gate"}),
 }
 #: Folders that hold the project's own tests and benchmarks, not package code.
 NOT_PACKAGE_CODE = {"tests", "benchmarks"}

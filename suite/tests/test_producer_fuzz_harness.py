@@ -163,7 +163,7 @@ def test_a_rare_variant_is_fuzzed_only_for_inputs_that_follow_it() -> None:
 def test_format_names_are_those_the_witnesses_accept() -> None:
     assert canonical_formats(["codex", "Claude Code"], "--source-format") == ("codex-rollout-jsonl", "claude-code-jsonl")
     assert canonical_formats(["gemini", "Gemini_CLI.jsonl"], "--source-format") == ("gemini-cli-session",)
-    with pytest.raises(TargetError, match="--source-format=acme-log: no generator for this format"):
+    with pytest.raises(TargetError, match="--source-format=acme-log: no installed format pack reads this format; available: claude-code-jsonl"):
         canonical_formats(["acme-log"], "--source-format")
 
 
@@ -260,7 +260,7 @@ def test_a_producer_in_no_generated_format_is_told_why_it_is_not_fuzzed(pytester
 
     result = fuzz_run(pytester, Path(__file__).resolve().parent / "producers" / "acme-converter",
                       f"--inputs={ACME_SAMPLES}", "-rs")
-    assert "not fuzzed: none of the inputs is in a format the suite generates" in result.stdout.str()
+    assert "not fuzzed: none of the inputs is in a format an installed pack reads" in result.stdout.str()
     report = json.loads((pytester.path / "reports" / "report.json").read_text())
     assert report["fuzz"][0]["properties"] == 0 and report["fuzz"][0]["not_fuzzed"]
 

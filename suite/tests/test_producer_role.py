@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from certifying import Certification, Certify
 
 from asr_conformance.harness.judging import producer as producing
 from asr_conformance.harness.judging.producer import (
@@ -37,19 +38,15 @@ FIDELITY_TESTS = ("test_fidelity", "test_follows_source_edit")
 UNAVAILABLE = sum(not variants()[name].available for name in producing.INDEPENDENCE)
 
 
-def certify(pytester: pytest.Pytester, implementation: Path, *args: str, fuzz: bool = False) -> pytest.RunResult:
-    """The producer part of the conformance suite in a fresh pytest process, from an unrelated folder.
-
-    Without ``fuzz`` the generated-transcript properties are left out (``-m "not fuzz"``): they are
-    tested on their own (test_producer_fuzz_harness.py), and a seeded bug that breaks every stream
-    would spend each property's shrink budget here."""
-    return pytester.runpytest_subprocess(
-        f"--implementation={implementation}", f"--inputs={SAMPLES}", "-p", "no:cacheprovider",
-        "-p", "no:xdist", f"--report-dir={pytester.path / 'reports'}", *(() if fuzz else ("-m", "not fuzz")), *args,
-    )
+#: The producer part of the conformance suite on the samples, without the generated-transcript properties
+#: (``-m "not fuzz"``): they are tested on their own (test_producer_fuzz_harness.py), and a seeded bug that
+#: breaks every stream would spend each property's shrink budget here.
+PRODUCER = (f"--inputs={SAMPLES}", "-p", "no:xdist", "-m", "not fuzz")
+#: Leaves out the fidelity tests, which ``failed`` does not count: for seeded bugs of the stream and environment.
+NO_FIDELITY = ("-k", "not test_fidelity and not test_follows_source_edit")
 
 
-def failed(result: pytest.RunResult, fidelity: bool = False) -> set[str]:
+def failed(result: Certification, fidelity: bool = False) -> set[str]:
     """The failed tests, without the fidelity tests unless asked (the seeded bugs here are about the
     stream and the conversion environment; a fidelity test may fail beside them)."""
     found = set(re.findall(r"FAILED \S*::(test_\w+\[[^\]]+\])", result.stdout.str()))
@@ -70,9 +67,11 @@ def test_samples_cover_the_cases_the_readme_promises() -> None:
         assert native in text
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("protocol", [(), ("--persistent", "--check-protocol")], ids=["oneshot", "persistent"])
-def test_the_example_converter_passes_on_its_samples(pytester: pytest.Pytester, protocol: tuple[str, ...]) -> None:
-    result = certify(pytester, CONVERTER, "-rs", *protocol, fuzz=bool(protocol))
+def test_the_example_converter_passes_on_its_samples(certify: Certify, protocol: tuple[str, ...]) -> None:
+    selection = ("-m", "fuzz or not fuzz") if protocol else ()  # persistent: the properties too
+    result = certify(f"--implementation={CONVERTER}", *PRODUCER, *selection, "-rs", *protocol)
     outcomes = result.parseoutcomes()
     assert "failed" not in outcomes
     # every input: the output and environment tests, its fidelity test, and at least one source edit
@@ -83,8 +82,8 @@ def test_the_example_converter_passes_on_its_samples(pytester: pytest.Pytester, 
     assert result.ret == 0
 
 
-def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "stamps-conversion-time", "-k", "deterministic or clock")
+def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'stamps-conversion-time'}", *PRODUCER, "-k", "deterministic or clock")
     text = result.stdout.str()
     assert every("test_deterministic") <= failed(result)
     assert "breaks ASR-154" in text and "/startedAt" in text
@@ -93,16 +92,16 @@ def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(pytest
         assert '-> "2003-04-05T06:07:' in text
 
 
-def test_nondeterministic_records_are_caught_by_repetition(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "shuffles-records", "-k", "deterministic or conforms")
+def test_nondeterministic_records_are_caught_by_repetition(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'shuffles-records'}", *PRODUCER, "-k", "deterministic or conforms")
     assert failed(result) == every("test_deterministic")
     text = result.stdout.str()
     assert "converting a second time in the same environment changed the stream" in text
     assert "ASR-169" in text and re.search(r"line \d+ \(\S+ r[0-9a-f]{8}\) /id: ", text)
 
 
-def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "emits-invalid-stream")
+def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'emits-invalid-stream'}", *PRODUCER, *NO_FIDELITY)
     # a damaged copy that still converts gets the same invalid stream, and so does a generated transcript:
     # only damaged-input and fuzz tests may join
     assert every("test_output_conforms") <= failed(result)
@@ -114,23 +113,23 @@ def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(pyteste
     assert "verdict: DOES NOT CONFORM" in text and result.ret == 1
 
 
-def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "crashes-on-truncated-input", "-k", "damaged")
+def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'crashes-on-truncated-input'}", *PRODUCER, "-k", "damaged")
     assert every("test_damaged_input", "-truncated") <= failed(result)
     assert not any(name.endswith("-empty]") for name in failed(result))
     text = result.stdout.str()
     assert "crash on damaged input" in text and "a traceback is not a refusal" in text and "docs/contract.md §6" in text
 
 
-def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "reads-working-directory")
+def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'reads-working-directory'}", *PRODUCER, *NO_FIDELITY)
     assert failed(result) == every("test_independent_of", "-cwd")
     text = result.stdout.str()
     assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
 
 
-def test_rule_markers_select_producer_tests(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, CONVERTER, "-m", "ASR-159", "--co", "-q")
+def test_rule_markers_select_producer_tests(certify: Certify) -> None:
+    result = certify(f"--implementation={CONVERTER}", *PRODUCER, "-m", "ASR-159", "--co", "-q")
     collected = set(re.findall(r"::(test_\w+\[[^\]]+\])", result.stdout.str()))
     assert collected == every("test_independent_of", "-cwd") | every("test_independent_of", "-home")
 

@@ -439,6 +439,7 @@ NEEDS_WHOLE_COMPARISON = ("merges-client-members", "merges-project", "counts-cal
 
 @pytest.mark.parametrize("name", sorted(SEEDED))
 def test_each_seeded_bug_reader_fails_its_cases(name: str) -> None:
+    assert SEEDED[name]
     for case_id in SEEDED[name]:
         case = CASES_BY_ID[case_id]
         view = run_oneshot(MISBEHAVING / name, case.stream)

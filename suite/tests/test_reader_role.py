@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 import pytest
+from certifying import Certify
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.vocabulary.cases import iter_cases
@@ -23,37 +24,34 @@ UNSCORED = sum(not is_scored(case.assumptions) for case in READER_CASES)
 SCORED = COUNT - UNSCORED
 
 
-def certify(pytester: pytest.Pytester, *args: str, fuzz: bool = False) -> pytest.RunResult:
-    """The reader part of the conformance suite in a fresh pytest process, from an unrelated folder:
-    the reader cases, or (``fuzz``) the reader fuzz properties."""
-    return pytester.runpytest_subprocess("--role=reader", "-p", "no:cacheprovider", "--report-dir=none",
-                                         "-m", "fuzz" if fuzz else "not fuzz", *args)
-
-
-def failed_case_ids(result: pytest.RunResult) -> set[str]:
-    return set(re.findall(r"FAILED \S*test_reader_case\[(.+?)\]", result.stdout.str()))
+#: The reader part of the conformance suite: the reader cases, or the reader fuzz properties.
+READER = ("--role=reader", "-m", "not fuzz")
+READER_FUZZ = ("--role=reader", "-m", "fuzz")
 
 
 def test_there_are_reader_cases() -> None:
     assert COUNT >= 36 and 0 < UNSCORED < SCORED
 
 
-def test_reference_reader_one_shot_passes_every_reader_case(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, f"--implementation={EXAMPLES / 'reference-reader'}")
+@pytest.mark.e2e
+def test_reference_reader_one_shot_passes_every_reader_case(certify: Certify) -> None:
+    result = certify(*READER, f"--implementation={EXAMPLES / 'reference-reader'}", report_dir=None)
     result.assert_outcomes(passed=SCORED, skipped=UNSCORED)
     result.stdout.fnmatch_lines(["*verdict: CONFORMS*"])
     assert result.ret == 0
 
 
-def test_reference_reader_persistent_passes_every_reader_case(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, f"--implementation={EXAMPLES / 'reference-validator-persistent'}", "--persistent",
-                     "--check-protocol")
+@pytest.mark.e2e
+def test_reference_reader_persistent_passes_every_reader_case(certify: Certify) -> None:
+    result = certify(*READER, f"--implementation={EXAMPLES / 'reference-validator-persistent'}", "--persistent",
+                     "--check-protocol", report_dir=None)
     result.assert_outcomes(passed=SCORED, skipped=UNSCORED)
     assert result.ret == 0
 
 
-def test_bundled_reference_plays_the_reader_role(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, str(ROOT / "suite" / "conformance" / "test_reader_corpus.py"))
+@pytest.mark.e2e
+def test_bundled_reference_plays_the_reader_role(certify: Certify) -> None:
+    result = certify(*READER, str(ROOT / "suite" / "conformance" / "test_reader_corpus.py"), report_dir=None)
     result.assert_outcomes(passed=SCORED, skipped=UNSCORED)
     result.stdout.fnmatch_lines(["*reader: * pass*"])
     assert result.ret == 0
@@ -75,11 +73,14 @@ SEEDED = {
 }
 
 
+@pytest.mark.e2e
 @pytest.mark.parametrize("name", sorted(SEEDED))
-def test_seeded_bug_reader_fails_naming_its_rule(pytester: pytest.Pytester, name: str) -> None:
+def test_seeded_bug_reader_fails_naming_its_rule(certify: Certify, name: str) -> None:
+    """Over the persistent protocol (one process for the run, not one per case): the bug, not the protocol, is
+    under test here; the one-shot protocol is the reference reader's test above."""
     rule, must_fail = SEEDED[name]
-    result = certify(pytester, f"--implementation={MISBEHAVING / name}")
-    failed = failed_case_ids(result)
+    result = certify(*READER, f"--implementation={MISBEHAVING / name}", "--persistent", report_dir=None)
+    failed = result.failed("test_reader_case")
     assert must_fail <= failed, result.stdout.str()
     outcomes = result.parseoutcomes()
     assert outcomes["failed"] == len(failed) and outcomes.get("passed", 0) == SCORED - len(failed)
@@ -90,30 +91,31 @@ def test_seeded_bug_reader_fails_naming_its_rule(pytester: pytest.Pytester, name
     assert result.ret == 1
 
 
-def test_reader_fuzzing_end_to_end_finds_a_seeded_bug_and_its_case_replays(pytester: pytest.Pytester) -> None:
+def test_reader_fuzzing_end_to_end_finds_a_seeded_bug_and_its_case_replays(certify: Certify, tmp_path: Path) -> None:
     """-m fuzz with the reader role runs the reader properties; the shrunk failure is a reader case
     that fails the buggy reader again and that the reference reader passes."""
     bug = MISBEHAVING / "decision-without-status-unresolved"
-    folder = pytester.path / "found"
-    result = certify(pytester, f"--implementation={bug}", f"--counterexamples={folder}", "-k",
-                     "decision-without-status", fuzz=True)
+    folder = tmp_path / "found"
+    result = certify(*READER_FUZZ, f"--implementation={bug}", f"--counterexamples={folder}", "-k",
+                     "decision-without-status", report_dir=None)
     result.assert_outcomes(failed=1)
     text = result.stdout.str()
     assert re.search(r"^ASR-269: the view of a valid stream with permissions decided without a status", text,
                      re.MULTILINE), text
     [written] = folder.glob("reader/ASR-269/valid-fuzz-decision-without-status-*.jsonl")
     assert written.with_suffix(".toml").is_file() and written.with_name(written.stem + ".view.json").is_file()
-    replay = certify(pytester, f"--implementation={bug}", f"--cases={folder}", "-k", written.stem)
+    replay = certify(*READER, f"--implementation={bug}", f"--cases={folder}", "-k", written.stem, report_dir=None)
     replay.assert_outcomes(failed=1)
     assert "ASR-269: unresolved permissions" in replay.stdout.str()
-    reference = certify(pytester, f"--implementation={EXAMPLES / 'reference-reader'}", f"--cases={folder}", "-k",
-                        written.stem)
+    reference = certify(*READER, f"--implementation={EXAMPLES / 'reference-reader'}", f"--cases={folder}", "-k",
+                        written.stem, report_dir=None)
     reference.assert_outcomes(passed=1)
 
 
-def test_seeded_bug_reader_fails_through_the_persistent_protocol(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, f"--implementation={MISBEHAVING / 'dangling-as-completed'}", "--persistent",
-                     "--check-protocol")
-    assert SEEDED["dangling-as-completed"][1] <= failed_case_ids(result)
+@pytest.mark.e2e
+def test_seeded_bug_reader_fails_through_the_persistent_protocol(certify: Certify) -> None:
+    result = certify(*READER, f"--implementation={MISBEHAVING / 'dangling-as-completed'}", "--persistent",
+                     "--check-protocol", report_dir=None)
+    assert SEEDED["dangling-as-completed"][1] <= result.failed("test_reader_case")
     assert "call r1: status: expected unknown (null), got \"completed\"" in result.stdout.str()
     assert result.ret == 1

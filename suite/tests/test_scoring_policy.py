@@ -3,7 +3,7 @@
 The audit walks the catalog and lists, per rule, the scored and unscored cases and mutator
 modes with the assumptions each rests on; it fails on an inconsistency (a scored verdict
 resting on an open assumption, a case and a mode with one defect scored differently, a
-naming set without its rule) and writes its table to reports/out/scoring-audit.md.  Then
+naming set without its rule) and prints its table (``-rP`` shows it).  Then
 validators certified as a vendor would show the policy works end to end: one that takes the
 other side of every open point passes the corpus; one that rejects the valid two-results
 stream, one that crashes on a 5000-digit integer and one that names every rule fail."""
@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from certifying import Certify
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -25,6 +26,7 @@ from asr_conformance.generators import damage as damage_module
 from asr_conformance.generators.damage import DAMAGES
 from asr_conformance.generators.mutated import all_modes
 from asr_conformance.generators.mutators import Mode, serialize
+from asr_conformance.generators.reach import stream_features
 from asr_conformance.generators.streams import valid_streams
 from asr_conformance.reference.checks import validate_bytes
 from asr_conformance.vocabulary.cases import Case, iter_cases
@@ -45,7 +47,6 @@ from asr_conformance.vocabulary.scoring import (
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = ROOT / "examples" / "misbehaving"
 OTHER_SIDE = Path(__file__).resolve().parent / "validators" / "takes-the-other-side"
-AUDIT = ROOT / "reports" / "out" / "scoring-audit.md"
 CASES = list(iter_cases(CORPUS_DIR, role="validator"))
 MODES = all_modes()
 
@@ -135,7 +136,7 @@ def defect_conflicts() -> list[str]:
 
 def render(audit: Audit) -> str:
     columns = ("scored cases", "unscored cases", "scored modes", "unscored modes")
-    lines = ["# Scoring audit", "", "Written by suite/tests/test_scoring_policy.py; policy in cases/README.md.", "",
+    lines = ["# Scoring audit", "", "Printed by suite/tests/test_scoring_policy.py; policy in cases/README.md.", "",
              "## Figures", ""]
     lines += [f"- {name}: {count}" for name, count in sorted(audit.figures.items())]
     lines += ["", "## Per rule", "", "| rule | " + " | ".join(columns) + " |", "|---" * (len(columns) + 1) + "|"]
@@ -150,10 +151,9 @@ def render(audit: Audit) -> str:
 
 
 def test_audit_finds_no_inconsistency() -> None:
+    """The table is printed (shown with -rP), never written into the package's folders."""
     audit = build_audit()
     text = render(audit)
-    AUDIT.parent.mkdir(parents=True, exist_ok=True)
-    AUDIT.write_text(text, encoding="utf-8")
     print(text)  # shown with -rP
     assert not audit.problems, "\n".join(audit.problems)
 
@@ -290,35 +290,47 @@ def test_preferred_rule_is_the_group_when_it_is_a_page_rule() -> None:
 # --- validators certified as a vendor would ------------------------------------------------------------
 
 
-def certify(pytester: pytest.Pytester, implementation: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(f"--implementation={implementation}", "-p", "no:cacheprovider",
-                                         "-m", "corpus", *args)
+#: The corpus part of the suite, over the persistent protocol: the validators here load the corpus or the
+#: reference at start, once per run rather than once per case; the policy, not the protocol, is under test.
+CORPUS = ("-m", "corpus", "--persistent")
 
 
-def failed_case_ids(result: pytest.RunResult) -> set[str]:
-    return set(re.findall(r"FAILED \S*test_validator_case\[(.+?)\]", result.stdout.str()))
-
-
-def test_a_validator_taking_the_other_side_of_every_open_point_passes(pytester: pytest.Pytester) -> None:
+@pytest.mark.e2e
+def test_a_validator_taking_the_other_side_of_every_open_point_passes(certify: Certify) -> None:
     # It finds cases by reading the corpus, which the sandbox hides from implementations.
-    result = certify(pytester, OTHER_SIDE, "-n", "2", "--sandbox=none")
+    result = certify(f"--implementation={OTHER_SIDE}", *CORPUS, "--sandbox=none")
     counts = defaultdict(int)
     for case in CASES:
         counts[case.verdict] += 1
-    assert not failed_case_ids(result), result.stdout.str()[-3000:]
+    assert not result.failed(), result.stdout.str()[-3000:]
     result.assert_outcomes(passed=counts["valid"] + counts["invalid"], skipped=counts["implementation-defined"])
 
 
-def test_rejecting_two_results_for_one_call_fails(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "rejects-two-results-for-one-call", "-k", "ASR-26")
-    failed = failed_case_ids(result)
+def test_rejecting_two_results_for_one_call_fails(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'rejects-two-results-for-one-call'}", *CORPUS, "-k", "ASR-26")
+    failed = result.failed()
     assert "validator/ASR-264/valid-two-results-for-one-call" in failed
     assert all("/valid-" in f for f in failed)
 
 
-def test_crashing_on_a_5000_digit_integer_fails(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "crashes-on-long-integers", "-k", "ASR-032 or ASR-254")
-    failed = failed_case_ids(result)
+def test_rejecting_stop_reason_beside_error_fails(certify: Certify) -> None:
+    beside_error = {c.id for c in CASES if c.verdict == "valid" and "state:error+stopReason" in stream_features(c.data())}
+    assert "validator/ASR-168/valid-error-with-details" in beside_error
+    groups = " or ".join(sorted({c.split("/")[1] for c in beside_error}))
+    result = certify(f"--implementation={MISBEHAVING / 'rejects-stop-reason-beside-error'}", *CORPUS, "-k", groups)
+    assert result.failed() == beside_error
+    assert "rejected a valid stream naming ASR-168" in result.stdout.str()
+
+
+def test_accepting_attempt_zero_fails_on_that_case_only(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'lenient-attempt-zero'}", *CORPUS, "-k", "ASR-182 or ASR-075")
+    assert result.failed() == {"validator/ASR-182/invalid-attempt-n-zero"}
+    assert "accepted an invalid stream; it breaks ASR-182" in result.stdout.str()
+
+
+def test_crashing_on_a_5000_digit_integer_fails(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'crashes-on-long-integers'}", *CORPUS, "-k", "ASR-032 or ASR-254")
+    failed = result.failed()
     long_ones = {c.id for c in CASES if re.search(r"\d{4,}-digit", c.id)}
     assert {"validator/ASR-032/impl-integer-5000-digits", "validator/ASR-254/impl-5000-digit-integer-in-input"} \
         <= long_ones
@@ -326,9 +338,9 @@ def test_crashing_on_a_5000_digit_integer_fails(pytester: pytest.Pytester) -> No
     assert "Traceback" in result.stdout.str() or "crash" in result.stdout.str()
 
 
-def test_naming_every_rule_is_not_the_right_reason(pytester: pytest.Pytester) -> None:
-    result = certify(pytester, MISBEHAVING / "names-every-rule", "-k", "ASR-164 or ASR-260")
-    failed = failed_case_ids(result)
+def test_naming_every_rule_is_not_the_right_reason(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'names-every-rule'}", *CORPUS, "-k", "ASR-164 or ASR-260")
+    failed = result.failed()
     named = {c.id for c in CASES if c.verdict == "invalid" and naming_set(c.rules)}
     expected = {c for c in named if group_of(next(x for x in CASES if x.id == c)) in ("ASR-164", "ASR-260")}
     assert expected and expected <= failed <= named

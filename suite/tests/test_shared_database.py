@@ -32,9 +32,11 @@ def _free_port() -> int:
         return probe.getsockname()[1]
 
 
-@pytest.fixture
-def redis_url(tmp_path: Path) -> Iterator[str]:
-    """A private redis-server for this test (no persistence), stopped by its process ID afterwards."""
+@pytest.fixture(scope="module")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A private redis-server for this module's tests (no persistence), stopped by its process ID afterwards.
+    Each test keeps to its own numbered databases: ``{redis_server}/0`` and so on."""
+    tmp_path = tmp_path_factory.mktemp("redis")
     server = shutil.which("redis-server")
     if server is None:
         pytest.skip("redis-server is not installed (.ci/run installs it with apt-get)")
@@ -52,7 +54,7 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
                 time.sleep(0.05)
         else:
             pytest.fail("redis-server did not answer")
-        yield f"redis://127.0.0.1:{port}/0"
+        yield f"redis://127.0.0.1:{port}"
     finally:
         process.terminate()
         process.wait(timeout=10)
@@ -95,34 +97,44 @@ COMMON = ("lenient-exit-code", "ASR-260")
 COMMON_TEST = "validator/test_rejects_mutated_streams[ASR-260]"
 
 
-def test_a_second_run_replays_the_first_runs_failure_first(redis_url: str, tmp_path: Path) -> None:
-    first = _finish(_campaign(tmp_path / "first", redis_url, *RARE))
-    assert RARE_TEST in _failures(tmp_path / "first"), first[-3000:]
-    shrunk = _counterexample_digests(tmp_path / "first")
+@pytest.fixture(scope="module")
+def first_campaign(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A campaign on RARE in database 0 from scratch, shared by the two tests that start from it."""
+    folder = tmp_path_factory.mktemp("first")
+    output = _finish(_campaign(folder, f"{redis_server}/0", *RARE))
+    assert RARE_TEST in _failures(folder), output[-3000:]
+    return folder
+
+
+def test_a_second_run_replays_the_first_runs_failure_first(redis_server: str, first_campaign: Path,
+                                                           tmp_path: Path) -> None:
+    shrunk = _counterexample_digests(first_campaign)
     assert len(shrunk) == 1
 
-    second = _finish(_campaign(tmp_path / "second", redis_url, *RARE))
+    second = _finish(_campaign(tmp_path / "second", f"{redis_server}/0", *RARE))
     details = _failures(tmp_path / "second")[RARE_TEST]["details"]
     # The first stream the second run sent is the first run's shrunk counterexample, from the database.
     assert details["fuzz_first_failure_call"] == 1, second[-3000:]
     assert {details["fuzz_first_failure_sha256"]} == shrunk
 
 
-def test_a_run_on_another_database_starts_from_scratch(redis_url: str, tmp_path: Path) -> None:
+def test_a_run_on_another_database_starts_from_scratch(redis_server: str, first_campaign: Path, tmp_path: Path) -> None:
     """The control: database 1 of the same server shares nothing with database 0."""
-    _finish(_campaign(tmp_path / "first", redis_url, *RARE))
-    shrunk = _counterexample_digests(tmp_path / "first")
-    output = _finish(_campaign(tmp_path / "other", redis_url.removesuffix("/0") + "/1", *RARE))
+    shrunk = _counterexample_digests(first_campaign)
+    assert shrunk
+    output = _finish(_campaign(tmp_path / "other", f"{redis_server}/1", *RARE))
     details = _failures(tmp_path / "other")[RARE_TEST]["details"]
     assert details["fuzz_first_failure_call"] > 1, output[-2000:]
     assert details["fuzz_first_failure_sha256"] not in shrunk
 
 
-def test_two_parallel_xdist_runs_share_the_database_without_losing_examples(redis_url: str, tmp_path: Path) -> None:
+def test_two_parallel_xdist_runs_share_the_database_without_losing_examples(redis_server: str, tmp_path: Path) -> None:
+    redis_url = f"{redis_server}/2"  # a database of its own: the tests above fill 0 and 1
     runs = {"rare": (RARE, RARE_TEST), "common": (COMMON, COMMON_TEST)}
     started = {name: _campaign(tmp_path / name, redis_url, *selection, "-n", "2")
                for name, (selection, _) in runs.items()}
     outputs = {name: _finish(process) for name, process in started.items()}
+    assert runs
     for name, (_, test) in runs.items():
         assert test in _failures(tmp_path / name), outputs[name][-3000:]
 

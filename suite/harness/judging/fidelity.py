@@ -17,11 +17,14 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.fidelity.compare import check_fidelity
+from asr_conformance.fidelity.compare import Policy, check_fidelity
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.mutations import Mutation
-from asr_conformance.fidelity.registry import installed_witnesses, select_witness
 from asr_conformance.harness.targets import ProducerInput
+from asr_conformance.packs.guard import PackError, bounded, malformed
+from asr_conformance.packs.identity import PackIdentity
+from asr_conformance.packs.pack import FormatPack
+from asr_conformance.packs.registry import Installed, Packs, installed, select_pack
 
 #: The rules fidelity checks can name; every fidelity test is marked with them (-m ASR-252 selects it).
 #: A test keeps this list equal to the rules the fidelity modules name.
@@ -48,19 +51,54 @@ class SourceEdit:
         return f"{self.input.id}-{self.mutation or 'no-witness'}"
 
 
-def source_edits(item: ProducerInput, witnesses: Sequence[Witness] | None = None) -> list[SourceEdit]:
-    """The edits to try on one input: its witness's mutations, chosen by sniffing the input's head."""
+#: What judging may be given to judge with: the installed packs (the default), a pool of packs, or bare witnesses.
+Pool = Packs | Sequence[FormatPack] | Sequence[Witness] | None
+
+
+def pool_of(given: Pool) -> Packs:
+    """The packs to judge with: every installed one unless a pool is given (bare witnesses become witness-only packs)."""
+    if given is None:
+        return installed()
+    if isinstance(given, Packs):
+        return given
+    packs = installed()
+    chosen: list[Installed] = []
+    for item in given:
+        if isinstance(item, Installed):
+            chosen.append(item)
+        elif isinstance(item, FormatPack):
+            chosen.append(next((i for i in packs.installed if i.pack is item), None) or _given(item))
+        else:
+            chosen.append(packs.of_witness(item) or _given(_witness_pack(item)))
+    return Packs(chosen)
+
+
+def _witness_pack(witness: Witness) -> FormatPack:
+    from asr_conformance.packs.pack import witness_only
+
+    return witness_only(witness, "unknown")
+
+
+def _given(pack: FormatPack) -> Installed:
+    from asr_conformance.packs.identity import identify
+
+    return Installed(pack, identify(pack, "(given)", False))
+
+
+def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
+    """The edits to try on one input: its pack's edits, chosen by sniffing the input's head."""
     try:
         with open(item.path, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
     except OSError:
         return [SourceEdit(item, None)]
-    edits = [SourceEdit(item, m.name) for m in mutations_of(witness_for_input(head, witnesses))]
+    chosen = pack_for_input(head, packs)
+    edits = [SourceEdit(item, m.name) for m in (chosen.pack.edits if chosen is not None else ())]
     return edits or [SourceEdit(item, None)]
 
 
-def mutation_named(witness: Witness, name: str) -> Mutation | None:
-    return next((m for m in mutations_of(witness) if m.name == name), None)
+def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> Mutation | None:
+    return next((m for m in mutations_of(pack) if m.name == name), None)
 
 
 @dataclass
@@ -73,6 +111,10 @@ class Fidelity:
     #: Why fidelity is not checked ("not checked: no witness for format 'x'"), when it is not.
     not_checked: str | None = None
     notes: list[str] = field(default_factory=list)
+    #: The pack that judged (or tried to), for reports.
+    judge: PackIdentity | None = None
+    #: The pack failed (raised, hung, malformed facts): the suite's error, not the converter's.
+    error: str | None = None
 
     @property
     def rules(self) -> list[str]:
@@ -105,70 +147,114 @@ def stream_records(stream: bytes) -> list[dict] | None:
     return records or None
 
 
-def witness_for_input(data: bytes, witnesses: Sequence[Witness] | None = None) -> Witness | None:
+def pack_for_input(data: bytes, packs: Pool = None) -> Installed | None:
+    """The pack whose format the input sniffs as (chosen at collection, before any conversion)."""
+    return select_pack(None, data, pool_of(packs)).chosen
+
+
+def witness_for_input(data: bytes, packs: Pool = None) -> Witness | None:
     """The witness whose format the input sniffs as (chosen at collection, before any conversion)."""
-    selection = select_witness(None, data, witnesses)
-    return selection.witness
+    chosen = pack_for_input(data, packs)
+    return chosen.pack.witness if chosen is not None else None
 
 
-def mutations_of(witness: Witness | None) -> tuple[Mutation, ...]:
-    """The source edits a witness offers (an optional ``mutations`` attribute)."""
-    return tuple(getattr(witness, "mutations", ()) or ()) if witness is not None else ()
+def mutations_of(pack: Installed | FormatPack | Witness | None) -> tuple[Mutation, ...]:
+    """The source edits a pack offers (a bare witness: its optional ``mutations`` attribute)."""
+    if isinstance(pack, Installed):
+        return pack.pack.edits
+    if isinstance(pack, FormatPack):
+        return pack.edits
+    return tuple(getattr(pack, "mutations", ()) or ()) if pack is not None else ()
 
 
-def judge_fidelity(data: bytes, stream: bytes, witnesses: Sequence[Witness] | None = None) -> Fidelity:
-    """Choose the witness by the stream's header and the input, read the input, check the stream."""
+def policy_of(pack: FormatPack) -> Policy:
+    return Policy(kind_policy=pack.kind_policy, loss_namespaces=pack.loss_namespaces)
+
+
+def judge_fidelity(data: bytes, stream: bytes, packs: Pool = None) -> Fidelity:
+    """Choose the pack by the stream's header and the input, read the input, check the stream."""
     records = stream_records(stream)
     if records is None:
         return Fidelity(None, not_checked="not checked: the output is not a stream of JSON objects")
-    selection = select_witness(records[0], data, witnesses)
-    if selection.witness is None:
+    chosen = select_pack(records[0], data, pool_of(packs))
+    selection = chosen.selection
+    if chosen.chosen is None:
         return Fidelity(None, list(selection.findings), selection.not_checked, list(selection.notes))
-    facts = read_facts(selection.witness, data)
-    if isinstance(facts, str):
-        return Fidelity(None, list(selection.findings), facts, list(selection.notes))
-    findings = list(selection.findings) + check_fidelity(facts, records)
-    return Fidelity(selection.witness.format, findings, None, list(selection.notes))
-
-
-def read_facts(witness: Witness, data: bytes) -> SourceFacts | str:
-    """The witness's facts, or why it could not read the input (a sentence, never a traceback)."""
+    judge = chosen.chosen.identity
     try:
-        return witness.read(data)
+        facts = read_facts(chosen.chosen, data)
+    except PackError as error:
+        return Fidelity(None, notes=list(selection.notes), judge=judge, error=str(error))
+    if isinstance(facts, str):
+        return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
+    findings = list(selection.findings) + check_fidelity(facts, records, policy_of(chosen.chosen.pack))
+    return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge)
+
+
+def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
+    """The pack's facts, or why it could not read the input (a sentence, never a traceback).
+
+    Through a pack, the read is bounded in time and checked for shape: a pack that raises, hangs
+    or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's)."""
+    witness = pack.pack.witness if isinstance(pack, Installed) else pack
+    try:
+        if not isinstance(pack, Installed):
+            return witness.read(data)
+        facts = bounded(pack.identity, "reading the input", pack.pack.time_limit, witness.read, data)
     except NotThisFormat as error:
         return f"not checked: the {witness.format} witness cannot read this input: {error}"
     except RecursionError:
         return f"not checked: the {witness.format} witness cannot read this input: nested too deeply"
+    problem = malformed(facts)
+    if problem is not None:
+        raise PackError(pack.identity, f"{problem} (malformed facts)")
+    return facts
 
 
 Convert = Callable[[bytes], "bytes | str"]
 
 
-def judge_mutation(mutation: Mutation, witness: Witness, data: bytes, stream: bytes, convert: Convert) -> Fidelity:
+def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, stream: bytes,
+                   convert: Convert) -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 
     ``convert`` returns the new stream, or a sentence saying why there is none (a refusal or a
-    crash on an edited input that is still a valid transcript is itself a failure)."""
-    edited = mutation.apply(data)
-    if edited is None:
-        return Fidelity(witness.format, not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
-    before_facts, after_facts = read_facts(witness, data), read_facts(witness, edited)
+    crash on an edited input that is still a valid transcript is itself a failure). A pack whose
+    edit or witness fails gives an error result (``Fidelity.error``), never a finding."""
+    chosen = pack if isinstance(pack, Installed) else pool_of([pack]).installed[0]
+    witness, judge, policy = chosen.pack.witness, chosen.identity, policy_of(chosen.pack)
+    try:
+        edited = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
+        if edited is not None and not isinstance(edited, bytes):
+            raise PackError(judge, f"the {mutation.name} edit returned {type(edited).__name__}, not bytes")
+        if edited is None:
+            return Fidelity(witness.format, judge=judge,
+                            not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
+        before_facts, after_facts = read_facts(chosen, data), read_facts(chosen, edited)
+    except PackError as error:
+        return Fidelity(None, judge=judge, error=str(error))
     if isinstance(before_facts, str) or isinstance(after_facts, str):
         reason = before_facts if isinstance(before_facts, str) else after_facts
-        return Fidelity(None, not_checked=str(reason))
+        return Fidelity(None, not_checked=str(reason), judge=judge)
     before, after = stream_records(stream), None
     converted = convert(edited)
     if isinstance(converted, str):
         message = f"the input edited by {mutation.name} ({mutation.description}) was not converted: {converted}"
-        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)])
+        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
     after = stream_records(converted)
     if before is None or after is None:
         message = f"after {mutation.name}, the output is not a stream of JSON objects"
-        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)])
-    findings = mutation.expect(before_facts, after_facts, before, after)
+        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
+    try:
+        findings = list(bounded(judge, f"the {mutation.name} expectation", chosen.pack.time_limit, mutation.expect,
+                                before_facts, after_facts, before, after))
+        if not all(isinstance(f, Finding) for f in findings):
+            raise PackError(judge, f"the {mutation.name} expectation returned something other than Findings")
+    except PackError as error:
+        return Fidelity(None, judge=judge, error=str(error))
     seen = {(f.rule, f.message) for f in findings}
-    findings += [f for f in check_fidelity(after_facts, after) if (f.rule, f.message) not in seen]
-    return Fidelity(witness.format, findings)
+    findings += [f for f in check_fidelity(after_facts, after, policy) if (f.rule, f.message) not in seen]
+    return Fidelity(witness.format, findings, judge=judge)
 
 
 def describe(findings: Sequence[Finding]) -> list[str]:
@@ -178,8 +264,7 @@ def describe(findings: Sequence[Finding]) -> list[str]:
         text = f"{finding.rule} ({finding.family}): {finding.message}"
         if finding.where is not None:
             excerpt = f": {finding.where.excerpt}" if finding.where.excerpt else ""
-            pointer = f" at {finding.where.pointer}" if getattr(finding.where, "pointer", None) else ""
-            text += f"\n    native line {finding.where.line}{pointer}{excerpt}"
+            text += f"\n    native {finding.where.place()}{excerpt}"
         if finding.seq is not None:
             text += f"\n    stream record seq {finding.seq}"
         shown.append(text)
@@ -189,5 +274,5 @@ def describe(findings: Sequence[Finding]) -> list[str]:
 
 
 def known_formats() -> list[str]:
-    """The formats a witness is installed for, for messages."""
-    return [w.format for w in installed_witnesses()[0]]
+    """The formats a pack is installed for, for messages."""
+    return installed().formats()

@@ -132,6 +132,8 @@ def test_header_comes_from_session_meta() -> None:
 
 
 def test_exit_codes_appear_exactly_where_exec_command_end_records_them() -> None:
+    assert SAMPLES
+    checked = 0
     for path in SAMPLES:
         facts = WITNESS.read(path.read_bytes())
         recorded = {(r.call_id, r.ts): r.exit_code for r in facts.results}
@@ -140,6 +142,8 @@ def test_exit_codes_appear_exactly_where_exec_command_end_records_them() -> None
                 continue
             key = (record.get("callId") or record.get("nativeCallId"), record.get("ts"))
             assert record.get("exec", {}).get("exitCode") == recorded[key], (path.name, key)
+            checked += 1
+    assert checked, "no sample converts to a tool result"
 
 
 def test_turns_and_configuration_are_mapped_where_the_rollout_records_them() -> None:
@@ -190,6 +194,7 @@ BUGS = {
 
 @pytest.mark.parametrize("bug", sorted(BUGS))
 def test_a_seeded_bug_keeps_the_stream_valid(bug: str) -> None:
+    assert SAMPLES
     for path in SAMPLES:
         done = run(MISBEHAVING / bug, path)
         assert done.returncode == 0, done.stderr.decode()

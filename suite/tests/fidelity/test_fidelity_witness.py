@@ -195,6 +195,7 @@ def test_inputs_that_are_not_transcripts(data: bytes, reason: str) -> None:
 def test_damaged_copies_give_facts_or_not_this_format(path) -> None:
     """Cut short or with a byte flipped anywhere, a sample never gives a traceback."""
     data = path.read_bytes()
+    assert data
     for cut in range(0, len(data), max(1, len(data) // 40)):
         for damaged in (data[:cut], data[:cut] + b"\xff" + data[cut + 1:], data[:cut] + b"}" + data[cut + 1:]):
             try:

@@ -15,6 +15,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from asr_conformance.fidelity import claude_code_mutations  # noqa: F401 (gives WITNESS its source edits, as the registry does)
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import SourceFacts
@@ -180,7 +181,9 @@ def test_the_witness_reads_every_transcript_and_sees_its_feature(feature: str) -
 @pytest.mark.parametrize("feature", [*FEATURES, cc.MIXED])
 def test_a_faithful_converter_passes_every_transcript_and_every_source_edit(feature: str) -> None:
     mutations = mutations_of(WITNESS)
-    for transcript in examples(feature, FAITHFUL_BUDGET):
+    transcripts = list(examples(feature, FAITHFUL_BUDGET))
+    assert mutations and transcripts
+    for transcript in transcripts:
         data = transcript.data()
         stream = run_example(data)
         assert isinstance(stream, bytes), (stream, shown(transcript))
@@ -209,7 +212,9 @@ def test_each_seeded_bug_is_caught_by_its_feature(name: str) -> None:
 
 def test_the_example_converter_in_process_is_the_one_shot_script() -> None:
     """The faithful-converter test runs the example in process; the script gives the same bytes."""
-    for transcript in examples(cc.MIXED, 2):
+    transcripts = list(examples(cc.MIXED, 2))
+    assert transcripts
+    for transcript in transcripts:
         assert stream_of(EXAMPLE, transcript.data()) == run_example(transcript.data())
 
 

@@ -36,7 +36,7 @@ SEEDED = {
     "keeps-old-title-source": ("title", "ASR-181"),
     "reclassifies-content-level": ("content-level", "ASR-165"),
     "pairs-by-position": ("call-revision", "ASR-263"),
-    "falls-back-to-native-call-id": ("call-revision", "ASR-262"),
+    "falls-back-to-native-call-id": ("shared-native-id", "ASR-262"),
     "dangling-as-completed": ("call-revision", "ASR-265"),
 }
 

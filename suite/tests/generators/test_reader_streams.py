@@ -27,6 +27,8 @@ HOLDS: dict[str, Callable[[list[dict]], bool]] = {
     "title": lambda rs: any("title" in r and "titleSource" not in r for r in _of(rs, "session_info")),
     "content-level": lambda rs: any("contentLevel" in r for r in _of(rs, "declaration")),
     "heads": lambda rs: any(r.get("heads", [0])[:1] == [None] for r in _of(rs, "session_info")),
+    "shared-native-id": lambda rs: any(r.get("linkage") == "ambiguous" and "nativeCallId" in r
+                                       for r in _of(rs, "tool_result")),
     "call-revision": lambda rs: any("supersedes" in r for r in _of(rs, "tool_call")),
     "removed": lambda rs: any("removed" in r for r in _of(rs, "instructions")),
     "decision-without-status": lambda rs: any("decision" in r and "status" not in r for r in _of(rs, "permission")),
@@ -54,6 +56,8 @@ def test_streams_are_valid_and_hold_their_feature(feature: str) -> None:
 
 
 def test_call_revisions_revise_a_call_with_its_call_id() -> None:
+    revisions: list[str] = []
+
     @QUICK
     @given(reader_streams("call-revision"))
     def check(records: list[dict]) -> None:
@@ -61,5 +65,7 @@ def test_call_revisions_revise_a_call_with_its_call_id() -> None:
         for record in calls.values():
             if "supersedes" in record:
                 assert calls[record["supersedes"]]["callId"] == record["callId"]
+                revisions.append(record["id"])
 
     check()
+    assert revisions, "no generated stream revised a call"

@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from certifying import Certify
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment, limits
@@ -295,29 +296,22 @@ def test_limit_options_are_checked_and_shown_in_the_header(pytester: pytest.Pyte
 
 
 @needs_sandbox
-def test_memorised_fuzz_examples_pass_only_a_fixed_run(pytester: pytest.Pytester,
-                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+def test_memorised_fuzz_examples_pass_only_a_fixed_run(certify: Certify, tmp_path: Path) -> None:
     """A validator that learnt one honest run's examples by heart (and accepts anything else) passes a
     run on the same fixed examples, which says it certifies nothing, and fails a certification run."""
-    monkeypatch.delenv("ASR_HYPOTHESIS_PROFILE", raising=False)
-    table = pytester.path / "answers" / "table.jsonl"
+    table = tmp_path / "answers" / "table.jsonl"
     table.parent.mkdir()
-    selection = ("-m", "fuzz", "-k", "test_rejects_mutated_streams and (ASR-164 or ASR-260)")
-
-    def certify(*args: str) -> pytest.RunResult:
-        return pytester.runpytest_subprocess(f"--implementation={HOSTILE / 'replays-memorised-answers'}",
-                                             "-p", "no:cacheprovider", "--report-dir=out", *selection, *args,
-                                             timeout=600)
-
-    monkeypatch.setenv("ASR_MEMORISE_TO", str(table))
-    recorded = certify("--hypothesis-profile=asr-fixed", "--sandbox=none", "--pass-env=ASR_MEMORISE_TO")
+    memorised = (f"--implementation={HOSTILE / 'replays-memorised-answers'}",
+                 "-m", "fuzz", "-k", "test_rejects_mutated_streams and (ASR-164 or ASR-260)")
+    # The default profile unless a run names one: the project's fixed profile must not leak into the last run.
+    recorded = certify(*memorised, "--hypothesis-profile=asr-fixed", "--sandbox=none", "--pass-env=ASR_MEMORISE_TO",
+                       env={"ASR_HYPOTHESIS_PROFILE": None, "ASR_MEMORISE_TO": str(table)})
     assert recorded.ret == 0 and table.read_text().count("\n") >= 8, recorded.stdout.str()[-2000:]
-    monkeypatch.delenv("ASR_MEMORISE_TO")
-    monkeypatch.setenv("ASR_MEMORISED_FROM", str(table))
-    replayed = certify("--hypothesis-profile=asr-fixed", "--pass-env=ASR_MEMORISED_FROM",
-                       f"--allow-read={table.parent}")
+    replay_env = {"ASR_HYPOTHESIS_PROFILE": None, "ASR_MEMORISED_FROM": str(table)}
+    replayed = certify(*memorised, "--hypothesis-profile=asr-fixed", "--pass-env=ASR_MEMORISED_FROM",
+                       f"--allow-read={table.parent}", env=replay_env)
     assert replayed.ret == 0, replayed.stdout.str()[-2000:]
     assert "regression gate that certifies nothing new; no badge" in replayed.stdout.str()
-    certified = certify("--pass-env=ASR_MEMORISED_FROM", f"--allow-read={table.parent}")
+    certified = certify(*memorised, "--pass-env=ASR_MEMORISED_FROM", f"--allow-read={table.parent}", env=replay_env)
     assert certified.ret == 1 and "verdict: DOES NOT CONFORM" in certified.stdout.str(), \
         certified.stdout.str()[-2000:]

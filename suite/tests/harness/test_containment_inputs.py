@@ -98,7 +98,9 @@ def _ask_every_way(command: list[str], stream: Path) -> list[dict]:
 
 
 def test_every_role_and_protocol_gets_a_blind_private_read_only_copy(probe: list[str], telling_stream: Path) -> None:
-    for facts in _ask_every_way(probe, telling_stream):
+    answers = _ask_every_way(probe, telling_stream)
+    assert answers
+    for facts in answers:
         assert facts, "the probe answered nothing"
         name = Path(facts["path"]).name
         assert NEUTRAL.match(name), facts["path"]
@@ -117,7 +119,9 @@ def test_the_environment_is_an_allow_list(probe: list[str], telling_stream: Path
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "planted-aws")
     monkeypatch.setenv("ASR_PLANTED_SECRET", "planted")
     monkeypatch.setenv("LC_TIME", "C")
-    for facts in _ask_every_way(probe, telling_stream):
+    answers = _ask_every_way(probe, telling_stream)
+    assert answers
+    for facts in answers:
         env = facts["env"]
         assert not [name for name in env if name.startswith(("PYTEST", "GITHUB", "AWS"))], sorted(env)
         assert "planted" not in json.dumps(env)

@@ -33,10 +33,9 @@ def _input(tmp_path: Path) -> Path:
 def test_a_fifo_stream_path_fails_the_case_without_hanging(tmp_path: Path) -> None:
     adapter = PersistentValidator([str(HOSTILE / "stream-path-fifo")], timeout=5, role="producer")
     try:
-        started = time.monotonic()
         conversion = adapter.convert(_input(tmp_path))
-        assert time.monotonic() - started < 5
-        assert conversion.outcome is Outcome.CRASH and "not a regular file" in conversion.message
+        # A read that blocked on the FIFO would end at the timeout, as a TIMEOUT.
+        assert conversion.outcome is Outcome.CRASH and "not a regular file" in conversion.message, conversion.explain()
     finally:
         adapter.close()
 
@@ -144,9 +143,9 @@ def test_flooding_while_idle_fails_the_process_and_stop_returns(tmp_path: Path) 
         answer = adapter.validate(stream)
         outcomes.append(answer)
     assert any(a.outcome is Outcome.CRASH and "no request outstanding" in a.message for a in outcomes)
-    started = time.monotonic()
+    process = adapter._session.process if adapter._session is not None else None
     adapter.close()
-    assert time.monotonic() - started < 7
+    assert adapter._session is None and (process is None or process.poll() is not None), "stop returned, the tree gone"
 
 
 def test_unsolicited_replies_fail_the_process(tmp_path: Path) -> None:

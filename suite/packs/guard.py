@@ -1,0 +1,105 @@
+"""Calling a pack's code: bounded in time, and its failures made the suite's errors, never the converter's.
+
+A pack is code the certifier installed, not the implementation under test; when it raises,
+hangs or answers with something that is not ``SourceFacts``, no verdict about the converter
+can be drawn from it. ``PackError`` carries a sentence naming the pack; the producer tests
+turn it into an error result and the run into INCOMPLETE.
+
+A hung call cannot be stopped from Python: it is left running in a daemon thread, and the
+run goes on without its answer.
+"""
+
+from __future__ import annotations
+
+import threading
+import traceback
+from collections.abc import Callable
+from dataclasses import fields
+from typing import Any, TypeVar
+
+from asr_conformance.fidelity.facts import (
+    NativeCall,
+    NativeMessage,
+    NativeQuestion,
+    NativeResult,
+    NotThisFormat,
+    SourceFacts,
+    Where,
+)
+from asr_conformance.packs.identity import PackIdentity
+
+T = TypeVar("T")
+#: The start of every pack error's message, which verdicts and reports look for.
+PREFIX = "suite error: the fidelity judge "
+
+
+class PackError(Exception):
+    """A pack failed while judging; the message names the pack and what it did."""
+
+    def __init__(self, identity: PackIdentity, what: str) -> None:
+        self.identity = identity
+        super().__init__(f"{PREFIX}{identity.label()} {what}")
+
+
+def bounded(identity: PackIdentity, action: str, seconds: float, function: Callable[..., T], *args: Any) -> T:
+    """``function(*args)``, or ``PackError`` when it raises (``NotThisFormat`` passes through) or outlives ``seconds``."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = function(*args)
+        except BaseException as error:  # noqa: BLE001  (every failure of the pack is reported)
+            box["error"] = error
+
+    worker = threading.Thread(target=run, name=f"pack-{identity.name}-{action}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise PackError(identity, f"did not finish {action} within {seconds:g} s (hung)")
+    error = box.get("error")
+    if isinstance(error, (NotThisFormat, RecursionError)):
+        raise error
+    if error is not None:
+        raise PackError(identity, f"raised {type(error).__name__} in {action}: {error}{_where(error)}")
+    return box["value"]
+
+
+def _where(error: BaseException) -> str:
+    frames = traceback.extract_tb(error.__traceback__)
+    if not frames:
+        return ""
+    last = frames[-1]
+    return f" (at {last.filename}:{last.lineno}, in {last.name})"
+
+
+def malformed(facts: Any) -> str | None:
+    """Why a witness's answer is not well-formed ``SourceFacts``, or ``None`` when it is."""
+    if not isinstance(facts, SourceFacts):
+        return f"returned {type(facts).__name__}, not SourceFacts"
+    checks: list[tuple[str, list[Any], type, tuple[tuple[str, tuple[type, ...]], ...]]] = [
+        ("calls", facts.calls, NativeCall, (("call_id", (str,)), ("name", (str,)))),
+        ("results", facts.results, NativeResult, (("call_id", (str, type(None))),)),
+        ("messages", facts.messages, NativeMessage, (("role", (str,)), ("texts", (tuple, list)))),
+        ("questions", facts.questions, NativeQuestion, ()),
+    ]
+    for name, items, kind, members in checks:
+        if not isinstance(items, list):
+            return f"gave SourceFacts.{name} as {type(items).__name__}, not a list"
+        for index, item in enumerate(items):
+            if not isinstance(item, kind):
+                return f"gave SourceFacts.{name}[{index}] as {type(item).__name__}, not {kind.__name__}"
+            if not isinstance(getattr(item, "where", None), Where):
+                return f"gave SourceFacts.{name}[{index}] no Where"
+            for member, types in members:
+                if not isinstance(getattr(item, member, None), types):
+                    return f"gave SourceFacts.{name}[{index}].{member} as {type(getattr(item, member, None)).__name__}"
+    if isinstance(facts.messages, list) and any(not all(isinstance(t, str) for t in m.texts) for m in facts.messages):
+        return "gave a message text that is not a string"
+    for member in ("times", "session_ids", "permission_modes"):
+        value = getattr(facts, member)
+        if not isinstance(value, (frozenset, set)) or not all(isinstance(v, str) for v in value):
+            return f"gave SourceFacts.{member} that is not a set of strings"
+    known = {f.name for f in fields(SourceFacts)}
+    if not isinstance(facts.format, str) or not known:
+        return "gave SourceFacts.format that is not a string"
+    return None

@@ -1,0 +1,170 @@
+"""Loading packs: the built-ins, then the ``asr_conformance.format_packs`` entry points, then (deprecated)
+bare witnesses under ``asr_conformance.witnesses``; and choosing the pack for one input.
+
+An entry point names a ``FormatPack``, or a callable without arguments that returns one. A
+plugin that fails to load is a problem reported beside the verdict, never a crash of the run
+and never a reason to hide the other packs.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import EntryPoint, entry_points
+from typing import Any
+
+from asr_conformance.fidelity.facts import Witness
+from asr_conformance.fidelity.registry import GROUP as WITNESS_GROUP
+from asr_conformance.fidelity.registry import Selection, select_witness
+from asr_conformance.packs.builtin import builtin_packs
+from asr_conformance.packs.identity import SUITE_DISTRIBUTION, PackIdentity, identify
+from asr_conformance.packs.pack import FormatPack, witness_only
+
+GROUP = "asr_conformance.format_packs"
+DEPRECATED = (f"the {WITNESS_GROUP} entry-point group is deprecated: register a FormatPack under {GROUP} "
+              "(docs/witnesses.md)")
+
+
+@dataclass(frozen=True)
+class Installed:
+    """A loaded pack and what reports say about it."""
+
+    pack: FormatPack
+    identity: PackIdentity
+
+    @property
+    def builtin(self) -> bool:
+        return self.identity.builtin
+
+
+@dataclass
+class Packs:
+    """Every pack this process can judge with, in the order they are tried, and what failed to load."""
+
+    installed: list[Installed] = field(default_factory=list)
+    problems: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def packs(self) -> list[FormatPack]:
+        return [i.pack for i in self.installed]
+
+    def for_format(self, name: str) -> Installed | None:
+        """The pack whose witness answers to a format name (``codex`` -> the Codex pack)."""
+        return next((i for i in self.installed if i.pack.format == name), None) or \
+            next((i for i in self.installed if _accepts(i.pack, name)), None)
+
+    def of_witness(self, witness: Witness | None) -> Installed | None:
+        return next((i for i in self.installed if i.pack.witness is witness), None)
+
+    def formats(self) -> list[str]:
+        return [i.pack.format for i in self.installed]
+
+    def generated_formats(self) -> list[str]:
+        """The formats whose pack has a generator (``-m fuzz`` fuzzes them)."""
+        return sorted(i.pack.format for i in self.installed if i.pack.generator is not None)
+
+    def only_builtin(self) -> Packs:
+        dropped = [i.identity.label() for i in self.installed if not i.builtin]
+        notes = list(self.notes) + ([f"third-party packs not used (built-in packs only): {', '.join(dropped)}"]
+                                    if dropped else [])
+        return Packs([i for i in self.installed if i.builtin], list(self.problems), notes)
+
+
+def _accepts(pack: FormatPack, name: str) -> bool:
+    try:
+        return pack.accepts_format_name(name)
+    except Exception:  # a pack that cannot even compare names does not claim the format
+        return False
+
+
+def _loaded(point: EntryPoint) -> Any:
+    value = point.load()
+    if isinstance(value, FormatPack):
+        return value
+    if callable(value) and not inspect.isclass(value):
+        return value()
+    return value
+
+
+def _distribution(point: EntryPoint) -> str:
+    dist = getattr(point, "dist", None)
+    name = getattr(dist, "name", None) if dist is not None else None
+    return str(name) if name else "(unknown distribution)"
+
+
+def load_packs(builtin_only: bool = False) -> Packs:
+    """Built-ins first; then each entry point's pack; a format already served keeps its first pack."""
+    found = Packs([Installed(p, identify(p, SUITE_DISTRIBUTION, True)) for p in builtin_packs()])
+    if builtin_only:
+        return found
+    for point in entry_points(group=GROUP):
+        try:
+            pack = _loaded(point)
+            if not isinstance(pack, FormatPack):
+                raise TypeError(f"{point.value} gives {type(pack).__name__}, not a FormatPack")
+        except Exception as error:  # a broken plugin must not hide the others
+            found.problems.append(f"format pack entry point {point.name} ({point.value}) failed to load: {error}")
+            continue
+        _add(found, pack, _distribution(point))
+    for point in entry_points(group=WITNESS_GROUP):
+        try:
+            loaded = point.load()
+            witness = loaded() if inspect.isclass(loaded) else loaded
+            if not isinstance(witness, Witness):
+                raise TypeError(f"{loaded!r} does not meet the Witness interface (format, accepts_format_name, sniff, read)")
+            dist = getattr(point, "dist", None)
+            pack = witness_only(witness, str(getattr(dist, "version", None) or "unknown"), name=point.name)
+        except Exception as error:
+            found.problems.append(f"witness entry point {point.name} ({point.value}) failed to load: {error}")
+            continue
+        if _add(found, pack, _distribution(point)):
+            found.notes.append(f"{DEPRECATED}; {point.name} ({point.value}) loaded as a witness-only pack")
+    return found
+
+
+def _add(found: Packs, pack: FormatPack, distribution: str) -> bool:
+    if any(i.pack.format == pack.format for i in found.installed):
+        found.notes.append(f"pack {pack.name} {pack.version} ({distribution}) not used: format {pack.format} "
+                           "already has a pack")
+        return False
+    found.installed.append(Installed(pack, identify(pack, distribution, False)))
+    return True
+
+
+#: Whether this process judges with built-in packs only (``--builtin-packs-only``); set once at configuration.
+_POLICY = {"builtin_only": False}
+
+
+def accept_builtin_only(flag: bool) -> None:
+    """A certifier's policy: judge with the suite's own packs only; third-party ones are listed as not used."""
+    _POLICY["builtin_only"] = bool(flag)
+
+
+def installed(builtin_only: bool | None = None) -> Packs:
+    """The packs of this process under the run's policy (or the one given), loaded once per process."""
+    everything = _loaded_once()
+    return everything.only_builtin() if (_POLICY["builtin_only"] if builtin_only is None else builtin_only) else everything
+
+
+@functools.cache
+def _loaded_once() -> Packs:
+    """Entry points do not change during a run, so they are read once."""
+    return load_packs()
+
+
+@dataclass
+class PackSelection:
+    """The pack chosen for one input (by the stream's header and by sniffing), or why there is none."""
+
+    chosen: Installed | None
+    selection: Selection
+
+
+def select_pack(header: dict | None, data: bytes, packs: Packs | Iterable[FormatPack]) -> PackSelection:
+    """``fidelity.registry.select_witness`` over the packs' witnesses, the winner named with its pack."""
+    pool = packs if isinstance(packs, Packs) else Packs([Installed(p, identify(p, "(given)", False)) for p in packs])
+    selection = select_witness(header, data, [p.witness for p in pool.packs])
+    return PackSelection(pool.of_witness(selection.witness), selection)

@@ -1,0 +1,147 @@
+"""Certification runs in a fresh pytest process, as a vendor starts them: the one runner the
+project's tests use (through the ``certify`` fixture, or ``shared_certification`` in a module-scoped
+fixture whose single run several tests inspect, once per test session even under xdist)."""
+
+from __future__ import annotations
+
+import fcntl
+import itertools
+import json
+import os
+import re
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+#: Plugins a certification run never needs: leaving them out spares each run their start-up.
+UNNEEDED_PLUGINS = ("-p", "no:cacheprovider", "-p", "no:benchmark")
+#: The plugin's own default report folder: asked for, it is left to the plugin (no --report-dir is added).
+PLUGIN_DEFAULT_REPORT_DIR = "reports/out"
+#: Variables of the outer run that must not leak into a certification run.
+OUTER_VARIABLES = ("PYTEST_ADDOPTS", "TOX_ENV_DIR", "PYTEST_CURRENT_TEST")
+_runs = itertools.count()
+
+
+@dataclass
+class Certification:
+    """One certification run in a subprocess: its exit code, its output and the report it wrote.
+
+    Attribute access falls through to the ``pytest.RunResult``, so ``assert_outcomes``,
+    ``parseoutcomes``, ``stdout.fnmatch_lines`` and ``outlines`` work as on pytester's result."""
+
+    result: pytest.RunResult
+    folder: Path
+    report_dir: Path | None
+    args: tuple[str, ...] = field(default=())
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.result, name)
+
+    @property
+    def text(self) -> str:
+        """Standard output, as one string."""
+        return self.result.stdout.str()
+
+    @property
+    def outcomes(self) -> dict[str, int]:
+        """The summary line's counts; empty when the run printed none (a usage error)."""
+        try:
+            return self.result.parseoutcomes()
+        except ValueError:
+            return {}
+
+    @property
+    def report(self) -> dict:
+        """report.json of the run, checked against its schema."""
+        from asr_conformance.vocabulary.schemas import check_report
+
+        assert self.report_dir is not None, "this run was started with report_dir=None"
+        data = json.loads((self.report_dir / "report.json").read_text(encoding="utf-8"))
+        assert check_report(data) is None
+        return data
+
+    def failed(self, test: str = "test_validator_case") -> set[str]:
+        """The parameter IDs of ``test`` that failed, from the short summary."""
+        return set(re.findall(rf"FAILED \S*{test}\[(.+?)\]", self.text))
+
+
+def run_certification(*args: str | os.PathLike[str], cwd: Path, env: Mapping[str, str | None] | None = None,
+                      timeout: float = 600, report_dir: str | None = "out", all_plugins: bool = False) -> Certification:
+    """Run ``pytest *args`` in a fresh process in ``cwd``, as a vendor would start it.
+
+    ``env`` adds variables (a ``None`` value removes one); ``report_dir`` (relative to ``cwd``)
+    becomes ``--report-dir`` unless ``args`` name one, ``None`` meaning ``--report-dir=none`` and
+    ``PLUGIN_DEFAULT_REPORT_DIR`` the plugin's default, the option left out;
+    plugins no certification needs are left out unless ``all_plugins`` (for ``--help``, say).
+    Like pytester's subprocess runs: HOME is the folder, colours are off, outer pytest options
+    are dropped and the temporary folders are the run's own."""
+    words = tuple(os.fspath(arg) for arg in args)
+    cwd.mkdir(parents=True, exist_ok=True)
+    basetemp = cwd / f".basetemp-{os.getpid()}-{next(_runs)}"
+    given_dir = any(word == "--report-dir" or word.startswith("--report-dir=") for word in words)
+    leave_default = given_dir or report_dir == PLUGIN_DEFAULT_REPORT_DIR
+    report_args: tuple[str, ...] = () if leave_default else (f"--report-dir={report_dir or 'none'}",)
+    environment = {key: value for key, value in os.environ.items() if key not in OUTER_VARIABLES}
+    environment.update(HOME=str(cwd), USERPROFILE=str(cwd), PY_COLORS="0")
+    environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(cwd), os.environ.get("PYTHONPATH", "")]))
+    for key, value in (env or {}).items():
+        if value is None:
+            environment.pop(key, None)
+        else:
+            environment[key] = value
+    plugins = () if all_plugins else UNNEEDED_PLUGINS
+    command = [sys.executable, "-m", "pytest", f"--basetemp={basetemp}", *plugins, *report_args, *words]
+    try:
+        done = subprocess.run(command, cwd=cwd, env=environment, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        pytest.fail(f"the certification run did not end within {timeout} s: {' '.join(command)}\n"
+                    f"{(expired.stdout or b'')[-3000:]!r}")
+    code: int | pytest.ExitCode = done.returncode
+    try:
+        code = pytest.ExitCode(done.returncode)
+    except ValueError:
+        pass
+    result = pytest.RunResult(code, done.stdout.splitlines(), done.stderr.splitlines(), 0.0)
+    folder = None
+    if given_dir:
+        chosen = next(word for word in reversed(words) if word.startswith("--report-dir"))
+        value = chosen.partition("=")[2] if "=" in chosen else words[words.index(chosen) + 1]
+        folder = None if value in ("none", "") else cwd / value
+    elif report_dir is not None:
+        folder = cwd / report_dir
+    return Certification(result, cwd, folder, words)
+
+
+
+Certify = Callable[..., Certification]
+
+
+def shared_certification(factory: pytest.TempPathFactory, name: str, *args: str | os.PathLike[str],
+                         **options: Any) -> Certification:
+    """One run of ``pytest *args`` for the whole test session, whichever xdist worker asks first.
+
+    Module-scoped fixtures call it, so that several tests read one run's output and report.  Under
+    xdist each worker would run such a fixture itself; here the first takes a lock, runs and saves
+    the result beside the workers' temporary folders, and the others wait for it and read it.
+    ``name`` says which run it is: the same name must always come with the same arguments."""
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    folder, saved = root / f"shared-{name}", root / f"shared-{name}.json"
+    with open(root / f"shared-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if saved.exists():
+            data = json.loads(saved.read_text(encoding="utf-8"))
+            result = pytest.RunResult(data["ret"], data["out"], data["err"], 0.0)
+            report_dir = Path(data["report_dir"]) if data["report_dir"] else None
+            return Certification(result, folder, report_dir, tuple(data["args"]))
+        run = run_certification(*args, cwd=folder, **options)
+        saved.write_text(json.dumps({"ret": int(run.ret), "out": run.result.outlines, "err": run.result.errlines,
+                                     "report_dir": str(run.report_dir) if run.report_dir else None,
+                                     "args": list(run.args)}), encoding="utf-8")
+        return run

@@ -1,0 +1,180 @@
+"""Format packs as objects: the built-ins through the public interface, loading, identity, the guard and the
+format-neutral checks a pack's policy drives."""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import replace
+from importlib.metadata import EntryPoint
+from pathlib import Path
+
+import pytest
+from toy_site import SAMPLES, TOY
+
+from asr_conformance.fidelity.compare import Policy, check_fidelity
+from asr_conformance.fidelity.facts import NativeCall, SourceFacts, Where
+from asr_conformance.gate.verdict import judged_suffix
+from asr_conformance.harness.judging.fidelity import judge_fidelity, stream_records
+from asr_conformance.packs import registry
+from asr_conformance.packs.builtin import builtin_packs
+from asr_conformance.packs.guard import PREFIX, PackError, bounded, malformed
+from asr_conformance.packs.identity import identify
+from asr_conformance.packs.pack import FormatPack
+from asr_conformance.reports.badges import badge
+
+CONVERTER = TOY / "converters"
+
+
+@pytest.fixture
+def toy(monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.syspath_prepend(str(TOY / "src"))
+    import asr_toy_pack
+
+    return asr_toy_pack.PACK
+
+
+def toy_stream(sample: str, bug: str | None = None) -> list[dict]:
+    import sys
+
+    sys.path.insert(0, str(CONVERTER))
+    try:
+        from toy_to_asr import convert
+    finally:
+        sys.path.remove(str(CONVERTER))
+    return convert((SAMPLES / sample).read_bytes(), bug)
+
+
+def test_the_built_in_packs_are_ordinary_packs_with_witness_edits_and_generator() -> None:
+    packs = {p.name: p for p in builtin_packs()}
+    assert set(packs) >= {"claude-code", "codex"}
+    for pack in packs.values():
+        assert isinstance(pack, FormatPack) and pack.edits and pack.generator is not None
+        assert pack.generator.FEATURES and pack.file_name is not None
+        identity = identify(pack, "asr-conformance", True)
+        assert len(identity.sha256) == 64 and identity.label() == f"{pack.name} {pack.version} (built-in)"
+    assert packs["claude-code"].format == "claude-code-jsonl" and packs["codex"].format == "codex-rollout-jsonl"
+
+
+def test_a_digest_changes_with_the_packs_files(toy, tmp_path: Path) -> None:
+    first = identify(toy, "d", False).sha256
+    moved = replace(toy, modules=("json",))
+    assert identify(moved, "d", False).sha256 != first
+
+
+def test_a_pack_with_an_unknown_kind_policy_or_no_witness_is_refused(toy) -> None:
+    with pytest.raises(ValueError, match="kind_policy 'guess'"):
+        replace(toy, kind_policy="guess")
+    with pytest.raises(TypeError, match="Witness interface"):
+        FormatPack("x", "1", witness=object())  # type: ignore[arg-type]
+
+
+def test_entry_points_load_packs_and_deprecated_witnesses_and_report_broken_ones(toy, monkeypatch) -> None:
+    points = {
+        registry.GROUP: [EntryPoint("toy", "asr_toy_pack:PACK", registry.GROUP),
+                         EntryPoint("broken", "no_such_module:PACK", registry.GROUP),
+                         EntryPoint("wrong", "json:dumps", registry.GROUP)],
+        registry.WITNESS_GROUP: [EntryPoint("old", "asr_toy_pack.witness:ToyWitness", registry.WITNESS_GROUP)],
+    }
+    monkeypatch.setattr(registry, "entry_points", lambda group: points.get(group, []))
+    packs = registry.load_packs()
+    found = packs.for_format("toy")
+    assert found is not None and found.pack is toy and not found.builtin
+    assert any("no_such_module" in p for p in packs.problems) and any("json:dumps" in p for p in packs.problems)
+    # The old group's witness serves a format already served: it is not used, and the note says so.
+    assert any("already has a pack" in n for n in packs.notes)
+    assert [i.pack.name for i in packs.only_builtin().installed] == [p.name for p in builtin_packs()]
+
+
+def test_a_deprecated_witness_alone_becomes_a_witness_only_pack(toy, monkeypatch) -> None:
+    points = {registry.WITNESS_GROUP: [EntryPoint("old", "asr_toy_pack.witness:ToyWitness", registry.WITNESS_GROUP)]}
+    monkeypatch.setattr(registry, "entry_points", lambda group: points.get(group, []))
+    packs = registry.load_packs()
+    found = packs.for_format("toy-json")
+    assert found is not None and found.pack.generator is None and found.pack.edits == ()
+    assert any("deprecated" in n for n in packs.notes)
+    assert "toy-json" not in packs.generated_formats()
+
+
+def test_the_guard_names_the_pack_for_a_raise_a_hang_and_passes_an_answer(toy) -> None:
+    judge = identify(toy, "asr-toy-pack", False)
+    assert bounded(judge, "adding", 1, lambda a, b: a + b, 1, 2) == 3
+    with pytest.raises(PackError, match=r"toy-pack 0\.1\.0 \(third-party, asr-toy-pack\) raised ZeroDivisionError"):
+        bounded(judge, "dividing", 1, lambda: 1 / 0)
+    started = time.monotonic()
+    with pytest.raises(PackError, match="did not finish sleeping within 0.2 s"):
+        bounded(judge, "sleeping", 0.2, time.sleep, 5)
+    assert time.monotonic() - started < 2
+    assert str(PackError(judge, "x")).startswith(PREFIX)
+
+
+def test_malformed_facts_are_named() -> None:
+    assert malformed({"calls": []}) == "returned dict, not SourceFacts"
+    facts = SourceFacts("f", calls=[NativeCall("c", "n", Where(1))])
+    assert malformed(facts) is None
+    facts.calls.append("c2")  # type: ignore[arg-type]
+    assert malformed(facts) == "gave SourceFacts.calls[1] as str, not NativeCall"
+    assert malformed(SourceFacts("f", times=frozenset({1}))) == "gave SourceFacts.times that is not a set of strings"  # type: ignore[arg-type]
+
+
+def test_a_hollow_source_makes_a_faithful_streams_calls_and_results_findings(toy) -> None:
+    stream = toy_stream("fix-tests.json")
+    full = toy.witness.read((SAMPLES / "fix-tests.json").read_bytes())
+    assert check_fidelity(full, stream, Policy("source-only")) == []
+    hollow = check_fidelity(SourceFacts("toy-json"), stream, Policy("source-only"))
+    assert {"ASR-250", "ASR-267", "ASR-104"} <= {f.rule for f in hollow}
+
+
+def test_the_kind_policy_comes_from_the_pack(toy) -> None:
+    stream = toy_stream("fix-tests.json", "kind-from-name")
+    facts = toy.witness.read((SAMPLES / "fix-tests.json").read_bytes())
+    assert check_fidelity(facts, stream, Policy("any")) == []  # one kind per name: consistent, so allowed
+    findings = check_fidelity(facts, stream, Policy("source-only"))
+    assert findings and {f.rule for f in findings} == {"ASR-253"}
+    assert "publishes no mapping" in findings[0].message
+
+
+def test_a_result_may_carry_the_time_of_the_event_that_holds_it(toy) -> None:
+    stream = toy_stream("fix-tests.json")
+    for record in stream:
+        if record["type"] == "tool_result" and record["callId"] == "c1":
+            record["ts"] = "2026-05-01T10:00:02.120Z"  # the call's event time, not the result's own
+    facts = toy.witness.read((SAMPLES / "fix-tests.json").read_bytes())
+    assert check_fidelity(facts, stream) == []
+    strict = SourceFacts("toy-json", calls=facts.calls, messages=facts.messages, times=facts.times,
+                         results=[replace(r, other_ts=frozenset()) for r in facts.results],
+                         session_ids=facts.session_ids, agent_versions=facts.agent_versions,
+                         earliest_time=facts.earliest_time, records_exit_codes=True)
+    assert {f.rule for f in check_fidelity(strict, stream)} == {"ASR-103"}
+
+
+def test_loss_categories_are_read_in_the_packs_namespace(toy) -> None:
+    stream = [r for r in toy_stream("fix-tests.json") if r["type"] != "message" or r["role"] != "user"]
+    stream[0]["producer"]["lossy"] = ["toy.message.user"]
+    facts = toy.witness.read((SAMPLES / "fix-tests.json").read_bytes())
+    assert check_fidelity(facts, stream, Policy(loss_namespaces=("toy.",))) == []
+    assert {f.rule for f in check_fidelity(facts, stream)} == {"ASR-157"}  # the Claude Code namespace does not apply
+
+
+def test_a_one_document_format_locates_findings_by_byte_and_pointer(toy) -> None:
+    data = (SAMPLES / "fix-tests.json").read_bytes()
+    stream = toy_stream("fix-tests.json", "drop-every-second-call")
+    body = b"".join(json.dumps(r).encode() + b"\n" for r in stream)
+    result = judge_fidelity(data, body, [toy])
+    where = next(f.where for f in result.findings if f.where is not None)
+    assert where.line == 0 and where.pointer == "/events/2"
+    assert data[where.offset:where.offset + 6] == b'{"at":'
+    assert where.place() == f"byte {where.offset} (/events/2)"
+    assert result.judge is not None and result.judge.name == "toy-pack"
+    assert stream_records(body) is not None
+
+
+def test_the_verdict_line_and_badge_name_the_judge_and_what_was_not_fuzzed() -> None:
+    third = {"name": "toy-pack", "version": "0.1.0", "builtin": False, "sha256": "0" * 64, "distribution": "d"}
+    verdicts = [{"implementation": "x", "role": "producer", "verdict": "conforms", "pass_percent": 100.0,
+                 "counts": {"pass": 3}, "judged_by": [third], "not_fuzzed": ["not fuzzed: no generator for acme"]}]
+    assert judged_suffix(verdicts) == (" (fidelity judged by toy-pack 0.1.0 (third-party); "
+                                       "not fuzzed: no generator for acme)")
+    message = badge(verdicts[0])["message"]
+    assert "fidelity judged by toy-pack 0.1.0 (third-party)" in message and "not fuzzed" in message
+    assert judged_suffix([{"role": "validator"}]) == ""

@@ -1,0 +1,107 @@
+"""A third-party format pack end to end: the toy pack installed beside the suite, certifying toy converters.
+
+Each run is a real certification in a subprocess whose ``PYTHONPATH`` holds the pack
+(``toy_site``); the honest converter must conform and name its judge, each seeded bug must
+fail with its rule, and broken packs must never pass a converter or be blamed on it."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from toy_site import CONVERTERS, SAMPLES, toy_site
+
+from asr_conformance.vocabulary.schemas import check_report
+
+
+def certify(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, converter: str, *args: str,
+            pack: str | None = None, group: str = "asr_conformance.format_packs") -> tuple[pytest.RunResult, dict]:
+    site = toy_site(pytester.path, pack, group)
+    monkeypatch.setenv("PYTHONPATH", str(site))
+    result = pytester.runpytest_subprocess(
+        f"--implementation={CONVERTERS / converter}", f"--inputs={SAMPLES}", "-p", "no:cacheprovider", "-p", "no:xdist",
+        "--asr-shrink-time=1", f"--report-dir={pytester.path / 'reports'}", *args)
+    report = json.loads((pytester.path / "reports" / "report.json").read_text(encoding="utf-8"))
+    assert check_report(report) is None
+    return result, report
+
+
+def producer_verdict(report: dict) -> dict:
+    return next(v for v in report["verdicts"] if v["role"] == "producer")
+
+
+def test_the_honest_toy_converter_conforms_judged_by_the_toy_pack(pytester, monkeypatch) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-to-asr")
+    text = result.stdout.str()
+    assert result.ret == 0, text[-3000:]
+    assert "verdict: CONFORMS (fidelity judged by toy-pack 0.1.0 (third-party))" in text
+    judge = producer_verdict(report)["judged_by"]
+    assert [(j["name"], j["builtin"], j["distribution"], j["format"]) for j in judge] == \
+        [("toy-pack", False, "asr-toy-pack", "toy-json")]
+    assert len(judge[0]["sha256"]) == 64
+    fuzzed = [r for r in report["results"] if r["kind"] == "fuzz"]
+    assert fuzzed and all(r["outcome"] == "pass" for r in fuzzed)  # the pack's generator ran
+    summary = (pytester.path / "reports" / "summary.md").read_text(encoding="utf-8")
+    assert "fidelity judged by toy-pack 0.1.0 (third-party) from asr-toy-pack" in summary
+
+
+@pytest.mark.parametrize("marks", ["not fuzz", "fuzz"])
+def test_a_converter_that_drops_every_second_call_fails_under_fidelity_and_fuzzing(pytester, monkeypatch,
+                                                                                  marks: str) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-drops-every-second-call", "-m", marks)
+    assert result.ret == 1 and "verdict: DOES NOT CONFORM (fidelity judged by toy-pack" in result.stdout.str()
+    failed = [r for r in report["results"] if r["outcome"] == "fail"]
+    assert failed and all(r["kind"] == ("fuzz" if marks == "fuzz" else "producer") for r in failed)
+    assert any("ASR-157" in r["rules"] for r in failed)
+
+
+def test_a_kind_set_from_the_tool_name_fails_when_the_pack_says_the_agent_publishes_no_mapping(pytester,
+                                                                                             monkeypatch) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-kind-from-name", "-m", "not fuzz")
+    failed = [r for r in report["results"] if r["outcome"] == "fail"]
+    assert result.ret == 1 and {rule for r in failed for rule in r["rules"]} == {"ASR-253"}
+
+
+def test_a_hollow_pack_fails_a_faithful_converter_instead_of_passing_it(pytester, monkeypatch) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", "-m", "not fuzz", pack="broken_toy_packs:HOLLOW")
+    failed = [r for r in report["results"] if r["outcome"] == "fail" and "fidelity" in r["test"]]
+    assert result.ret == 1 and failed, result.stdout.str()[-3000:]
+    assert "ASR-250" in {rule for r in failed for rule in r["rules"]}
+    assert "fidelity judged by hollow-toy-pack 0.1.0 (third-party)" in result.stdout.str()
+
+
+@pytest.mark.parametrize(("pack", "said"), [
+    ("broken_toy_packs:RAISING", "raised RuntimeError in reading the input: the toy reader broke"),
+    ("broken_toy_packs:HANGING", "did not finish reading the input within 1 s (hung)"),
+    ("broken_toy_packs:MALFORMED", "gave SourceFacts.calls[0] as dict, not NativeCall (malformed facts)"),
+])
+def test_a_broken_pack_is_the_suites_error_and_the_run_is_incomplete(pytester, monkeypatch, pack: str,
+                                                                      said: str) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", "-k", "fidelity or source_edit or calls", pack=pack)
+    text = result.stdout.str()
+    name = pack.split(":")[1].lower()
+    assert result.ret == 1 and "verdict: INCOMPLETE" in text, text[-3000:]
+    assert f"fidelity judge {name}-toy-pack 0.1.0 (third-party, broken-toy-packs) {said}" in text
+    verdict = producer_verdict(report)
+    assert verdict["verdict"] == "incomplete" and verdict["judge_errors"]
+    assert not [r for r in report["results"] if r["outcome"] in ("fail", "crash")]
+    assert "Traceback" not in text
+
+
+def test_built_in_packs_only_leaves_a_third_party_format_unchecked(pytester, monkeypatch) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", "-m", "not fuzz", "--builtin-packs-only")
+    text = result.stdout.str()
+    assert "CONFORMS ON OUTPUT RULES; fidelity not checked" in text, text[-3000:]
+    assert "third-party packs not used (built-in packs only): toy-pack 0.1.0" in text
+    assert report["options"]["builtin_packs_only"] is True
+    assert "judged_by" not in producer_verdict(report)
+
+
+def test_a_witness_only_pack_is_judged_but_its_format_is_not_fuzzed(pytester, monkeypatch) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", "--source-format=toy-json",
+                             pack="asr_toy_pack.witness:ToyWitness", group="asr_conformance.witnesses")
+    text = result.stdout.str()
+    assert "entry-point group is deprecated" in text
+    assert "not fuzzed: no generator for toy-json" in text, text[-3000:]
+    assert producer_verdict(report)["not_fuzzed"] == ["not fuzzed: no generator for toy-json"]
+    assert "fidelity judged by toy (third-party)" not in text and "fidelity judged by toy 0.1.0 (third-party)" in text
