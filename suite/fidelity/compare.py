@@ -574,21 +574,11 @@ class Checker:
         """ASR-253: a registry maps exact names to kinds, so one name has one kind (or none) throughout; a pack
         whose agent publishes no mapping allows only a kind the source records for the call."""
         if self.policy.kind_policy == "source-only":
-            recorded = {c.call_id: c.kind for c in self.facts.calls}
-            for record in self.stream.all_calls:
-                kind, source = record.get("kind"), recorded.get(record.get("callId"))
-                if kind is not None and source != kind:
-                    shown = _clip(source) if source is not None else "none"
-                    self.add("ASR-253", "nothing-invented",
-                             f"tool call {_clip(str(record.get('callId')))} has kind {_clip(str(kind))}, but the agent "
-                             f"publishes no mapping of tool names to kinds and the source records {shown} for this call",
-                             record=record)
+            self.unpublished_kinds()
         kinds: dict[str, dict[Any, dict]] = defaultdict(dict)
         for record in self.stream.all_calls:
             if isinstance(record.get("name"), str):
                 kinds[record["name"]].setdefault(record.get("kind"), record)
-        if not self.facts.kinds_published:
-            self.unpublished_kinds()
         for name, by_kind in kinds.items():
             if len(by_kind) > 1:
                 shown = ", ".join(sorted(str(k) if k is not None else "absent" for k in by_kind))

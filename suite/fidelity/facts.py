@@ -39,14 +39,15 @@ class Where:
     pointer: str | None = None
 
     def place(self) -> str:
-        """``line 12``, or ``byte 340 (/turns/3/calls/0)`` for a one-document format."""
+        """``line 12``, ``line 1 at /messages/3`` where one line holds many values, or ``byte 340 at
+        /turns/3/calls/0`` for a one-document format."""
         parts = []
         if self.line:
             parts.append(f"line {self.line}")
         if self.offset is not None:
             parts.append(f"byte {self.offset}")
         if self.pointer is not None:
-            parts.append(f"({self.pointer})" if parts else f"at {self.pointer}")
+            parts.append(f"at {self.pointer}")
         return " ".join(parts) or "input"
 
 
@@ -171,9 +172,6 @@ class SourceFacts:
     permission_modes: frozenset[str] = frozenset()
     #: Every agent version the source records, in order of first appearance.
     agent_versions: tuple[str, ...] = ()
-    #: Whether the agent's registry entry publishes a mapping of exact tool names to kinds (ASR-253).
-    #: When it does not, a call's ``kind`` may only be the one the source records (``NativeCall.kind``).
-    kinds_published: bool = True
     #: IDs of calls and results the source records without the witness demanding them (a person's own
     #: shell command in a Codex rollout): a stream may hold them, and they are not counted as invented.
     optional_ids: frozenset[str] = frozenset()

@@ -225,7 +225,7 @@ def _read_document(text: str, session: Session) -> None:
     lines = text.split("\n")
     for index, message in enumerate(value["messages"]):
         line, offset = _line_of(text, message.get("id") if isinstance(message, dict) else None, offset)
-        where = Where(line, _excerpt(lines[line - 1].strip()), f"/messages/{index}")
+        where = Where(line, _excerpt(lines[line - 1].strip()), pointer=f"/messages/{index}")
         _message(message, where, f"/messages/{index}", session)
 
 
@@ -264,12 +264,12 @@ def _read_lines(text: str, session: Session) -> None:
                 session.live = {}
                 for index, message in enumerate(value["$set"]["messages"]):
                     pointer = f"/$set/messages/{index}"
-                    _message(message, Where(number, where.excerpt, pointer), pointer, session)
+                    _message(message, Where(number, where.excerpt, pointer=pointer), pointer, session)
         elif isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str):
             _metadata(value, number, session)
             for index, message in enumerate(value.get("messages") or ()):
                 pointer = f"/messages/{index}"
-                _message(message, Where(number, where.excerpt, pointer), pointer, session)
+                _message(message, Where(number, where.excerpt, pointer=pointer), pointer, session)
         else:
             session.skipped["unknown records"] = session.skipped.get("unknown records", 0) + 1
 
@@ -388,7 +388,7 @@ def _fits(value: Any, depth: int = 0) -> bool:
 
 
 def _facts(session: Session) -> SourceFacts:
-    facts = SourceFacts(format=FORMAT, records_exit_codes=False, kinds_published=False)
+    facts = SourceFacts(format=FORMAT, records_exit_codes=False)
     facts.session_ids = frozenset(session.session_ids)
     facts.times = frozenset(session.times)
     facts.earliest_time = min(session.times, key=_instant) if session.times else None
@@ -410,7 +410,7 @@ def _facts(session: Session) -> SourceFacts:
             if message.get("thoughts"):
                 _count(facts.skipped, "thoughts")
             for index, call in enumerate(message.get("toolCalls") or ()):
-                _call(call, Where(where.line, where.excerpt, f"{copy.pointer}/toolCalls/{index}"), message,
+                _call(call, Where(where.line, where.excerpt, pointer=f"{copy.pointer}/toolCalls/{index}"), message,
                       stamps, facts)
         else:
             _count(facts.skipped, f"{kind} messages" if kind in MESSAGE_TYPES else "other messages")

@@ -20,6 +20,8 @@ from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import Finding
 from asr_conformance.fidelity.gemini import WITNESS
 from asr_conformance.fidelity.gemini_mutations import MUTATIONS
+from asr_conformance.harness.judging.fidelity import policy_of
+from asr_conformance.packs.builtin import gemini_cli
 from asr_conformance.reference import gemini_converter
 from asr_conformance.reference.checks import validate_bytes
 from asr_conformance.reference.producer import converter_for
@@ -28,6 +30,8 @@ ROOT = Path(__file__).resolve().parents[3]
 CONVERTER = ROOT / "examples" / "gemini-converter" / "asr-from-gemini"
 SAMPLES = sorted((ROOT / "examples" / "gemini-converter" / "samples").iterdir())
 MISBEHAVING = ROOT / "examples" / "misbehaving"
+#: The checks as the built-in Gemini CLI pack sets them (no published kind mapping, its loss namespaces).
+POLICY = policy_of(gemini_cli())
 #: Each seeded bug and the rule the fidelity checks name for it on the samples.
 BUGS = {
     "gemini-cancelled-as-completed": "ASR-258",
@@ -63,7 +67,7 @@ def fidelity(command: Path, path: Path, tmp_path: Path, until: str | None = None
     source = tmp_path / path.name
     source.write_bytes(data)
     facts, stream = WITNESS.read(data), convert(command, source)
-    findings = check_fidelity(facts, stream)
+    findings = check_fidelity(facts, stream, POLICY)
     for mutation in MUTATIONS:
         if until is not None and any(f.rule == until for f in findings):
             break
@@ -73,7 +77,7 @@ def fidelity(command: Path, path: Path, tmp_path: Path, until: str | None = None
         source.write_bytes(mutated)
         after, changed = WITNESS.read(mutated), convert(command, source)
         findings += mutation.expect(facts, after, stream, changed)
-        findings += check_fidelity(after, changed)
+        findings += check_fidelity(after, changed, POLICY)
     return findings
 
 
@@ -202,7 +206,7 @@ def test_a_seeded_bug_says_its_bug_in_one_sentence_and_keeps_the_stream_valid(bu
 def test_each_seeded_bug_is_caught_with_its_rule_on_the_samples(bug: str, rule: str, tmp_path: Path) -> None:
     caught: set[str] = set()
     for path in SAMPLES:
-        caught |= {f.rule for f in check_fidelity(WITNESS.read(path.read_bytes()), convert(MISBEHAVING / bug, path))}
+        caught |= {f.rule for f in check_fidelity(WITNESS.read(path.read_bytes()), convert(MISBEHAVING / bug, path), POLICY)}
     assert rule in caught, caught
 
 

@@ -21,6 +21,8 @@ from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.gemini import FORMAT, WITNESS, layout_of
 from asr_conformance.fidelity.registry import builtin_witnesses, select_witness
+from asr_conformance.harness.judging.fidelity import policy_of
+from asr_conformance.packs.builtin import gemini_cli as gemini_pack
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "examples" / "gemini-converter" / "samples"
@@ -98,7 +100,7 @@ def test_the_last_copy_of_a_message_wins_and_parallel_calls_are_all_kept() -> No
     assert [m.role for m in facts.messages] == ["user", "assistant", "assistant", "assistant"]
     assert facts.messages[0].texts == ("The leap-day test fails — find out why and fix it.  Keep the  spacing in "
                                        "messages exactly.",)
-    assert not facts.records_exit_codes and not facts.kinds_published
+    assert not facts.records_exit_codes
     assert all(c.requested_by == "model" and c.parent_call_id is None for c in facts.calls)
     shell = next(r for r in facts.results if r.call_id.startswith("run_shell_command"))
     assert shell.exit_code is None and "Exit Code: 1" in shell.model_texts[0]  # text, never an exit code
@@ -186,8 +188,9 @@ def test_a_kind_gemini_does_not_record_is_invented() -> None:
                    "input": {"absolute_path": "/a"}}
     result = {"type": "tool_result", "callId": "c1", "linkage": "exact", "status": "completed",
               "content": [{"type": "text", "text": "ok"}]}
-    assert not check_fidelity(facts, stream(call_record, result))
-    findings = check_fidelity(facts, stream({**call_record, "kind": "read"}, result))
+    policy = policy_of(gemini_pack())  # the pack says Gemini publishes no kind mapping
+    assert not check_fidelity(facts, stream(call_record, result), policy)
+    findings = check_fidelity(facts, stream({**call_record, "kind": "read"}, result), policy)
     assert [f.rule for f in findings] == ["ASR-253"]
 
 

@@ -164,7 +164,7 @@ def test_a_one_document_format_locates_findings_by_byte_and_pointer(toy) -> None
     where = next(f.where for f in result.findings if f.where is not None)
     assert where.line == 0 and where.pointer == "/events/2"
     assert data[where.offset:where.offset + 6] == b'{"at":'
-    assert where.place() == f"byte {where.offset} (/events/2)"
+    assert where.place() == f"byte {where.offset} at /events/2"
     assert result.judge is not None and result.judge.name == "toy-pack"
     assert stream_records(body) is not None
 
