@@ -187,7 +187,7 @@ def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(certify: Certif
 def test_the_reference_conforms_complete_under_xdist(certify: Certify, tmp_path: Path) -> None:
     result = certify(f"--implementation={REFERENCE}", "-n", "2")
     assert result.ret == 0, result.stdout.str()[-3000:]
-    result.stdout.fnmatch_lines(["verdict: CONFORMS"])
+    result.stdout.fnmatch_lines(["verdict: CONFORMS (fidelity judged by claude-code *)"])
     report = report_of(tmp_path)
     assert report["completeness"] == {"complete": True, "reasons": [], "missing": [], "changed": [], "exit_status": 0}
     assert report["options"]["partial"] is False and report["corpus"]["digest"] == snapshot(CORPUS_DIR).digest
