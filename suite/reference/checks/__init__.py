@@ -50,6 +50,8 @@ class Validation:
         sink = self.outcome.diagnostics
         if isinstance(item, LineProblem):
             sink.append(Diagnostic(item.rule, item.message, item.line))
+            if item.fatal and item.line == 1:
+                self.index.header_lost = True
             if item.fatal and item.line == 1 and item.rule != "ASR-003":
                 sink.append(Diagnostic("ASR-003", "line 1 is not a readable session header", 1))
             return
@@ -58,11 +60,13 @@ class Validation:
         if type(value) is not dict:
             sink.append(Diagnostic("X-RECORD", "a line must hold a JSON object (a record)", item.line))
             if item.line == 1:
+                self.index.header_lost = True
                 sink.append(Diagnostic("ASR-003", "line 1 is not a session header", 1))
             return
         seq = value.get("seq")
         ctx = RecordContext(value, item.line, seq if type(seq) is int else None, sink)
         if item.line == 1 and value.get("type") != "session":
+            self.index.header_lost = True
             ctx.error("ASR-003", f"line 1 must be the session header, not a {value.get('type')!r} record", "/type")
         check_envelope(ctx, self.index)
         if item.unsafe_integers:

@@ -56,6 +56,9 @@ class StreamIndex:
     roots: set[str] = field(default_factory=set)
     participants: set[str] = field(default_factory=set)
     conversations: set[str] = field(default_factory=set)
+    #: Line 1 held no readable header: what it declared is unknown, so references to declared roots and
+    #: conversations cannot be judged (reporting them would blame the stream twice for one broken line).
+    header_lost: bool = False
     # envelope
     last_seq: int | None = None
     record_types: dict[str, str] = field(default_factory=dict)

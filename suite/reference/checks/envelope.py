@@ -184,7 +184,7 @@ def check_path_ref(ctx: RecordContext, index: StreamIndex, value: object, pointe
         return
     if type(root) is not str:
         ctx.error("X-SHAPE", f"{what}.root must be a root ID or null, not {describe(root)}", f"{pointer}/root")
-    elif root not in index.roots:
+    elif root not in index.roots and not index.header_lost:
         ctx.error(
             "ASR-166",
             f"{what} refers to root {root!r}, which is not declared by the header or an earlier declaration",

@@ -322,7 +322,8 @@ def _declare_people(ctx: RecordContext, index: StreamIndex, record: dict) -> Non
                           f"{where}/channel")
             _declare_id(ctx, conversation, index.conversations, "conversation", where)
             parent = conversation.get("parent")
-            if type(parent) is str and parent not in index.conversations and parent not in declared_here:
+            if (type(parent) is str and parent not in index.conversations and parent not in declared_here
+                    and not index.header_lost):
                 ctx.error("ASR-176", f"parent {parent!r} names no conversation declared at or before this record",
                           f"{where}/parent")
 
