@@ -64,6 +64,8 @@ from asr_conformance.vocabulary.option_defaults import MAX_OUTPUT_CAP as MAX_OUT
 MARKER = "ASR_CONFORMANCE_BOX"
 _ALLOWED = ("PATH", "LANG", "TZ", "SYSTEMROOT", "WINDIR", "COMSPEC", "PATHEXT")
 _PR_SET_CHILD_SUBREAPER = 36
+#: prctl option: whether the process may be dumped and its /proc files read by processes of its user.
+_PR_SET_DUMPABLE = 4
 
 
 class UsageError(ValueError):
@@ -236,6 +238,9 @@ def describe_sandbox(policy: Policy | None = None) -> str:
     if mode == "bwrap":
         return f"sandbox: bubblewrap ({'; '.join(sandbox.protections(effective_network(policy)))}); {limits}"
     cleanup = "process-group and subreaper cleanup" if _subreaper_possible() else "process-group cleanup"
+    if _subreaper_possible():
+        cleanup += (", this process not dumpable (its /proc environ and memory stay open to a root implementation)"
+                    if os.geteuid() == 0 else ", this process not dumpable (its /proc environ and memory closed)")
     warning = "" if _settings.sandbox == "none" else " -- WARNING: the implementation can read and write whatever you can"
     return f"sandbox: none ({why}), {cleanup}{warning}; {limits}"
 
@@ -607,6 +612,22 @@ def become_subreaper() -> bool:
 
         libc = ctypes.CDLL(None, use_errno=True)
         return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+    except (OSError, AttributeError):
+        return False
+
+
+@cache
+def refuse_inspection() -> bool:
+    """Make this process non-dumpable (Linux), so a process of the same user cannot read its environment or
+    memory through ``/proc/<pid>/environ`` and ``/proc/<pid>/mem`` (a root process still can: only the
+    sandbox stops that). Used when implementations run without the sandbox."""
+    if not _subreaper_possible():
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
     except (OSError, AttributeError):
         return False
 

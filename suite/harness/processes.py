@@ -153,6 +153,7 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
         sandboxed = containment.sandbox_mode()[0] == "bwrap"
         if not sandboxed:
             containment.become_subreaper()
+            containment.refuse_inspection()
         process = subprocess.Popen(
             containment.wrap(argv, box, cwd, writable, policy), stdin=stdin, stdout=subprocess.PIPE,
             stderr=subprocess.PIPE, cwd=cwd, env=environment, start_new_session=True, bufsize=0,

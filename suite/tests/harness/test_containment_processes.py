@@ -264,3 +264,57 @@ def test_a_persistent_process_that_dies_leaving_a_daemon_on_stdout_ends_the_case
     assert answer.outcome is Outcome.CRASH and "the process exited" in answer.message, answer.explain()
     adapter.close()
     assert leftovers(tag) == []
+
+
+
+def _peek_at_parent(hide: bool) -> int:
+    """In a forked process dropped to an unprivileged user: make itself non-dumpable (or, as the control,
+    dumpable), fork a process of the same user and let it read the first one's /proc environ. Returns 0
+    when the read was refused, 1 when it succeeded, 2 on any other outcome."""
+    import ctypes
+
+    os.setgid(65534)
+    os.setuid(65534)
+    if hide:
+        refused = containment.refuse_inspection.__wrapped__()  # not the cached answer of the parent
+    else:
+        refused = ctypes.CDLL(None, use_errno=True).prctl(4, 1, 0, 0, 0) == 0  # PR_SET_DUMPABLE 1
+    if not refused:
+        return 2
+    reader = os.fork()
+    if reader == 0:
+        try:
+            with open(f"/proc/{os.getppid()}/environ", "rb") as handle:
+                handle.read()
+            os._exit(1)
+        except PermissionError:
+            os._exit(0)
+        except BaseException:
+            os._exit(2)
+    return os.waitstatus_to_exitcode(os.waitpid(reader, 0)[1])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.skipif(os.geteuid() != 0, reason="drops to an unprivileged user, which needs root")
+@pytest.mark.parametrize(("hide", "expected"), [(True, 0), (False, 1)], ids=["not-dumpable", "control"])
+def test_without_the_sandbox_an_implementation_cannot_read_the_controllers_environment(hide: bool, expected: int) -> None:
+    """Unsandboxed, the controller is not dumpable: a process of its (unprivileged) user cannot read its
+    /proc environ, where tokens live; a dumpable one can (the control)."""
+    child = os.fork()
+    if child == 0:
+        code = 2
+        try:
+            code = _peek_at_parent(hide)
+        finally:
+            os._exit(code)
+    assert os.waitstatus_to_exitcode(os.waitpid(child, 0)[1]) == expected
+
+
+def test_the_fallback_header_says_the_controller_is_not_dumpable(monkeypatch: pytest.MonkeyPatch) -> None:
+    previous = containment.settings().sandbox
+    monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
+    try:
+        containment.configure(sandbox="none")
+        assert "this process not dumpable" in containment.describe_sandbox()
+    finally:
+        containment.configure(sandbox=previous)
