@@ -13,13 +13,13 @@ with the reason, and the verdict says so.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.guard import PackError, bounded, malformed
 from asr_conformance.packs.identity import PackIdentity
@@ -129,22 +129,12 @@ class Fidelity:
         return self.not_checked.removeprefix("not checked: ").strip()
 
 
-def stream_records(stream: bytes) -> list[dict] | None:
+def stream_records(stream: bytes | ProducedStream) -> list[dict] | None:
     """The stream's records, or None when it is not JSON Lines of objects (the output test says why).
 
     Lines end at LF only: U+0085, U+2028 and the other breaks ``str.splitlines`` knows may stand
-    unescaped inside a JSON string."""
-    records = []
-    try:
-        for line in stream.decode("utf-8").split("\n"):
-            if line.strip():
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    return None
-                records.append(record)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return records or None
+    unescaped inside a JSON string (``judging.produced``)."""
+    return produced(stream).records
 
 
 def pack_for_input(data: bytes, packs: Pool = None) -> Installed | None:
@@ -171,7 +161,7 @@ def policy_of(pack: FormatPack) -> Policy:
     return Policy(kind_policy=pack.kind_policy, loss_namespaces=pack.loss_namespaces)
 
 
-def judge_fidelity(data: bytes, stream: bytes, packs: Pool = None) -> Fidelity:
+def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = None) -> Fidelity:
     """Choose the pack by the stream's header and the input, read the input, check the stream."""
     records = stream_records(stream)
     if records is None:
@@ -214,7 +204,7 @@ def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
 Convert = Callable[[bytes], "bytes | str"]
 
 
-def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, stream: bytes,
+def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, stream: bytes | ProducedStream,
                    convert: Convert) -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 

@@ -1,0 +1,84 @@
+"""A produced stream is parsed once and its records shared by every producer check."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from asr_conformance.harness.judging import produced as parsing
+from asr_conformance.harness.judging.fidelity import (
+    judge_fidelity,
+    stream_records,
+)
+from asr_conformance.harness.judging.produced import ProducedStream, produced
+from asr_conformance.harness.judging.producer import differences, output_problems
+from asr_conformance.reference.checks import validate_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
+#: A sample with tool results: the invalid converter gives each an exitCode past the range (ASR-260).
+WITH_TOOLS = SAMPLES / "fix-parser-test.jsonl"
+
+
+def run(converter: Path, data: bytes, tmp_path: Path) -> bytes:
+    source = tmp_path / "input.jsonl"
+    source.write_bytes(data)
+    done = subprocess.run([sys.executable, str(converter), str(source)], capture_output=True, timeout=60, check=True)
+    return done.stdout
+
+
+# --- one parser, one line rule ---------------------------------------------------------
+
+
+def test_only_lf_ends_a_record() -> None:
+    """U+2028, U+0085 and a lone CR inside a string stay in their record; CR before LF is whitespace."""
+    record = {"type": "session", "text": "a\u2028b\u0085c\rd"}
+    line = json.dumps(record, ensure_ascii=False).encode()
+    parsed = ProducedStream.parse(line + b"\r\n" + line + b"\n")
+    assert parsed.records == [record, record]
+    assert parsed.lines == (line, line)
+
+
+def test_problems_are_data_and_unreadable_lines_keep_their_text() -> None:
+    parsed = ProducedStream.parse(b'{"a": 1}\n\n[1]\nnot json')
+    assert [(i.line, i.rule) for i in parsed.items if not hasattr(i, "value")] == [(2, "X-BLANK"), (4, "X-JSON")]
+    assert parsed.value_at(3) == [1] and parsed.value_at(4) == "not json"
+    assert parsed.records is None  # an array and a line that is not JSON: not a stream of objects
+    assert ProducedStream.parse(b'{"a": 1}\n\n{"b": 2}\n').records == [{"a": 1}, {"b": 2}]
+    assert ProducedStream.parse(b"").records is None
+
+
+LINES = st.sampled_from([b'{"type":"session","seq":0}', b"", b"\r", b"[1]", b"nope", b'{"a":1,"a":2}',
+                         b'{"x":NaN}', b"\xff", b'{"s":"\xe2\x80\xa8"}', b'{"n":9007199254740993}', b"\xef\xbb\xbf{}"])
+
+
+@given(st.lists(LINES, max_size=6), st.booleans())
+def test_the_parsed_stream_validates_as_the_reference_validator_does(lines: list[bytes], final_lf: bool) -> None:
+    data = b"\n".join(lines) + (b"\n" if final_lf and lines else b"")
+    assert produced(data).outcome.diagnostics == validate_bytes(data).diagnostics
+
+
+def test_every_producer_check_shares_one_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = WITH_TOOLS.read_bytes()
+    stream = run(CONVERTER, data, tmp_path)
+    parses: list[bytes] = []
+    real = ProducedStream.parse.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[ProducedStream], given: bytes) -> ProducedStream:
+        parses.append(given)
+        return real(cls, given)
+
+    parsing._parsed.cache_clear()
+    monkeypatch.setattr(ProducedStream, "parse", classmethod(counting))
+    assert output_problems(stream) == []
+    assert differences(stream, bytes(stream)) == []
+    assert judge_fidelity(data, stream).findings == []
+    assert stream_records(stream) is produced(stream).records
+    assert parses == [stream]
