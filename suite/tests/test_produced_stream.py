@@ -1,4 +1,5 @@
-"""A produced stream is parsed once and its records shared by every producer check."""
+"""A produced stream is parsed once and its records shared by every producer check; an input's witness
+facts are read once and reused by every source edit."""
 
 from __future__ import annotations
 
@@ -11,9 +12,13 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from asr_conformance.harness.judging import fidelity as judging
 from asr_conformance.harness.judging import produced as parsing
 from asr_conformance.harness.judging.fidelity import (
     judge_fidelity,
+    judge_mutation,
+    mutations_of,
+    pack_for_input,
     stream_records,
 )
 from asr_conformance.harness.judging.produced import ProducedStream, produced
@@ -82,3 +87,30 @@ def test_every_producer_check_shares_one_parse(tmp_path: Path, monkeypatch: pyte
     assert judge_fidelity(data, stream).findings == []
     assert stream_records(stream) is produced(stream).records
     assert parses == [stream]
+
+
+# --- witness facts read once per input ---------------------------------------------------
+
+
+def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = WITH_TOOLS.read_bytes()
+    pack = pack_for_input(data)
+    assert pack is not None
+    edits = mutations_of(pack)
+    assert len(edits) >= 3
+    stream = run(CONVERTER, data, tmp_path)
+    reads: list[bytes] = []
+    real = judging._read_facts
+
+    def counting(chosen, given: bytes):
+        reads.append(given)
+        return real(chosen, given)
+
+    judging._facts.clear()
+    monkeypatch.setattr(judging, "_read_facts", counting)
+    assert judge_fidelity(data, stream).findings == []
+    judged = [judge_mutation(m, pack, data, stream, lambda edited: run(CONVERTER, edited, tmp_path)) for m in edits]
+    assert [j.findings for j in judged] == [[] for _ in edits]
+    assert reads.count(data) == 1
+    # each edited copy is read once too (the edits that apply to this input)
+    assert len(reads) == 1 + sum(j.not_checked is None for j in judged)

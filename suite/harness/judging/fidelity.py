@@ -13,6 +13,8 @@ with the reason, and the verdict says so.
 
 from __future__ import annotations
 
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -37,6 +39,8 @@ FIDELITY_RULES = (
 SHOWN = 12
 #: How much of an input is read to choose its witness at collection.
 SNIFF_BYTES = 256 * 1024
+#: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
+FACTS_KEPT = 32
 
 
 @dataclass(frozen=True)
@@ -181,11 +185,30 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = No
     return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge)
 
 
+_facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | str]] = OrderedDict()
+
+
 def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     """The pack's facts, or why it could not read the input (a sentence, never a traceback).
 
+    Read once per input and pack within the process (by the input's digest), then shared: the
+    fidelity test and every source edit of the input reuse the reading. Facts are read-only.
     Through a pack, the read is bounded in time and checked for shape: a pack that raises, hangs
-    or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's)."""
+    or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's;
+    not kept, so each use reports it)."""
+    key = (id(pack), isinstance(pack, Installed), hashlib.sha256(data).hexdigest())
+    kept = _facts.get(key)
+    if kept is not None and kept[0] is pack:
+        _facts.move_to_end(key)
+        return kept[1]
+    facts = _read_facts(pack, data)
+    _facts[key] = (pack, facts)  # the pack is kept with its facts, so its id is not reused meanwhile
+    while len(_facts) > FACTS_KEPT:
+        _facts.popitem(last=False)
+    return facts
+
+
+def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     witness = pack.pack.witness if isinstance(pack, Installed) else pack
     try:
         if not isinstance(pack, Installed):
