@@ -1,20 +1,23 @@
 """A produced stream is parsed once and its records shared by every producer check; an input's witness
-facts are read once and reused by every source edit."""
+facts are read once and reused by every source edit; fidelity is judged on valid streams only."""
 
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from certifying import Certify
 from hypothesis import given
 from hypothesis import strategies as st
 
 from asr_conformance.harness.judging import fidelity as judging
 from asr_conformance.harness.judging import produced as parsing
 from asr_conformance.harness.judging.fidelity import (
+    NOT_VALID,
     judge_fidelity,
     judge_mutation,
     mutations_of,
@@ -27,6 +30,7 @@ from asr_conformance.reference.checks import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+INVALID = ROOT / "examples" / "misbehaving" / "emits-invalid-stream"
 SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
 #: A sample with tool results: the invalid converter gives each an exitCode past the range (ASR-260).
 WITH_TOOLS = SAMPLES / "fix-parser-test.jsonl"
@@ -114,3 +118,39 @@ def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypa
     assert reads.count(data) == 1
     # each edited copy is read once too (the edits that apply to this input)
     assert len(reads) == 1 + sum(j.not_checked is None for j in judged)
+
+
+# --- fidelity only on valid streams --------------------------------------------------
+
+
+def test_an_invalid_stream_is_not_held_to_its_source(tmp_path: Path) -> None:
+    data = WITH_TOOLS.read_bytes()
+    invalid = run(INVALID, data, tmp_path)
+    assert "ASR-260" in {p.rule for p in output_problems(invalid)}
+    judged = judge_fidelity(data, invalid)
+    assert (judged.findings, judged.not_checked, judged.unchecked) == ([], NOT_VALID, "the stream is not valid ASR")
+    pack = pack_for_input(data)
+    assert pack is not None
+    edit = mutations_of(pack)[0]
+    edited = judge_mutation(edit, pack, data, invalid, lambda _: pytest.fail("an invalid baseline is not edited"))
+    assert (edited.findings, edited.not_checked) == ([], NOT_VALID)
+    honest = judge_fidelity(data, run(CONVERTER, data, tmp_path))
+    assert (honest.findings, honest.not_checked, honest.witness) == ([], None, "claude-code-jsonl")
+
+
+def test_an_invalid_stream_after_an_edit_is_one_finding(tmp_path: Path) -> None:
+    data = WITH_TOOLS.read_bytes()
+    pack = pack_for_input(data)
+    assert pack is not None
+    edit = next(m for m in mutations_of(pack) if m.apply(data) is not None)
+    judged = judge_mutation(edit, pack, data, run(CONVERTER, data, tmp_path), lambda e: run(INVALID, e, tmp_path))
+    assert len(judged.findings) == 1 and "the stream is not valid ASR (breaks ASR-260)" in judged.findings[0].message
+
+
+@pytest.mark.e2e
+def test_the_fidelity_test_names_an_invalid_stream_not_checked(certify: Certify) -> None:
+    result = certify(f"--implementation={INVALID}", f"--inputs={WITH_TOOLS}", "-p", "no:xdist", "-m", "not fuzz",
+                     "-k", "test_fidelity or test_output_conforms", "-rfs")
+    text = result.stdout.str()
+    assert re.findall(r"FAILED \S*::(test_\w+)", text) == ["test_output_conforms"]
+    assert "fidelity not checked: the stream is not valid ASR" in text

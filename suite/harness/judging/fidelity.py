@@ -39,6 +39,8 @@ FIDELITY_RULES = (
 SHOWN = 12
 #: How much of an input is read to choose its witness at collection.
 SNIFF_BYTES = 256 * 1024
+#: Why fidelity is not checked on a stream the reference validator rejects (the output test fails it).
+NOT_VALID = "not checked: the stream is not valid ASR"
 #: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
 FACTS_KEPT = 32
 
@@ -166,10 +168,16 @@ def policy_of(pack: FormatPack) -> Policy:
 
 
 def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = None) -> Fidelity:
-    """Choose the pack by the stream's header and the input, read the input, check the stream."""
-    records = stream_records(stream)
+    """Choose the pack by the stream's header and the input, read the input, check the stream.
+
+    Only a valid stream is held to its source (``fidelity.compare`` assumes valid records): an invalid
+    one is the output test's failure, and here fidelity is not checked, rather than failed many times over."""
+    parsed = produced(stream)
+    records = parsed.records
     if records is None:
         return Fidelity(None, not_checked="not checked: the output is not a stream of JSON objects")
+    if not parsed.valid:
+        return Fidelity(None, not_checked=NOT_VALID)
     chosen = select_pack(records[0], data, pool_of(packs))
     selection = chosen.selection
     if chosen.chosen is None:
@@ -236,6 +244,9 @@ def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, s
     edit or witness fails gives an error result (``Fidelity.error``), never a finding."""
     chosen = pack if isinstance(pack, Installed) else pool_of([pack]).installed[0]
     witness, judge, policy = chosen.pack.witness, chosen.identity, policy_of(chosen.pack)
+    baseline = produced(stream)
+    if not baseline.valid:  # the output test fails it; the edit would only repeat that
+        return Fidelity(None, not_checked=NOT_VALID, judge=judge)
     try:
         edited = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
         if edited is not None and not isinstance(edited, bytes):
@@ -249,14 +260,20 @@ def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, s
     if isinstance(before_facts, str) or isinstance(after_facts, str):
         reason = before_facts if isinstance(before_facts, str) else after_facts
         return Fidelity(None, not_checked=str(reason), judge=judge)
-    before, after = stream_records(stream), None
+    before = baseline.records
     converted = convert(edited)
     if isinstance(converted, str):
         message = f"the input edited by {mutation.name} ({mutation.description}) was not converted: {converted}"
         return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
-    after = stream_records(converted)
+    edited_stream = produced(converted)
+    after = edited_stream.records
     if before is None or after is None:
         message = f"after {mutation.name}, the output is not a stream of JSON objects"
+        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
+    if not edited_stream.valid:
+        broken = ", ".join(sorted(edited_stream.outcome.rules()))
+        message = (f"after {mutation.name} ({mutation.description}), the stream is not valid ASR (breaks {broken}); "
+                   "an edited input that is still a valid transcript converts to a valid stream")
         return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
     try:
         findings = list(bounded(judge, f"the {mutation.name} expectation", chosen.pack.time_limit, mutation.expect,
