@@ -47,8 +47,8 @@ def test_judging_one_input_with_its_edits(benchmark, tmp_path: Path) -> None:
     converted = {edited: _convert(edited, tmp_path) for edited in (m.apply(data) for m in edits)}
 
     def judge() -> int:
-        produced._parsed.cache_clear()
-        fidelity._facts.clear()
+        produced.forget()
+        fidelity.forget_facts()
         findings = len(output_problems(stream)) + len(judge_fidelity(data, stream).findings)
         for mutation in edits:
             findings += len(judge_mutation(mutation, pack, data, stream, converted.__getitem__).findings)
@@ -71,5 +71,5 @@ def _timed(work) -> float:
 def _fresh_caches():
     """Leave no parsed stream or facts behind for other benchmarks."""
     yield
-    produced._parsed.cache_clear()
-    fidelity._facts.clear()
+    produced.forget()
+    fidelity.forget_facts()

@@ -84,13 +84,27 @@ def test_every_producer_check_shares_one_parse(tmp_path: Path, monkeypatch: pyte
         parses.append(given)
         return real(cls, given)
 
-    parsing._parsed.cache_clear()
+    parsing.forget()
     monkeypatch.setattr(ProducedStream, "parse", classmethod(counting))
     assert output_problems(stream) == []
     assert differences(stream, bytes(stream)) == []
     assert judge_fidelity(data, stream).findings == []
     assert stream_records(stream) is produced(stream).records
     assert parses == [stream]
+
+
+def test_parses_are_kept_within_a_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parse takes several times its stream's bytes: a stream past the bound is parsed, not kept."""
+    monkeypatch.setattr(parsing, "KEPT_BYTES", 100)
+    parsing.forget()
+    small, large = b'{"a": 1}\n', b'{"a": "' + b"x" * 200 + b'"}\n'
+    assert produced(small) is produced(bytes(small))
+    assert produced(large) is not produced(large)
+    assert small in parsing._kept  # the large one did not evict it
+    others = [b'{"n": %d}\n' % n for n in range(parsing.KEPT)]
+    for other in others:
+        produced(other)
+    assert produced(others[-1]) is produced(others[-1]) and small not in parsing._kept
 
 
 # --- witness facts read once per input ---------------------------------------------------
@@ -110,7 +124,7 @@ def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypa
         reads.append(given)
         return real(chosen, given)
 
-    judging._facts.clear()
+    judging.forget_facts()
     monkeypatch.setattr(judging, "_read_facts", counting)
     assert judge_fidelity(data, stream).findings == []
     judged = [judge_mutation(m, pack, data, stream, lambda edited: run(CONVERTER, edited, tmp_path)) for m in edits]

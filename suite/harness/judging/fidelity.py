@@ -42,7 +42,7 @@ SNIFF_BYTES = 256 * 1024
 #: Why fidelity is not checked on a stream the reference validator rejects (the output test fails it).
 NOT_VALID = "not checked: the stream is not valid ASR"
 #: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
-FACTS_KEPT = 32
+FACTS_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -216,6 +216,11 @@ def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     return facts
 
 
+def forget_facts() -> None:
+    """Drop every kept reading (benchmarks and tests start from none)."""
+    _facts.clear()
+
+
 def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     witness = pack.pack.witness if isinstance(pack, Installed) else pack
     try:
@@ -254,7 +259,8 @@ def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, s
         if edited is None:
             return Fidelity(witness.format, judge=judge,
                             not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
-        before_facts, after_facts = read_facts(chosen, data), read_facts(chosen, edited)
+        # the edited copy is read once, so only the unedited input's reading is kept
+        before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
     except PackError as error:
         return Fidelity(None, judge=judge, error=str(error))
     if isinstance(before_facts, str) or isinstance(after_facts, str):

@@ -9,16 +9,19 @@ before the LF is whitespace.
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cached_property, lru_cache
+from functools import cached_property
 
 from asr_conformance.reference.checks import validate_items
 from asr_conformance.reference.diagnostics import Outcome
 from asr_conformance.reference.stream import LineProblem, Record, StreamReader
 
-#: Parsed streams kept per process: a baseline is judged by every producer test of its input.
+#: Parsed streams kept per process, at most (a baseline is judged by every producer test of its input),
+#: and their total size: a parse takes several times its stream's bytes, and inputs may be large.
 KEPT = 8
+KEPT_BYTES = 32_000_000
 #: The strict reader's problems that do not keep a line from being read as a record for fidelity.
 _READABLE = ("X-BLANK",)
 
@@ -81,11 +84,26 @@ class ProducedStream:
         return not self.outcome.errors
 
 
-@lru_cache(maxsize=KEPT)
-def _parsed(data: bytes) -> ProducedStream:
-    return ProducedStream.parse(data)
+_kept: OrderedDict[bytes, ProducedStream] = OrderedDict()
 
 
 def produced(stream: bytes | ProducedStream) -> ProducedStream:
     """The parsed stream: the same object for the same bytes while it is kept, so no check parses again."""
-    return stream if isinstance(stream, ProducedStream) else _parsed(bytes(stream))
+    if isinstance(stream, ProducedStream):
+        return stream
+    data = bytes(stream)
+    parsed = _kept.get(data)
+    if parsed is not None:
+        _kept.move_to_end(data)
+        return parsed
+    parsed = ProducedStream.parse(data)
+    if len(data) <= KEPT_BYTES:
+        _kept[data] = parsed
+        while len(_kept) > KEPT or sum(map(len, _kept)) > KEPT_BYTES:
+            _kept.popitem(last=False)
+    return parsed
+
+
+def forget() -> None:
+    """Drop every kept parse (benchmarks and tests start from none)."""
+    _kept.clear()
