@@ -22,7 +22,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from asr_conformance.harness.answers import Conversion
 from asr_conformance.harness.judging.produced import ProducedStream, produced
@@ -203,7 +203,8 @@ class Difference:
         return f"{where} {self.pointer or 'whole line'}: {_show(self.first)} -> {_show(self.second)}"
 
 
-Stream = bytes | ProducedStream
+#: A stream as bytes, or already parsed (``judging.produced``).
+Stream: TypeAlias = bytes | ProducedStream
 
 
 def differences(a: Stream, b: Stream) -> list[Difference]:
