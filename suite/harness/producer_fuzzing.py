@@ -43,6 +43,7 @@ from asr_conformance.harness.judging.fidelity import (
     pack_for_input,
     read_facts,
 )
+from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
 from asr_conformance.harness.targets import CASE_SUFFIX, ProducerInput
 from asr_conformance.packs.guard import PackError
@@ -238,7 +239,7 @@ class ProducerFuzzSession(PropertyRunner):
             what = "refused" if conversion.outcome is Outcome.REFUSED else f"gave no stream ({conversion.outcome.value})"
             self._fail(f"{what} on {transcript.summary()}, a valid transcript it must convert",
                        conversion.explain(), {**failure, "rules": list(OUTPUT_RULES), "findings": [what]})
-        stream = conversion.stream
+        stream = produced(conversion.stream)  # parsed once: the output check, fidelity and the edit share it
         problems = output_problems(stream)
         if problems:
             rules = sorted({p.rule for p in problems})
@@ -257,7 +258,7 @@ class ProducerFuzzSession(PropertyRunner):
         if mutation is not None:
             self._follows_edit(mutation, pack, data, stream, transcript, failure)
 
-    def _follows_edit(self, mutation: Mutation, pack: Installed, data: bytes, stream: bytes,
+    def _follows_edit(self, mutation: Mutation, pack: Installed, data: bytes, stream: ProducedStream,
                       transcript: Transcript, failure: dict[str, Any]) -> None:
         def convert(edited: bytes) -> bytes | str:
             conversion = self._convert(edited, transcript.format)

@@ -213,8 +213,12 @@ class StreamReader:
         yield from self.read(io.BytesIO(data))
 
     def read(self, handle: BinaryIO) -> Iterator[Record | LineProblem]:
+        yield from self.read_lines(handle)
+
+    def read_lines(self, lines: Iterable[bytes]) -> Iterator[Record | LineProblem]:
+        """Read lines already split at LF (each with its LF, the last one may lack it)."""
         number = 0
-        for number, raw in enumerate(handle, start=1):
+        for number, raw in enumerate(lines, start=1):
             if number == 1 and raw.startswith(_BOM):
                 yield LineProblem(
                     number,

@@ -13,13 +13,15 @@ with the reason, and the verdict says so.
 
 from __future__ import annotations
 
-import json
+import hashlib
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.guard import PackError, bounded, malformed
 from asr_conformance.packs.identity import PackIdentity
@@ -37,6 +39,10 @@ FIDELITY_RULES = (
 SHOWN = 12
 #: How much of an input is read to choose its witness at collection.
 SNIFF_BYTES = 256 * 1024
+#: Why fidelity is not checked on a stream the reference validator rejects (the output test fails it).
+NOT_VALID = "not checked: the stream is not valid ASR"
+#: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
+FACTS_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -129,22 +135,12 @@ class Fidelity:
         return self.not_checked.removeprefix("not checked: ").strip()
 
 
-def stream_records(stream: bytes) -> list[dict] | None:
+def stream_records(stream: bytes | ProducedStream) -> list[dict] | None:
     """The stream's records, or None when it is not JSON Lines of objects (the output test says why).
 
     Lines end at LF only: U+0085, U+2028 and the other breaks ``str.splitlines`` knows may stand
-    unescaped inside a JSON string."""
-    records = []
-    try:
-        for line in stream.decode("utf-8").split("\n"):
-            if line.strip():
-                record = json.loads(line)
-                if not isinstance(record, dict):
-                    return None
-                records.append(record)
-    except (UnicodeDecodeError, ValueError, RecursionError):
-        return None
-    return records or None
+    unescaped inside a JSON string (``judging.produced``)."""
+    return produced(stream).records
 
 
 def pack_for_input(data: bytes, packs: Pool = None) -> Installed | None:
@@ -171,11 +167,17 @@ def policy_of(pack: FormatPack) -> Policy:
     return Policy(kind_policy=pack.kind_policy, loss_namespaces=pack.loss_namespaces)
 
 
-def judge_fidelity(data: bytes, stream: bytes, packs: Pool = None) -> Fidelity:
-    """Choose the pack by the stream's header and the input, read the input, check the stream."""
-    records = stream_records(stream)
+def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = None) -> Fidelity:
+    """Choose the pack by the stream's header and the input, read the input, check the stream.
+
+    Only a valid stream is held to its source (``fidelity.compare`` assumes valid records): an invalid
+    one is the output test's failure, and here fidelity is not checked, rather than failed many times over."""
+    parsed = produced(stream)
+    records = parsed.records
     if records is None:
         return Fidelity(None, not_checked="not checked: the output is not a stream of JSON objects")
+    if not parsed.valid:
+        return Fidelity(None, not_checked=NOT_VALID)
     chosen = select_pack(records[0], data, pool_of(packs))
     selection = chosen.selection
     if chosen.chosen is None:
@@ -191,11 +193,35 @@ def judge_fidelity(data: bytes, stream: bytes, packs: Pool = None) -> Fidelity:
     return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge)
 
 
+_facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | str]] = OrderedDict()
+
+
 def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     """The pack's facts, or why it could not read the input (a sentence, never a traceback).
 
+    Read once per input and pack within the process (by the input's digest), then shared: the
+    fidelity test and every source edit of the input reuse the reading. Facts are read-only.
     Through a pack, the read is bounded in time and checked for shape: a pack that raises, hangs
-    or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's)."""
+    or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's;
+    not kept, so each use reports it)."""
+    key = (id(pack), isinstance(pack, Installed), hashlib.sha256(data).hexdigest())
+    kept = _facts.get(key)
+    if kept is not None and kept[0] is pack:
+        _facts.move_to_end(key)
+        return kept[1]
+    facts = _read_facts(pack, data)
+    _facts[key] = (pack, facts)  # the pack is kept with its facts, so its id is not reused meanwhile
+    while len(_facts) > FACTS_KEPT:
+        _facts.popitem(last=False)
+    return facts
+
+
+def forget_facts() -> None:
+    """Drop every kept reading (benchmarks and tests start from none)."""
+    _facts.clear()
+
+
+def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     witness = pack.pack.witness if isinstance(pack, Installed) else pack
     try:
         if not isinstance(pack, Installed):
@@ -214,7 +240,7 @@ def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
 Convert = Callable[[bytes], "bytes | str"]
 
 
-def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, stream: bytes,
+def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, stream: bytes | ProducedStream,
                    convert: Convert) -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 
@@ -223,6 +249,9 @@ def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, s
     edit or witness fails gives an error result (``Fidelity.error``), never a finding."""
     chosen = pack if isinstance(pack, Installed) else pool_of([pack]).installed[0]
     witness, judge, policy = chosen.pack.witness, chosen.identity, policy_of(chosen.pack)
+    baseline = produced(stream)
+    if not baseline.valid:  # the output test fails it; the edit would only repeat that
+        return Fidelity(None, not_checked=NOT_VALID, judge=judge)
     try:
         edited = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
         if edited is not None and not isinstance(edited, bytes):
@@ -230,20 +259,27 @@ def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, s
         if edited is None:
             return Fidelity(witness.format, judge=judge,
                             not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
-        before_facts, after_facts = read_facts(chosen, data), read_facts(chosen, edited)
+        # the edited copy is read once, so only the unedited input's reading is kept
+        before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
     except PackError as error:
         return Fidelity(None, judge=judge, error=str(error))
     if isinstance(before_facts, str) or isinstance(after_facts, str):
         reason = before_facts if isinstance(before_facts, str) else after_facts
         return Fidelity(None, not_checked=str(reason), judge=judge)
-    before, after = stream_records(stream), None
+    before = baseline.records
     converted = convert(edited)
     if isinstance(converted, str):
         message = f"the input edited by {mutation.name} ({mutation.description}) was not converted: {converted}"
         return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
-    after = stream_records(converted)
+    edited_stream = produced(converted)
+    after = edited_stream.records
     if before is None or after is None:
         message = f"after {mutation.name}, the output is not a stream of JSON objects"
+        return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
+    if not edited_stream.valid:
+        broken = ", ".join(sorted(edited_stream.outcome.rules()))
+        message = (f"after {mutation.name} ({mutation.description}), the stream is not valid ASR (breaks {broken}); "
+                   "an edited input that is still a valid transcript converts to a valid stream")
         return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
     try:
         findings = list(bounded(judge, f"the {mutation.name} expectation", chosen.pack.time_limit, mutation.expect,

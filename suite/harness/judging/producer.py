@@ -22,12 +22,12 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
 
 from asr_conformance.harness.answers import Conversion
+from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.oneshot import OneShotProducer
 from asr_conformance.harness.persistent import PersistentValidator
-from asr_conformance.reference.checks import validate_bytes
 
 #: The rules the output test is marked with: the header and producer rules a converter most often
 #: breaks, and the producer-side linkage fact (every other stream rule is checked too).
@@ -203,16 +203,22 @@ class Difference:
         return f"{where} {self.pointer or 'whole line'}: {_show(self.first)} -> {_show(self.second)}"
 
 
-def differences(a: bytes, b: bytes) -> list[Difference]:
+#: A stream as bytes, or already parsed (``judging.produced``).
+Stream: TypeAlias = bytes | ProducedStream
+
+
+def differences(a: Stream, b: Stream) -> list[Difference]:
     """Record by record, every member that differs, ignoring ``producer.instance`` (ASR-006)."""
-    first, second = _lines(a), _lines(b)
+    one, two = produced(a), produced(b)
+    first, second = one.lines, two.lines
     found: list[Difference] = []
     for number in range(1, max(len(first), len(second)) + 1):
         x = first[number - 1] if number <= len(first) else _ABSENT
         y = second[number - 1] if number <= len(second) else _ABSENT
         if x == y:
             continue
-        vx, vy = _record(x), _record(y)
+        vx = one.value_at(number) if x is not _ABSENT else _ABSENT
+        vy = two.value_at(number) if y is not _ABSENT else _ABSENT
         label, kind = _label(vx if isinstance(vx, dict) else vy)
         if isinstance(vx, dict) and isinstance(vy, dict) and vx.get("type") == vy.get("type"):
             found.extend(Difference(number, label, kind, pointer, p, q)
@@ -222,14 +228,14 @@ def differences(a: bytes, b: bytes) -> list[Difference]:
     return found
 
 
-def compare_streams(a: bytes, b: bytes, limit: int = DIFF_LIMIT) -> list[str]:
+def compare_streams(a: Stream, b: Stream, limit: int = DIFF_LIMIT) -> list[str]:
     """The differing records, readable: line, JSON pointer, both values; at most ``limit`` lines."""
     return summarize(differences(a, b), a, b, limit)
 
 
-def summarize(found: Sequence[Difference], a: bytes, b: bytes, limit: int = DIFF_LIMIT) -> list[str]:
+def summarize(found: Sequence[Difference], a: Stream, b: Stream, limit: int = DIFF_LIMIT) -> list[str]:
     lines = []
-    count_a, count_b = len(_lines(a)), len(_lines(b))
+    count_a, count_b = len(produced(a).lines), len(produced(b).lines)
     if count_a != count_b:
         lines.append(f"the streams have {count_a} and {count_b} lines")
     lines.extend(d.describe() for d in found)
@@ -270,22 +276,6 @@ def _rules_of_member(difference: Difference) -> tuple[str, ...]:
     if top in ("startedAt", "completedAt", "decidedAt", "observedAt", "resetAt"):
         return ("ASR-103", "ASR-104")
     return ()
-
-
-def _lines(data: bytes) -> list[bytes]:
-    lines = data.split(b"\n")
-    if lines and lines[-1] == b"":
-        lines.pop()
-    return [line.rstrip(b"\r") for line in lines]
-
-
-def _record(line: object) -> object:
-    if line is _ABSENT:
-        return _ABSENT
-    try:
-        return json.loads(line)  # type: ignore[arg-type]
-    except ValueError:
-        return bytes(line).decode("utf-8", "replace")  # type: ignore[arg-type]
 
 
 def _label(record: object) -> tuple[str, str]:
@@ -369,32 +359,26 @@ class Problem:
         return f"{self.rule} ({at}): {self.message}"
 
 
-def output_problems(stream: bytes) -> list[Problem]:
+def output_problems(stream: Stream) -> list[Problem]:
     """The reference validator's errors, then the producer-side facts it does not check."""
-    outcome = validate_bytes(stream)
-    found = [Problem(d.rule, d.line, d.seq, d.message) for d in outcome.errors]
-    found.extend(_invented_derived_links(stream))
+    parsed = produced(stream)
+    found = [Problem(d.rule, d.line, d.seq, d.message) for d in parsed.outcome.errors]
+    found.extend(_invented_derived_links(parsed))
     return found
 
 
-def check_output(stream: bytes) -> list[str]:
+def check_output(stream: Stream) -> list[str]:
     """Every problem of a produced stream, each with its rule ID and seq; [] when it conforms."""
     return [str(problem) for problem in output_problems(stream)]
 
 
-def _invented_derived_links(stream: bytes) -> Iterator[Problem]:
+def _invented_derived_links(stream: ProducedStream) -> Iterator[Problem]:
     """ASR-257 (derived row of the linkage table): a derived callId is assigned from the source's
     structure and the call then has callIdSource "derived", so it names a tool_call of the stream.
     (An exact callId that matches no call is an orphan, which producers must keep: ASR-266.)"""
     calls: set[str] = set()
     derived: list[tuple[int, int | None, str]] = []
-    for number, line in enumerate(_lines(stream), 1):
-        try:
-            record = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(record, dict):
-            continue
+    for number, record in stream.objects():
         call_id = record.get("callId")
         if record.get("type") == "tool_call" and isinstance(call_id, str):
             calls.add(call_id)

@@ -1,0 +1,170 @@
+"""A produced stream is parsed once and its records shared by every producer check; an input's witness
+facts are read once and reused by every source edit; fidelity is judged on valid streams only."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from certifying import Certify
+from hypothesis import given
+from hypothesis import strategies as st
+
+from asr_conformance.harness.judging import fidelity as judging
+from asr_conformance.harness.judging import produced as parsing
+from asr_conformance.harness.judging.fidelity import (
+    NOT_VALID,
+    judge_fidelity,
+    judge_mutation,
+    mutations_of,
+    pack_for_input,
+    stream_records,
+)
+from asr_conformance.harness.judging.produced import ProducedStream, produced
+from asr_conformance.harness.judging.producer import differences, output_problems
+from asr_conformance.reference.checks import validate_bytes
+
+ROOT = Path(__file__).resolve().parents[2]
+CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+INVALID = ROOT / "examples" / "misbehaving" / "emits-invalid-stream"
+SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
+#: A sample with tool results: the invalid converter gives each an exitCode past the range (ASR-260).
+WITH_TOOLS = SAMPLES / "fix-parser-test.jsonl"
+
+
+def run(converter: Path, data: bytes, tmp_path: Path) -> bytes:
+    source = tmp_path / "input.jsonl"
+    source.write_bytes(data)
+    done = subprocess.run([sys.executable, str(converter), str(source)], capture_output=True, timeout=60, check=True)
+    return done.stdout
+
+
+# --- one parser, one line rule ---------------------------------------------------------
+
+
+def test_only_lf_ends_a_record() -> None:
+    """U+2028, U+0085 and a lone CR inside a string stay in their record; CR before LF is whitespace."""
+    record = {"type": "session", "text": "a\u2028b\u0085c\rd"}
+    line = json.dumps(record, ensure_ascii=False).encode()
+    parsed = ProducedStream.parse(line + b"\r\n" + line + b"\n")
+    assert parsed.records == [record, record]
+    assert parsed.lines == (line, line)
+
+
+def test_problems_are_data_and_unreadable_lines_keep_their_text() -> None:
+    parsed = ProducedStream.parse(b'{"a": 1}\n\n[1]\nnot json')
+    assert [(i.line, i.rule) for i in parsed.items if not hasattr(i, "value")] == [(2, "X-BLANK"), (4, "X-JSON")]
+    assert parsed.value_at(3) == [1] and parsed.value_at(4) == "not json"
+    assert parsed.records is None  # an array and a line that is not JSON: not a stream of objects
+    assert ProducedStream.parse(b'{"a": 1}\n\n{"b": 2}\n').records == [{"a": 1}, {"b": 2}]
+    assert ProducedStream.parse(b"").records is None
+
+
+LINES = st.sampled_from([b'{"type":"session","seq":0}', b"", b"\r", b"[1]", b"nope", b'{"a":1,"a":2}',
+                         b'{"x":NaN}', b"\xff", b'{"s":"\xe2\x80\xa8"}', b'{"n":9007199254740993}', b"\xef\xbb\xbf{}"])
+
+
+@given(st.lists(LINES, max_size=6), st.booleans())
+def test_the_parsed_stream_validates_as_the_reference_validator_does(lines: list[bytes], final_lf: bool) -> None:
+    data = b"\n".join(lines) + (b"\n" if final_lf and lines else b"")
+    assert produced(data).outcome.diagnostics == validate_bytes(data).diagnostics
+
+
+def test_every_producer_check_shares_one_parse(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = WITH_TOOLS.read_bytes()
+    stream = run(CONVERTER, data, tmp_path)
+    parses: list[bytes] = []
+    real = ProducedStream.parse.__func__  # type: ignore[attr-defined]
+
+    def counting(cls: type[ProducedStream], given: bytes) -> ProducedStream:
+        parses.append(given)
+        return real(cls, given)
+
+    parsing.forget()
+    monkeypatch.setattr(ProducedStream, "parse", classmethod(counting))
+    assert output_problems(stream) == []
+    assert differences(stream, bytes(stream)) == []
+    assert judge_fidelity(data, stream).findings == []
+    assert stream_records(stream) is produced(stream).records
+    assert parses == [stream]
+
+
+def test_parses_are_kept_within_a_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A parse takes several times its stream's bytes: a stream past the bound is parsed, not kept."""
+    monkeypatch.setattr(parsing, "KEPT_BYTES", 100)
+    parsing.forget()
+    small, large = b'{"a": 1}\n', b'{"a": "' + b"x" * 200 + b'"}\n'
+    assert produced(small) is produced(bytes(small))
+    assert produced(large) is not produced(large)
+    assert small in parsing._kept  # the large one did not evict it
+    others = [b'{"n": %d}\n' % n for n in range(parsing.KEPT)]
+    for other in others:
+        produced(other)
+    assert produced(others[-1]) is produced(others[-1]) and small not in parsing._kept
+
+
+# --- witness facts read once per input ---------------------------------------------------
+
+
+def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = WITH_TOOLS.read_bytes()
+    pack = pack_for_input(data)
+    assert pack is not None
+    edits = mutations_of(pack)
+    assert len(edits) >= 3
+    stream = run(CONVERTER, data, tmp_path)
+    reads: list[bytes] = []
+    real = judging._read_facts
+
+    def counting(chosen, given: bytes):
+        reads.append(given)
+        return real(chosen, given)
+
+    judging.forget_facts()
+    monkeypatch.setattr(judging, "_read_facts", counting)
+    assert judge_fidelity(data, stream).findings == []
+    judged = [judge_mutation(m, pack, data, stream, lambda edited: run(CONVERTER, edited, tmp_path)) for m in edits]
+    assert [j.findings for j in judged] == [[] for _ in edits]
+    assert reads.count(data) == 1
+    # each edited copy is read once too (the edits that apply to this input)
+    assert len(reads) == 1 + sum(j.not_checked is None for j in judged)
+
+
+# --- fidelity only on valid streams --------------------------------------------------
+
+
+def test_an_invalid_stream_is_not_held_to_its_source(tmp_path: Path) -> None:
+    data = WITH_TOOLS.read_bytes()
+    invalid = run(INVALID, data, tmp_path)
+    assert "ASR-260" in {p.rule for p in output_problems(invalid)}
+    judged = judge_fidelity(data, invalid)
+    assert (judged.findings, judged.not_checked, judged.unchecked) == ([], NOT_VALID, "the stream is not valid ASR")
+    pack = pack_for_input(data)
+    assert pack is not None
+    edit = mutations_of(pack)[0]
+    edited = judge_mutation(edit, pack, data, invalid, lambda _: pytest.fail("an invalid baseline is not edited"))
+    assert (edited.findings, edited.not_checked) == ([], NOT_VALID)
+    honest = judge_fidelity(data, run(CONVERTER, data, tmp_path))
+    assert (honest.findings, honest.not_checked, honest.witness) == ([], None, "claude-code-jsonl")
+
+
+def test_an_invalid_stream_after_an_edit_is_one_finding(tmp_path: Path) -> None:
+    data = WITH_TOOLS.read_bytes()
+    pack = pack_for_input(data)
+    assert pack is not None
+    edit = next(m for m in mutations_of(pack) if m.apply(data) is not None)
+    judged = judge_mutation(edit, pack, data, run(CONVERTER, data, tmp_path), lambda e: run(INVALID, e, tmp_path))
+    assert len(judged.findings) == 1 and "the stream is not valid ASR (breaks ASR-260)" in judged.findings[0].message
+
+
+@pytest.mark.e2e
+def test_the_fidelity_test_names_an_invalid_stream_not_checked(certify: Certify) -> None:
+    result = certify(f"--implementation={INVALID}", f"--inputs={WITH_TOOLS}", "-p", "no:xdist", "-m", "not fuzz",
+                     "-k", "test_fidelity or test_output_conforms", "-rfs")
+    text = result.stdout.str()
+    assert re.findall(r"FAILED \S*::(test_\w+)", text) == ["test_output_conforms"]
+    assert "fidelity not checked: the stream is not valid ASR" in text
