@@ -476,14 +476,25 @@ def compact_permission_beside_permission_record(draw: st.DrawFn, records: Record
 # --- input_request --------------------------------------------------------------------------
 
 
+# One mode per missing member, so each is drawn (and its reach checked) as often as a whole mutator.
+modes("ASR-282", **{
+    "no requestId": "input-request-without-requestId",
+    "no mode": "input-request-without-mode",
+    "no questions": "questions-mode-without-questions",
+    "question without id": "question-without-id",
+    "question without text": "question-without-text",
+    "option without label": "option-without-label",
+    "answer without questionId": "answer-without-questionId",
+})
+
+
 @mutator("ASR-282")
 def input_request_missing_required_member(draw: st.DrawFn, records: Records) -> bytes:
     """An input_request lacks requestId or mode, or questions in questions mode; or a question lacks id or
     text, an option lacks label, or an answer lacks questionId."""
     records = copied(records)
     request = choose(draw, of_type(records, "input_request")) or new_input_request(draw, records)
-    breakage = draw(st.sampled_from(["no requestId", "no mode", "no questions", "question without id",
-                                     "question without text", "option without label", "answer without questionId"]))
+    breakage = pick(draw, "ASR-282")
     if breakage == "no requestId":
         request.pop("requestId", None)
     elif breakage == "no mode":

@@ -72,10 +72,10 @@ def one_value(draw: st.DrawFn, *values: object) -> object:
     return copy.deepcopy(values[draw(_index(len(values)))])
 
 
-def only_one(draw: st.DrawFn, members: dict, names: tuple[str, ...]) -> dict:
+def only_one(draw: st.DrawFn, state: StreamState, members: dict, names: tuple[str, ...]) -> dict:
     """With 1/4 odds, just one of ``names`` (those present): the least a record of the type may hold."""
     present = [name for name in names if name in members]
-    if present and draw(st.integers(0, 3)) == 0:
+    if present and state.reaches(draw, 4):
         kept = pick(draw, present)
         return {kept: members[kept]}
     return members
@@ -164,6 +164,17 @@ class StreamState:
     later_terminals: list[str] = field(default_factory=list)
     messages: list[str] = field(default_factory=list)
     counter: int = 0
+    #: Draw the shapes added so the fuzzer reaches every corpus case (issue 25); False leaves them out,
+    #: the baseline the reach-cost benchmark (suite/benchmarks/test_fuzz_reach_cost.py) compares against.
+    reach: bool = True
+
+    def reaches(self, draw: st.DrawFn, odds: int) -> bool:
+        """Whether to draw a reach shape, with 1/``odds`` odds (never in the baseline)."""
+        return self.reach and draw(st.integers(0, odds - 1)) == 0
+
+    def optional(self, optional: dict[str, st.SearchStrategy]) -> dict[str, st.SearchStrategy]:
+        """A reach-only set of optional members: empty in the baseline."""
+        return optional if self.reach else {}
 
     def fresh(self, prefix: str) -> str:
         self.counter += 1
@@ -280,7 +291,7 @@ def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict]:
             person["kind"] = draw(open_enum("human", "agent", "bot", "unknown"))
         if draw(st.booleans()):
             person["ids"] = [{"scheme": "whatsapp", "value": "+15125550147", "basis": draw(words)}]
-        maybe(draw, person, PARTICIPANT_OPTIONAL)
+        maybe(draw, person, state.optional(PARTICIPANT_OPTIONAL))
         people.append(person)
         state.participants.append(person["id"])
     return people
@@ -293,7 +304,7 @@ def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict]:
         conversation: dict = {"id": state.fresh("c"), "channel": draw(open_enum("whatsapp", "slack", "web"))}
         if state.conversations and draw(st.booleans()):
             conversation["parent"] = pick(draw, state.conversations)
-        maybe(draw, conversation, CONVERSATION_OPTIONAL)
+        maybe(draw, conversation, state.optional(CONVERSATION_OPTIONAL))
         conversations.append(conversation)
         state.conversations.append(conversation["id"])
     return conversations
@@ -353,7 +364,7 @@ def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
         members["project"] = draw(st.none() | st.just({"id": "proj-1", "name": "acme"}))
     if "continuedIn" in members and draw(st.booleans()):
         members["continuedIn"] = None  # cleared
-    state.add(draw, "session_info", turn_record=False, **only_one(draw, members, ("heads", "continuedIn", "title")))
+    state.add(draw, "session_info", turn_record=False, **only_one(draw, state, members, ("heads", "continuedIn", "title")))
 
 
 def add_state(draw: st.DrawFn, state: StreamState) -> None:
@@ -364,10 +375,13 @@ def add_state(draw: st.DrawFn, state: StreamState) -> None:
         members["stopReason"] = draw(open_enum("end_turn", "max_tokens", "refusal", "cancelled", "error"))
     if value in ("error", "idle") and draw(st.booleans()):
         members["error"] = state_error(draw, state)
-    if state.turn is not None:
+    if state.turn is not None and state.reach:
         for link, strategy in TURN_LINKS.items():  # each link on its own, so several may meet on one record
             if draw(st.integers(0, 3)) == 0:
                 members[link] = draw(strategy)
+    elif state.turn is not None and draw(st.booleans()):  # the baseline: one link at most
+        link = draw(choice(*TURN_LINKS))
+        members[link] = draw(TURN_LINKS[link])
     state.add(draw, "state", **members)
 
 
@@ -409,7 +423,7 @@ def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
         members["snapshot"] = True
         if draw(st.booleans()):  # how a snapshot was put together, and when it was seen
             members.update(assembly={"mode": "capture_tail"}, observedAt=draw(timestamps))
-    state.add(draw, "config_change", **only_one(draw, members, (member,)))
+    state.add(draw, "config_change", **only_one(draw, state, members, (member,)))
 
 
 def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
@@ -466,12 +480,12 @@ def add_call(draw: st.DrawFn, state: StreamState, call_id: str | None = None) ->
     if draw(st.integers(0, 3)) == 0:
         members["provider"] = {"kind": draw(open_enum("mcp", "plugin", "connector", "builtin")),
                                "identity": draw(choice("exact", "parsed", "unknown"))}
-        maybe(draw, members["provider"], PROVIDER_OPTIONAL)
+        maybe(draw, members["provider"], state.optional(PROVIDER_OPTIONAL))
     if draw(st.integers(0, 3)) == 0:
         members["locations"] = [{**path_ref(draw, state), "line": draw(st.integers(1, 5000))}]
-    if state.calls and draw(st.integers(0, 5)) == 0:
+    if state.calls and state.reaches(draw, 6):
         members["parentCallId"] = pick(draw, sorted(state.calls))  # a call made from within another
-    maybe(draw, members, CALL_OPTIONAL)
+    maybe(draw, members, state.optional(CALL_OPTIONAL))
     state.add(draw, "tool_call", **members)
     state.call_counts[call_id] = state.call_counts.get(call_id, 0) + 1
     state.calls[call_id] = source
@@ -514,7 +528,7 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
             exec_["cwd"] = path_ref(draw, state)
         if draw(st.booleans()):
             exec_["signal"] = "SIGKILL"
-        if draw(st.integers(0, 3)) == 0:  # a terminal the stream records later
+        if state.reaches(draw, 8):  # a terminal the stream records later
             exec_["terminalId"] = state.fresh("term_later_")
             state.later_terminals.append(exec_["terminalId"])
         elif state.terminals and draw(st.booleans()):
@@ -534,13 +548,11 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
 
 def add_call_and_maybe_result(draw: st.DrawFn, state: StreamState) -> None:
     call_id = add_call(draw, state)
-    shape = draw(choice("paired", "paired", "dangling", "duplicate-native-ids", "two-results"))
+    shape = draw(choice("paired", "paired", "dangling", "duplicate-native-ids"))
     if shape == "paired":
         if draw(st.integers(0, 2)) == 0 and call_id not in state.compact_calls:
             add_permission(draw, state, call_id)
         add_result(draw, state, call_id)
-    elif shape == "two-results":
-        add_two_results(draw, state, call_id)
     elif shape == "duplicate-native-ids":
         state.calls[call_id] = "native"
         state.records[-1]["callIdSource"] = "native"
@@ -581,7 +593,7 @@ def add_permission(draw: st.DrawFn, state: StreamState, call_id: str | None = No
                                                                {"verdict": "approved", "rationale": "tests pass"})}]
     maybe(draw, members, PERMISSION_OPTIONAL)
     if status is None:
-        members = only_one(draw, members, ("requestId",))
+        members = only_one(draw, state, members, ("requestId",))
     record = state.add(draw, "permission", **members)
     if status == "pending":
         state.pending_permissions[record["requestId"]] = record
@@ -604,7 +616,7 @@ def add_permission_revision(draw: st.DrawFn, state: StreamState) -> None:
 def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
     mode = draw(open_enum("questions", "form", "url"))
     members: dict = {"requestId": state.fresh("req_"), "mode": mode}
-    whole_secret = draw(st.integers(0, 4)) == 0  # the request as a whole asks for a secret: no value recorded
+    whole_secret = state.reaches(draw, 5)  # the request as a whole asks for a secret: no value recorded
     if whole_secret:
         members.update(secret=True, status=draw(choice("answered", "declined")))
     if mode == "questions" or draw(st.booleans()):
@@ -612,7 +624,7 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
         members["questions"] = [{"id": "0", "text": draw(state.text),
                                  "options": [{"label": "Yes"}, {"label": "No"}], "secret": secret},
                                 {"id": "1", "text": draw(state.text)}]
-        maybe(draw, members["questions"][1], QUESTION_OPTIONAL)
+        maybe(draw, members["questions"][1], state.optional(QUESTION_OPTIONAL))
         answers = [] if secret else [{"questionId": "0", "selected": ["Yes"]}]
         answers.append({"questionId": "1", "text": draw(state.text)})
         members["answers"] = [] if whole_secret or draw(st.integers(0, 4)) == 0 else answers
@@ -625,7 +637,7 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
             members["response"] = {"name": draw(state.text)}
     if draw(st.booleans()):
         members["message"] = draw(state.text)
-    if state.calls and draw(st.integers(0, 3)) == 0:  # asked by a tool call
+    if state.calls and state.reaches(draw, 4):  # asked by a tool call
         members.update(callId=pick(draw, sorted(state.calls)), idSource=draw(choice("native", "derived")))
     if draw(st.booleans()):
         members["blocking"] = draw(st.booleans())
@@ -634,7 +646,7 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
     if draw(st.booleans()):
         members["answeredBy"] = draw(actors)
     record = state.add(draw, "input_request", **members)
-    if draw(st.integers(0, 4)) == 0:  # a later revision of the same request
+    if state.reaches(draw, 8):  # a later revision of the same request
         revised = {k: v for k, v in record.items() if k not in ("type", "seq", "id", "ts", "turnId", "trigger", "_meta")}
         revised["status"] = draw(open_enum("answered", "cancelled", "timed_out"))
         state.add(draw, "input_request", supersedes=record["id"], **revised)
@@ -654,10 +666,10 @@ def add_terminal(draw: st.DrawFn, state: StreamState) -> None:
                    "command": "npm run dev", "awaited": draw(st.booleans())}
         if draw(st.booleans()):
             members["cwd"] = path_ref(draw, state)
-        if state.calls and draw(st.integers(0, 3)) == 0:  # the call that started it
+        if state.calls and state.reaches(draw, 4):  # the call that started it
             members["callId"] = pick(draw, sorted(state.calls))
         maybe(draw, members, TERMINAL_OPTIONAL)
-        members = only_one(draw, members, ("terminalId",))
+        members = only_one(draw, state, members, ("terminalId",))
     record = state.add(draw, "terminal", **members)
     state.terminals[terminal_id] = record["id"]
 
@@ -683,12 +695,12 @@ def add_hook(draw: st.DrawFn, state: StreamState) -> None:
     if state.calls and draw(st.booleans()):
         members["callId"] = pick(draw, sorted(state.calls))
     maybe(draw, members, HOOK_OPTIONAL)
-    state.add(draw, "hook", **only_one(draw, members, ("event",)))
+    state.add(draw, "hook", **only_one(draw, state, members, ("event",)))
 
 
 def add_message(draw: st.DrawFn, state: StreamState) -> None:
     members: dict = {"role": draw(choice("user", "assistant")), "content": draw(content_parts)}
-    maybe(draw, members, MESSAGE_OPTIONAL)
+    maybe(draw, members, state.optional(MESSAGE_OPTIONAL))
     record = state.add(draw, "message", **members)
     state.messages.append(record["id"])
 
@@ -697,7 +709,7 @@ def add_compaction(draw: st.DrawFn, state: StreamState) -> None:
     members: dict = {}
     if draw(st.booleans()):
         members["trigger"] = "auto"  # compaction.trigger: what caused the compaction
-    if draw(st.booleans()):
+    if state.reaches(draw, 2):
         members.update(summary=draw(content_parts), tokensBefore=draw(st.integers(0, 10**6)))
     state.add(draw, "compaction", **members)
 
@@ -719,7 +731,7 @@ def add_mentioned_record(draw: st.DrawFn, state: StreamState) -> None:
 
 def start_turn(draw: st.DrawFn, state: StreamState) -> None:
     state.turn = state.fresh("turn-")
-    if draw(st.integers(0, 3)) == 0:  # a turn may open with a compaction, which is not its first record
+    if state.reaches(draw, 8):  # a turn may open with a compaction, which is not its first record
         add_compaction(draw, state)
 
 
@@ -737,19 +749,25 @@ BUILDERS = {
 }
 
 
+#: Builders of reach-only record types, left out of the baseline.
+REACH_BUILDERS = frozenset({"mentioned_record"})
+
+
 @cache
-def steps(max_steps: int, min_steps: int = 0) -> st.SearchStrategy[list[str]]:
-    return st.lists(st.sampled_from(sorted(BUILDERS)), min_size=min_steps, max_size=max_steps)
+def steps(max_steps: int, min_steps: int = 0, reach: bool = True) -> st.SearchStrategy[list[str]]:
+    names = sorted(name for name in BUILDERS if reach or name not in REACH_BUILDERS)
+    return st.lists(st.sampled_from(names), min_size=min_steps, max_size=max_steps)
 
 
 @st.composite
 def valid_streams(draw: st.DrawFn, max_steps: int = 25, text: st.SearchStrategy[str] = words,
-                  min_steps: int = 0) -> list[dict]:
+                  min_steps: int = 0, reach: bool = True) -> list[dict]:
     """A valid stream as a list of records (header first); ``min_steps`` only for measuring what the
-    strategy reaches (long streams hold more in fewer draws, and are within its reach)."""
-    state = StreamState(text=text)
+    strategy reaches (long streams hold more in fewer draws, and are within its reach); ``reach=False``
+    only for the baseline of the reach-cost benchmark (``StreamState.reach``)."""
+    state = StreamState(text=text, reach=reach)
     draw(headers(state))
-    for step in draw(steps(max_steps, min_steps)):
+    for step in draw(steps(max_steps, min_steps, reach)):
         BUILDERS[step](draw, state)
     record_later_terminals(draw, state)
     return state.records
@@ -771,6 +789,8 @@ def add_error_state(draw: st.DrawFn, state: StreamState) -> None:
 FORCED = {"call": add_call_and_maybe_result, "orphan_result": add_orphan_result, "permission": add_permission,
           "state": add_state, "message": add_message, "two_results": add_call_with_two_results,
           "error_state": add_error_state}
+#: Forced steps only the reach work added, left out of the baseline.
+REACH_FORCED = frozenset({"two_results", "error_state"})
 #: Features (``generators.reach``) every adversarial stream holds; a test checks each draw for them.
 ADVERSARIAL_FEATURES = frozenset({
     "calls:one-callId-on-two-calls", "results:two-results-for-one-call", "state:error+stopReason",
@@ -780,16 +800,17 @@ ADVERSARIAL_FEATURES = frozenset({
 
 
 @st.composite
-def adversarial_streams(draw: st.DrawFn, max_steps: int = 25, min_steps: int = 0) -> list[dict]:
+def adversarial_streams(draw: st.DrawFn, max_steps: int = 25, min_steps: int = 0, reach: bool = True) -> list[dict]:
     """Valid streams that naive validators reject: every string Unicode, and the
     constructs above forced in (duplicate native IDs, two results for one call, stopReason
     beside state error, records after ended, orphans, dangling calls, pending permissions,
-    vendor profiles and _meta): ``ADVERSARIAL_FEATURES``."""
-    state = StreamState(text=unicode_text)
+    vendor profiles and _meta): ``ADVERSARIAL_FEATURES`` (``reach=False``: the benchmark's baseline)."""
+    state = StreamState(text=unicode_text, reach=reach)
     header = draw(headers(state))
     header["profiles"].append("_vendor.example/extra")
     header["_meta"] = {"vendor.example/raw": draw(json_values)}
-    order = draw(st.permutations([f"forced:{name}" for name in FORCED] + draw(steps(max_steps, min_steps))))
+    forced = [f"forced:{name}" for name in FORCED if reach or name not in REACH_FORCED]
+    order = draw(st.permutations(forced + draw(steps(max_steps, min_steps, reach))))
     for step in order:
         (FORCED[step.removeprefix("forced:")] if step.startswith("forced:") else BUILDERS[step])(draw, state)
     record_later_terminals(draw, state)

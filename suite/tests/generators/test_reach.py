@@ -161,3 +161,19 @@ def test_signatures_tell_attempt_zero_from_a_negative_attempt() -> None:
     assert zero != negative
     assert defect_signature([("ASR-164", "contentLevel 'full' would loosen 'redacted'")]) == \
         defect_signature([("ASR-164", "contentLevel 'redacted' would loosen 'metadata'")])
+
+
+# --- the cost benchmark's baseline (suite/benchmarks/test_fuzz_reach_cost.py) --------------------
+
+#: Features only the reach shapes make: two results for one call, and record types the pages only mention.
+REACH_ONLY = frozenset({"results:two-results-for-one-call", "type:other"})
+
+
+def test_the_baseline_leaves_the_reach_shapes_out(adversarial) -> None:
+    baseline: set[str] = set()
+    for records in draws(adversarial_streams(min_steps=MIN_STEPS, reach=False), 2) + \
+            draws(valid_streams(min_steps=MIN_STEPS, reach=False), 2):
+        baseline |= stream_features(serialize(records))
+    assert not baseline & REACH_ONLY, sorted(baseline & REACH_ONLY)
+    reached = frozenset().union(*(stream_features(serialize(records)) for records in adversarial))
+    assert REACH_ONLY <= reached, sorted(REACH_ONLY - reached)
