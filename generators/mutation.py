@@ -20,6 +20,8 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from asr_conformance.vocabulary.strict_json import no_constant, unique_keys
+
 #: Marks a member or line that is not there (before an insertion, after a deletion).
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "(absent)"})()
 #: How many changes a Mutation keeps, and how long a shown value may be.
@@ -179,22 +181,11 @@ def _diff(pointer: str, before: Any, after: Any) -> Iterator[Change]:
 def _parse(line: bytes) -> Any:
     """A line as a JSON value, or Raw when it is not plain JSON (bad UTF-8, NaN, a duplicate key...)."""
     try:
-        value = json.loads(line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        value = json.loads(line.decode("utf-8"), object_pairs_hook=unique_keys, parse_constant=no_constant)
         json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate cannot be shown as text
     except (ValueError, UnicodeError, RecursionError):  # RecursionError: nesting deeper than json can read
         return Raw(_text(line).rstrip("\n"))
     return value
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError("duplicate key")
-    return dict(pairs)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
 
 
 def _text(line: bytes) -> str:

@@ -16,7 +16,7 @@ from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.containment import Box, UnsafeOutput, read_output
 from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
 from asr_conformance.harness.persistent import PersistentValidator
-from asr_conformance.vocabulary import protocol
+from asr_conformance.vocabulary import protocol, strict_json
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
@@ -180,11 +180,11 @@ def test_deeply_nested_answers_fail_the_case(tmp_path: Path) -> None:
 
 
 def test_loads_bounded_never_raises_recursion_error() -> None:
-    with pytest.raises(protocol.TooDeep):
-        protocol.loads_bounded("[" * 200_000 + "]" * 200_000)
-    with pytest.raises(protocol.TooDeep):
-        protocol.loads_bounded("[" * 400 + "]" * 400)
-    assert protocol.loads_bounded("[" * 257 + "]" * 257)
+    with pytest.raises(strict_json.TooDeep):
+        strict_json.loads_bounded("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(strict_json.TooDeep):
+        strict_json.loads_bounded("[" * 400 + "]" * 400)
+    assert strict_json.loads_bounded("[" * 257 + "]" * 257)
 
 
 @pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
