@@ -1,6 +1,6 @@
 """What a mutator (or a byte damage) changed, so a fuzz failure explains itself.
 
-A mutator returns bytes; ``mutate`` returns them beside a :class:`Mutation`:
+A mutator returns bytes; ``mutate`` returns them beside a :class:`MutatedStream`:
 the rule, the mode (the way the mutator broke it), and each change as a JSON
 pointer into the stream with the value before and after.  The stream is
 addressed as a JSON array of records: ``/3/exec/exitCode`` is member
@@ -24,7 +24,7 @@ from asr_conformance.vocabulary.strict_json import no_constant, unique_keys
 
 #: Marks a member or line that is not there (before an insertion, after a deletion).
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "(absent)"})()
-#: How many changes a Mutation keeps, and how long a shown value may be.
+#: How many changes a MutatedStream keeps, and how long a shown value may be.
 MAX_CHANGES = 8
 SHOWN = 160
 
@@ -60,7 +60,7 @@ class Raw:
 
 
 @dataclass(frozen=True, slots=True)
-class Mutation:
+class MutatedStream:
     """A mutated stream with what was done to it."""
 
     data: bytes
@@ -95,7 +95,7 @@ class Mutation:
 
 
 def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, records: list[dict],
-           rule: str, mode: str = "all") -> Mutation:
+           rule: str, mode: str = "all") -> MutatedStream:
     """Run a mutator (or a damage, given the serialized records) and explain its result."""
     from asr_conformance.generators.mutators import copied
 
@@ -103,7 +103,7 @@ def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, r
     return explain(original, mutator(draw, records), rule, mode)
 
 
-def explain(records: list[dict], data: bytes, rule: str, mode: str) -> Mutation:
+def explain(records: list[dict], data: bytes, rule: str, mode: str) -> MutatedStream:
     """Compare a valid stream (as records) with the bytes made from it.
 
     Lines are matched by record (type and id), so a record inserted in the
@@ -130,7 +130,7 @@ def explain(records: list[dict], data: bytes, rule: str, mode: str) -> Mutation:
             seqs = [r.get("seq") for r in removed]
             changes.append(Change(f"/{j1 + paired}", Raw(f"{len(removed)} records, seq {seqs[0]} to {seqs[-1]}"),
                                   ABSENT))
-    return Mutation(data, rule, mode, tuple(changes[:MAX_CHANGES]))
+    return MutatedStream(data, rule, mode, tuple(changes[:MAX_CHANGES]))
 
 
 def _key(value: Any) -> str:

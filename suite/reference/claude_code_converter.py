@@ -82,7 +82,7 @@ def _string(entry: dict, key: str) -> str | None:
 # --- converting ---------------------------------------------------------------
 
 
-class Conversion:
+class TranscriptConverter:
     """One pass over a transcript's entries, in file order."""
 
     def __init__(self, entries: list[tuple[int, dict]], digest: str) -> None:
@@ -364,7 +364,7 @@ def _blocks(entry: dict) -> Iterable[dict]:
 
 def convert(data: bytes) -> bytes:
     """The whole conversion: transcript bytes in, stream bytes out (or Refused)."""
-    return encode_stream(Conversion(read_entries(data), hashlib.sha256(data).hexdigest()).run(), "transcript")
+    return encode_stream(TranscriptConverter(read_entries(data), hashlib.sha256(data).hexdigest()).run(), "transcript")
 
 
 SHELL = Shell(NAME, VERSION, "TRANSCRIPT.jsonl", convert)

@@ -172,7 +172,7 @@ def duration_ms(value: Any) -> float | None:
 # --- converting ---------------------------------------------------------------
 
 
-class Conversion:
+class RolloutConverter:
     """One pass over a rollout's lines, in file order, after an index of the events by call ID."""
 
     def __init__(self, lines: list[tuple[int, dict]], digest: str) -> None:
@@ -568,7 +568,7 @@ class Conversion:
 
 def convert(data: bytes) -> bytes:
     """The whole conversion: rollout bytes in, stream bytes out (or Refused)."""
-    return encode_stream(Conversion(read_lines(data), hashlib.sha256(data).hexdigest()).run(), "rollout")
+    return encode_stream(RolloutConverter(read_lines(data), hashlib.sha256(data).hexdigest()).run(), "rollout")
 
 
 SHELL = Shell(NAME, VERSION, "ROLLOUT.jsonl", convert)

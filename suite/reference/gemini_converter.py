@@ -226,7 +226,7 @@ def result_texts(result: Any) -> list[str] | None | bool:
 # --- converting ---------------------------------------------------------------
 
 
-class Conversion:
+class SessionConverter:
     """One pass over the live messages, in conversation order."""
 
     def __init__(self, session: Session, digest: str) -> None:
@@ -353,7 +353,7 @@ def _sort_key(stamp: str) -> tuple[int, str]:
 
 def convert(data: bytes) -> bytes:
     """The whole conversion: session bytes in, stream bytes out (or Refused)."""
-    return encode_stream(Conversion(read_session(data), hashlib.sha256(data).hexdigest()).run(), "session")
+    return encode_stream(SessionConverter(read_session(data), hashlib.sha256(data).hexdigest()).run(), "session")
 
 
 SHELL = Shell(NAME, VERSION, "SESSION.jsonl", convert)
