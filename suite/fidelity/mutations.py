@@ -39,3 +39,7 @@ class SourceMutation:
 def records_of(stream: list[dict], kind: str, call_id: str) -> list[dict]:
     """Records of one type whose callId (or nativeCallId) is the given native ID."""
     return [r for r in stream if r.get("type") == kind and call_id in (r.get("callId"), r.get("nativeCallId"))]
+
+
+#: The former name, kept so that format packs written against it still load (deprecated).
+Mutation = SourceMutation
