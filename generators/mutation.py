@@ -1,6 +1,6 @@
 """What a mutator (or a byte damage) changed, so a fuzz failure explains itself.
 
-A mutator returns bytes; ``mutate`` returns them beside a :class:`Mutation`:
+A mutator returns bytes; ``mutate`` returns them beside a :class:`MutatedStream`:
 the rule, the mode (the way the mutator broke it), and each change as a JSON
 pointer into the stream with the value before and after.  The stream is
 addressed as a JSON array of records: ``/3/exec/exitCode`` is member
@@ -20,9 +20,11 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from asr_conformance.vocabulary.strict_json import no_constant, unique_keys
+
 #: Marks a member or line that is not there (before an insertion, after a deletion).
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "(absent)"})()
-#: How many changes a Mutation keeps, and how long a shown value may be.
+#: How many changes a MutatedStream keeps, and how long a shown value may be.
 MAX_CHANGES = 8
 SHOWN = 160
 
@@ -58,7 +60,7 @@ class Raw:
 
 
 @dataclass(frozen=True, slots=True)
-class Mutation:
+class MutatedStream:
     """A mutated stream with what was done to it."""
 
     data: bytes
@@ -93,7 +95,7 @@ class Mutation:
 
 
 def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, records: list[dict],
-           rule: str, mode: str = "all") -> Mutation:
+           rule: str, mode: str = "all") -> MutatedStream:
     """Run a mutator (or a damage, given the serialized records) and explain its result."""
     from asr_conformance.generators.mutators import copied
 
@@ -101,7 +103,7 @@ def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, r
     return explain(original, mutator(draw, records), rule, mode)
 
 
-def explain(records: list[dict], data: bytes, rule: str, mode: str) -> Mutation:
+def explain(records: list[dict], data: bytes, rule: str, mode: str) -> MutatedStream:
     """Compare a valid stream (as records) with the bytes made from it.
 
     Lines are matched by record (type and id), so a record inserted in the
@@ -128,7 +130,7 @@ def explain(records: list[dict], data: bytes, rule: str, mode: str) -> Mutation:
             seqs = [r.get("seq") for r in removed]
             changes.append(Change(f"/{j1 + paired}", Raw(f"{len(removed)} records, seq {seqs[0]} to {seqs[-1]}"),
                                   ABSENT))
-    return Mutation(data, rule, mode, tuple(changes[:MAX_CHANGES]))
+    return MutatedStream(data, rule, mode, tuple(changes[:MAX_CHANGES]))
 
 
 def _key(value: Any) -> str:
@@ -179,22 +181,11 @@ def _diff(pointer: str, before: Any, after: Any) -> Iterator[Change]:
 def _parse(line: bytes) -> Any:
     """A line as a JSON value, or Raw when it is not plain JSON (bad UTF-8, NaN, a duplicate key...)."""
     try:
-        value = json.loads(line.decode("utf-8"), object_pairs_hook=_no_duplicates, parse_constant=_no_constant)
+        value = json.loads(line.decode("utf-8"), object_pairs_hook=unique_keys, parse_constant=no_constant)
         json.dumps(value, ensure_ascii=False).encode("utf-8")  # a lone surrogate cannot be shown as text
     except (ValueError, UnicodeError, RecursionError):  # RecursionError: nesting deeper than json can read
         return Raw(_text(line).rstrip("\n"))
     return value
-
-
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    keys = [key for key, _ in pairs]
-    if len(set(keys)) != len(keys):
-        raise ValueError("duplicate key")
-    return dict(pairs)
-
-
-def _no_constant(name: str) -> Any:
-    raise ValueError(name)
 
 
 def _text(line: bytes) -> str:

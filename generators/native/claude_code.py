@@ -170,7 +170,7 @@ class Session:
             block["caller"] = caller or {"type": "direct"}
         return block
 
-    def results(self, outcomes: list[Outcome], source: str | None, together: bool = False,
+    def results(self, outcomes: list[ResultEntry], source: str | None, together: bool = False,
                 sidechain: bool = False) -> None:
         """Results as user lines: each on its own line with its toolUseResult, or all in one line."""
         groups = [outcomes] if together else [[o] for o in outcomes]
@@ -216,7 +216,7 @@ class Tool:
 MISSING = object()
 
 
-class Outcome:
+class ResultEntry:
     """One result: the tool_result block (what reached the model) and the toolUseResult beside it."""
 
     def __init__(self, call_id: str, content: Any = MISSING, is_error: bool | None = None, raw: Any = MISSING) -> None:
@@ -254,12 +254,12 @@ def _bash(s: Session, draw: st.DrawFn, commands: tuple[str, ...] = SHELL) -> Too
     return Tool(s.tool_id(), "Bash", arguments)
 
 
-def _bash_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _bash_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     out = draw(output_text)
     raw: dict[str, Any] = {"stdout": out, "stderr": "", "interrupted": False, "isImage": False}
     if draw(st.integers(0, 3)) == 0:
         raw["returnCodeInterpretation"] = draw(st.sampled_from(("No matches found", "Success", "Files differ")))
-    return Outcome(tool.call_id, out, draw(st.sampled_from((False, None))), raw)
+    return ResultEntry(tool.call_id, out, draw(st.sampled_from((False, None))), raw)
 
 
 def _read(s: Session, draw: st.DrawFn) -> Tool:
@@ -269,57 +269,57 @@ def _read(s: Session, draw: st.DrawFn) -> Tool:
     return Tool(s.tool_id(), "Read", arguments)
 
 
-def _read_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _read_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     lines = draw(st.lists(prose, min_size=1, max_size=4))
     start = tool.input.get("offset", 1) if isinstance(tool.input, dict) else 1
     numbered = "\n".join(f"{start + i:>6}→{text}" for i, text in enumerate(lines))
     raw = {"type": "text", "file": {"filePath": tool.input["file_path"], "content": "\n".join(lines),
                                     "numLines": len(lines), "startLine": start, "totalLines": start + len(lines) + 3}}
-    return Outcome(tool.call_id, numbered, None, raw)
+    return ResultEntry(tool.call_id, numbered, None, raw)
 
 
 def _edit(s: Session, draw: st.DrawFn) -> Tool:
     return Tool(s.tool_id(), "Edit", {"file_path": _path(s, draw), "old_string": draw(prose), "new_string": draw(prose)})
 
 
-def _edit_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _edit_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     path = tool.input["file_path"]
     raw = {"filePath": path, "oldString": tool.input["old_string"], "newString": tool.input["new_string"],
            "originalFile": draw(prose), "structuredPatch": [], "userModified": False, "replaceAll": False}
-    return Outcome(tool.call_id, f"The file {path} has been updated.", None, raw)
+    return ResultEntry(tool.call_id, f"The file {path} has been updated.", None, raw)
 
 
 def _grep(s: Session, draw: st.DrawFn) -> Tool:
     return Tool(s.tool_id(), "Grep", {"pattern": draw(sentence), "path": s.cwd, "output_mode": "content", "-n": True})
 
 
-def _grep_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _grep_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     found = draw(st.lists(prose, min_size=1, max_size=3))
     text = "\n".join(f"src/{i}.rs:{i + 3}:{t}" for i, t in enumerate(found))
     raw = {"mode": "content", "numFiles": len(found), "filenames": [], "content": text, "numLines": len(found)}
-    return Outcome(tool.call_id, text, None, raw)
+    return ResultEntry(tool.call_id, text, None, raw)
 
 
 def _glob(s: Session, draw: st.DrawFn) -> Tool:
     return Tool(s.tool_id(), "Glob", {"pattern": draw(st.sampled_from(("**/*.rs", "**/ci*.yml", "src/**/*.ts")))})
 
 
-def _glob_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _glob_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     names = draw(st.lists(st.builds(lambda w: f"src/{w}.rs", words), min_size=1, max_size=3, unique=True))
     raw = {"filenames": names, "durationMs": draw(st.integers(0, 5_000)), "numFiles": len(names), "truncated": False}
-    return Outcome(tool.call_id, "\n".join(names), None, raw)
+    return ResultEntry(tool.call_id, "\n".join(names), None, raw)
 
 
 def _fetch(s: Session, draw: st.DrawFn) -> Tool:
     return Tool(s.tool_id(), "WebFetch", {"url": f"https://docs.example.org/{draw(words)}", "prompt": draw(sentence)})
 
 
-def _fetch_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _fetch_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     text = draw(output_text)
     raw = {"bytes": draw(st.integers(0, 90_000)), "code": 200, "codeText": "OK", "result": text,
            "durationMs": draw(st.integers(1, 20_000) | st.floats(0.5, 9_999.5).map(lambda f: round(f, 3))),
            "url": tool.input["url"]}
-    return Outcome(tool.call_id, text, None, raw)
+    return ResultEntry(tool.call_id, text, None, raw)
 
 
 def _todo(s: Session, draw: st.DrawFn) -> Tool:
@@ -328,10 +328,10 @@ def _todo(s: Session, draw: st.DrawFn) -> Tool:
     return Tool(s.tool_id(), "TodoWrite", {"todos": todos})
 
 
-def _todo_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _todo_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     text = ("Todos have been modified successfully. Ensure that you continue to use the todo list to track your "
             "progress. Please proceed with the current tasks if applicable")
-    return Outcome(tool.call_id, text, None, {"oldTodos": [], "newTodos": tool.input["todos"]})
+    return ResultEntry(tool.call_id, text, None, {"oldTodos": [], "newTodos": tool.input["todos"]})
 
 
 def _mcp(s: Session, draw: st.DrawFn) -> Tool:
@@ -340,13 +340,13 @@ def _mcp(s: Session, draw: st.DrawFn) -> Tool:
                                                          max_size=3)))
 
 
-def _mcp_ok(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _mcp_ok(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     parts = [{"type": "text", "text": t} for t in draw(st.lists(output_text, min_size=1, max_size=3))]
-    return Outcome(tool.call_id, parts, None, parts)
+    return ResultEntry(tool.call_id, parts, None, parts)
 
 
 Maker = Callable[[Session, st.DrawFn], Tool]
-Runner = Callable[[st.DrawFn, Tool], Outcome]
+Runner = Callable[[st.DrawFn, Tool], ResultEntry]
 #: Everyday tools: how the model calls each, and a successful result of each.
 TOOLS: tuple[tuple[Maker, Runner], ...] = (
     (_bash, _bash_ok), (_bash, _bash_ok), (_bash, _bash_ok), (_read, _read_ok), (_edit, _edit_ok), (_grep, _grep_ok),
@@ -354,17 +354,17 @@ TOOLS: tuple[tuple[Maker, Runner], ...] = (
 )
 
 
-def _failure(draw: st.DrawFn, tool: Tool) -> Outcome:
+def _failure(draw: st.DrawFn, tool: Tool) -> ResultEntry:
     """A tool that failed, as Claude Code records each kind of failure."""
     if tool.name == "Bash":
         code, stderr = draw(st.integers(1, 255)), draw(output_text)
         text = f"Exit code {code}\n{stderr}"
-        return Outcome(tool.call_id, text, True, f"Error: {text}")
+        return ResultEntry(tool.call_id, text, True, f"Error: {text}")
     reason = draw(st.sampled_from(("File does not exist.", "String to replace not found in file.",
                                    "File has not been read yet. Read it first before writing to it.")))
     if draw(st.booleans()):
-        return Outcome(tool.call_id, f"<tool_use_error>{reason}</tool_use_error>", True, f"Error: {reason}")
-    return Outcome(tool.call_id, [{"type": "text", "text": draw(output_text)}], True, MISSING)
+        return ResultEntry(tool.call_id, f"<tool_use_error>{reason}</tool_use_error>", True, f"Error: {reason}")
+    return ResultEntry(tool.call_id, [{"type": "text", "text": draw(output_text)}], True, MISSING)
 
 
 def _everyday(s: Session, draw: st.DrawFn) -> tuple[Tool, Runner]:
@@ -441,10 +441,10 @@ def interrupted(s: Session, draw: st.DrawFn) -> None:
     tool, _ = _everyday(s, draw)
     source = s.response([*_preamble(s, draw), s.call_block(tool)])[-1]
     if draw(st.booleans()):
-        outcome = Outcome(tool.call_id, REJECTED, True, f"Error: {REJECTED}" if draw(st.booleans()) else "User rejected tool use")
+        outcome = ResultEntry(tool.call_id, REJECTED, True, f"Error: {REJECTED}" if draw(st.booleans()) else "User rejected tool use")
     else:
         raw = {"stdout": draw(output_text), "stderr": "", "interrupted": True, "isImage": False}
-        outcome = Outcome(tool.call_id, INTERRUPTED_TOOL, True, raw)
+        outcome = ResultEntry(tool.call_id, INTERRUPTED_TOOL, True, raw)
     s.results([outcome], source)
     s.user_line([{"type": "text", "text": INTERRUPTED_TOOL}])
     if draw(st.booleans()):  # an interrupted answer, no tool
@@ -481,10 +481,10 @@ def empty_output(s: Session, draw: st.DrawFn) -> None:
         source = s.response([s.call_block(tool)])[-1]
         if shape == "bash":
             raw: Any = {"stdout": "", "stderr": "", "interrupted": False, "isImage": False}
-            outcome = Outcome(tool.call_id, "", draw(st.sampled_from((False, None))), raw)
+            outcome = ResultEntry(tool.call_id, "", draw(st.sampled_from((False, None))), raw)
         else:
             content = {"text": "", "list": [], "absent": MISSING}[shape]
-            outcome = Outcome(tool.call_id, content, None, [] if shape == "list" else MISSING)
+            outcome = ResultEntry(tool.call_id, content, None, [] if shape == "list" else MISSING)
         s.results([outcome], source)
     s.answer()
     s.features |= {"calls", "empty-output"}
@@ -559,10 +559,10 @@ def questions(s: Session, draw: st.DrawFn) -> None:
             answers[text] = draw(st.sampled_from(labels) | prose | st.just(", ".join(labels[:2])))
         text = "User has answered your questions: " + ", ".join(f'"{q}"="{a}"' for q, a in answers.items()) \
                + ". You can now continue with the user's answers in mind."
-        s.results([Outcome(tool.call_id, text, None, {"questions": asked, "answers": answers})], source)
+        s.results([ResultEntry(tool.call_id, text, None, {"questions": asked, "answers": answers})], source)
         s.answer()
     elif how == "declined":
-        s.results([Outcome(tool.call_id, REJECTED, True, f"Error: {REJECTED}")], source)
+        s.results([ResultEntry(tool.call_id, REJECTED, True, f"Error: {REJECTED}")], source)
         s.user_line([{"type": "text", "text": INTERRUPTED_TOOL}])
         s.features.add("interrupted")
     else:
@@ -593,7 +593,7 @@ def subagent(s: Session, draw: st.DrawFn) -> None:
     raw = {"status": "completed", "prompt": prompt, "agentId": agent, "content": content[:1],
            "totalDurationMs": draw(st.integers(100, 600_000)), "totalTokens": draw(st.integers(100, 90_000)),
            "totalToolUseCount": draw(st.integers(1, 9))}
-    s.results([Outcome(task.call_id, content, None, raw)], source)
+    s.results([ResultEntry(task.call_id, content, None, raw)], source)
     s.answer()
     s.features |= {"calls", "subagent", "durations"}
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.oneshot import OneShotValidator
-from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.harness.persistent import PersistentImplementation
 from asr_conformance.vocabulary.cases import iter_cases
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -28,7 +28,7 @@ def test_corpus_through_one_shot_processes(benchmark) -> None:
 
 
 def test_corpus_through_the_persistent_protocol(benchmark) -> None:
-    adapter = PersistentValidator([str(EXAMPLES / "reference-validator-persistent")])
+    adapter = PersistentImplementation([str(EXAMPLES / "reference-validator-persistent")])
     benchmark.extra_info["cases"] = len(STREAMS)
     try:
         assert benchmark.pedantic(_run_all, args=(adapter,), rounds=3, iterations=1) == len(STREAMS)

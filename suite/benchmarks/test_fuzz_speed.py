@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.streams import valid_streams
 from asr_conformance.harness.oneshot import OneShotValidator
-from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.harness.persistent import PersistentImplementation
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COUNT = 60
@@ -37,7 +37,7 @@ def test_fuzz_through_one_shot_processes(benchmark, tmp_path: Path) -> None:
 
 
 def test_fuzz_through_the_persistent_protocol(benchmark, tmp_path: Path) -> None:
-    adapter = PersistentValidator([str(EXAMPLES / "reference-validator-persistent")])
+    adapter = PersistentImplementation([str(EXAMPLES / "reference-validator-persistent")])
     try:
         benchmark.extra_info["examples"] = benchmark.pedantic(_fuzz, args=(adapter, tmp_path), rounds=1, iterations=1)
     finally:

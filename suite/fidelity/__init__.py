@@ -5,7 +5,7 @@
 ``codex``, ``gemini`` the witnesses for Codex rollouts and Gemini CLI sessions; their edits in ``*_mutations``
 ``registry``   which witness reads an input (built-ins and ``asr_conformance.witnesses`` entry points)
 ``compare``    ``check_fidelity(facts, records)``: the findings, per rule and family
-``mutations``  the Mutation type: an edit of the source and what it must change in the stream
+``mutations``  the SourceMutation type: an edit of the source and what it must change in the stream
 
 See docs/witnesses.md.
 """

@@ -40,6 +40,7 @@ from typing import Any
 
 from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeQuestion, NativeResult, NotThisFormat, SourceFacts, Timing, Where
 from asr_conformance.fidelity.timestamps import parse_instant
+from asr_conformance.vocabulary.strict_json import no_constant
 
 try:  # orjson is a dependency of the suite; the witness still works without it
     import orjson as _orjson
@@ -85,10 +86,6 @@ def _excerpt_at(where: Where, raw: bytes, needle: str) -> Where:
     return Where(where.line, ("…" if start else "") + _excerpt(raw[start:]))
 
 
-def _refuse_constant(name: str) -> Any:
-    raise ValueError(f"{name} is not JSON")
-
-
 #: A run of digits as long as the smallest integer orjson turns into a float (beyond 64 bits); a line
 #: holding one is parsed by the standard library, which keeps every integer exact.
 _LONG_DIGITS = re.compile(rb"\d{19}")
@@ -102,7 +99,7 @@ def _loads(raw: bytes) -> Any:
             return _orjson.loads(raw)
         except _orjson.JSONDecodeError:
             pass  # big integers, lone surrogates: let the strict standard parser decide
-    value = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    value = json.loads(raw.decode("utf-8"), parse_constant=no_constant)
     if isinstance(value, float) and not math.isfinite(value):
         raise ValueError("number out of range")
     return value

@@ -14,7 +14,7 @@ from typing import Any
 
 from asr_conformance.fidelity.claude_code import ClaudeCodeWitness, _is_harness_text
 from asr_conformance.fidelity.facts import Finding, SourceFacts
-from asr_conformance.fidelity.mutations import Mutation, records_of
+from asr_conformance.fidelity.mutations import SourceMutation, records_of
 from asr_conformance.fidelity.timestamps import parse_instant, same_instant
 
 Lines = list[tuple[bytes, Any]]
@@ -311,20 +311,20 @@ def _text(record: dict) -> str:
     return "".join(p.get("text", "") for p in content or () if isinstance(p, dict) and isinstance(p.get("text"), str))
 
 
-MUTATIONS: tuple[Mutation, ...] = (
-    Mutation("delete-result", "ASR-265", "a result is deleted: its call must become dangling, with no result",
+MUTATIONS: tuple[SourceMutation, ...] = (
+    SourceMutation("delete-result", "ASR-265", "a result is deleted: its call must become dangling, with no result",
              delete_result, expect_dangling),
-    Mutation("delete-call", "ASR-266", "a call is deleted: its result must be kept as an orphan",
+    SourceMutation("delete-call", "ASR-266", "a call is deleted: its result must be kept as an orphan",
              delete_call, expect_orphan),
-    Mutation("duplicate-call-id", "ASR-262", "two calls share one native ID: both kept, their results unpaired",
+    SourceMutation("duplicate-call-id", "ASR-262", "two calls share one native ID: both kept, their results unpaired",
              duplicate_call_id, expect_duplicates_kept),
-    Mutation("flip-error", "ASR-258", "a result's is_error is flipped: its status must follow",
+    SourceMutation("flip-error", "ASR-258", "a result's is_error is flipped: its status must follow",
              flip_error, expect_status),
-    Mutation("rename-tool", "ASR-252", "a tool is renamed: the call's name must follow exactly",
+    SourceMutation("rename-tool", "ASR-252", "a tool is renamed: the call's name must follow exactly",
              rename_tool, expect_name),
-    Mutation("move-timestamp", "ASR-103", "a call's line gets another time: the call's ts must follow",
+    SourceMutation("move-timestamp", "ASR-103", "a call's line gets another time: the call's ts must follow",
              move_timestamp, expect_time),
-    Mutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
+    SourceMutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
              change_message, expect_text),
 )
 

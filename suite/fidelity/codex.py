@@ -38,14 +38,13 @@ Malformed input raises ``NotThisFormat`` naming the line; nothing here raises an
 
 from __future__ import annotations
 
-import calendar
 import json
-import math
 import re
 from datetime import UTC, datetime
 from typing import Any
 
 from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Timing, Where
+from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 
 FORMAT = "codex-rollout-jsonl"
 #: Envelope line types.
@@ -67,13 +66,6 @@ INJECTED_OPENINGS = (
     "<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<INSTRUCTIONS>",
     "<permissions instructions>", "<user_shell_command>", "<turn_aborted>", "<subagent_notification>",
     "<skill>", "<hook_prompt", "<collaboration_mode>", "<personality_spec>", "<model_switch>",
-)
-#: ASR-032: integers a stream may hold; arguments with others must stay text (ASR-254).
-SAFE_INTEGER = 2**53 - 1
-MAX_DEPTH = 200
-TIMESTAMP = re.compile(
-    r"(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?"
-    r"([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
 )
 #: Spellings of the format name a vendor may write in ``producer.source.format`` (after
 #: lower-casing and turning ``_``, ``.`` and spaces into ``-``).
@@ -130,28 +122,6 @@ def _excerpt(text: str) -> str:
     return text if len(text) <= EXCERPT else text[: EXCERPT - 1] + "…"
 
 
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text} is out of range")
-    return value
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
-
-
-def _is_timestamp(value: object) -> bool:
-    if not isinstance(value, str) or (match := TIMESTAMP.fullmatch(value)) is None:
-        return False
-    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
-    return day <= calendar.monthrange(year, month)[1]
-
-
 def _instant(stamp: str) -> datetime:
     text = stamp.upper().replace("Z", "+00:00")
     if "." in text:  # datetime takes at most six fraction digits
@@ -160,20 +130,6 @@ def _instant(stamp: str) -> datetime:
         text = f"{whole}.{digits[:6].ljust(6, '0')}{rest[len(digits):]}"
     text = text.replace(":60", ":59")  # a leap second sorts with the second before it
     return datetime.fromisoformat(text)
-
-
-def _fits(value: Any, depth: int = 0) -> bool:
-    if depth > MAX_DEPTH:
-        return False
-    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
-        return True
-    if isinstance(value, int):
-        return -SAFE_INTEGER <= value <= SAFE_INTEGER
-    if isinstance(value, list):
-        return all(_fits(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(_fits(item, depth + 1) for item in value.values())
-    return False
 
 
 def _int(value: Any) -> int | None:
@@ -225,7 +181,7 @@ class _Reader:
             if not raw.strip():
                 continue
             try:
-                value = _loads(raw)
+                value = loads(raw)
             except (ValueError, RecursionError) as error:
                 raise NotThisFormat(f"line {number} is not JSON ({str(error).splitlines()[0]})") from None
             if not isinstance(value, dict):
@@ -245,7 +201,7 @@ class _Reader:
             raise NotThisFormat(f"line {number} has no type; it is not a rollout line")
         if not isinstance(payload, dict):
             raise NotThisFormat(f"line {number}: a {kind} line without a payload object")
-        if ts is not None and not _is_timestamp(ts):
+        if ts is not None and not is_timestamp(ts):
             raise NotThisFormat(f"line {number}: timestamp {ts!r} is not an RFC 3339 date-time")
         return _Line(number, kind, payload, ts, raw)
 
@@ -259,7 +215,7 @@ class _Reader:
             if not isinstance(value.get("type"), str):
                 raise NotThisFormat(f"line {number} has no type; it is not a rollout line")
             ts = value.get("timestamp")
-            if ts is not None and not _is_timestamp(ts):
+            if ts is not None and not is_timestamp(ts):
                 raise NotThisFormat(f"line {number}: timestamp {ts!r} is not an RFC 3339 date-time")
             lines.append(_Line(number, "response_item", value, ts, raw))
         return lines
@@ -280,7 +236,7 @@ class _Reader:
         versions = (_text(line.payload, "cli_version") for line in metas)
         facts.agent_versions = tuple(dict.fromkeys(v for v in versions if v is not None))
         times = [line.ts for line in self.lines if line.ts is not None]
-        if _is_timestamp(meta.payload.get("timestamp")):
+        if is_timestamp(meta.payload.get("timestamp")):
             times.append(meta.payload["timestamp"])
         facts.times = frozenset(times)
         if times:
@@ -337,17 +293,17 @@ class _Reader:
             arguments_text: str | None = None
             raw = item.get("arguments") if item["type"] == "function_call" else item.get("input")
             if isinstance(raw, (dict, list)):  # arguments already held as JSON rather than JSON text
-                arguments, arguments_text = (raw, None) if _fits(raw) else (None, json.dumps(raw, ensure_ascii=False))
+                arguments, arguments_text = (raw, None) if fits(raw) else (None, json.dumps(raw, ensure_ascii=False))
             elif raw is not None and not isinstance(raw, str):
                 raise NotThisFormat(f"line {line.number}: {item['type']} arguments are neither text nor JSON")
             elif isinstance(raw, str):
                 if item["type"] == "function_call":
                     try:
-                        arguments = _loads(raw)
+                        arguments = loads(raw)
                     except (ValueError, RecursionError):
                         arguments_text = raw
                     else:
-                        if not _fits(arguments):
+                        if not fits(arguments):
                             arguments, arguments_text = None, raw
                 else:
                     arguments_text = raw  # free-form input is text even when it looks like JSON

@@ -30,7 +30,7 @@ from asr_conformance.fidelity.claude_code_mutations import (
 from asr_conformance.fidelity.codex import CodexWitness
 from asr_conformance.fidelity.compare import Lossy
 from asr_conformance.fidelity.facts import Finding, SourceFacts
-from asr_conformance.fidelity.mutations import Mutation, records_of
+from asr_conformance.fidelity.mutations import SourceMutation, records_of
 from asr_conformance.fidelity.timestamps import parse_instant
 
 Lines = list[tuple[bytes, Any]]
@@ -287,24 +287,24 @@ def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict], stream
     return findings
 
 
-MUTATIONS: tuple[Mutation, ...] = (
-    Mutation("delete-result", "ASR-265", "a call's output and outcome events are deleted: it must become dangling",
+MUTATIONS: tuple[SourceMutation, ...] = (
+    SourceMutation("delete-result", "ASR-265", "a call's output and outcome events are deleted: it must become dangling",
              delete_result, expect_dangling),
-    Mutation("delete-call", "ASR-266", "a call is deleted: its output must be kept as an orphan",
+    SourceMutation("delete-call", "ASR-266", "a call is deleted: its output must be kept as an orphan",
              delete_call, expect_orphan),
-    Mutation("duplicate-call-id", "ASR-262", "two calls share one native ID: both kept, their results unpaired",
+    SourceMutation("duplicate-call-id", "ASR-262", "two calls share one native ID: both kept, their results unpaired",
              duplicate_call_id, expect_duplicates_kept),
-    Mutation("alter-exit-code", "ASR-260", "a recorded exit code changes: exec.exitCode must follow exactly",
+    SourceMutation("alter-exit-code", "ASR-260", "a recorded exit code changes: exec.exitCode must follow exactly",
              alter_exit_code, expect_exit_code),
-    Mutation("remove-exec-end", "ASR-260", "an exec_command_end is removed: exec.exitCode must be absent",
+    SourceMutation("remove-exec-end", "ASR-260", "an exec_command_end is removed: exec.exitCode must be absent",
              remove_exec_end, expect_exit_code),
-    Mutation("flip-status", "ASR-258", "Codex's verdict on a command flips: the result's status must follow",
+    SourceMutation("flip-status", "ASR-258", "Codex's verdict on a command flips: the result's status must follow",
              flip_status, expect_status),
-    Mutation("rename-tool", "ASR-252", "a tool is renamed: the call's name must follow exactly",
+    SourceMutation("rename-tool", "ASR-252", "a tool is renamed: the call's name must follow exactly",
              rename_tool, expect_name),
-    Mutation("move-timestamp", "ASR-103", "a call's line gets another time: the call's ts must follow",
+    SourceMutation("move-timestamp", "ASR-103", "a call's line gets another time: the call's ts must follow",
              move_timestamp, expect_time),
-    Mutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
+    SourceMutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
              change_message, expect_text),
 )
 

@@ -49,15 +49,14 @@ Malformed input raises ``NotThisFormat`` naming the line; nothing here raises an
 
 from __future__ import annotations
 
-import calendar
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
 from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Where
+from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 
 FORMAT = "gemini-cli-session"
 #: Spellings of the format name a vendor may write in ``producer.source.format`` (after lower-casing
@@ -75,13 +74,8 @@ PENDING = frozenset({"validating", "scheduled", "awaiting_approval", "executing"
 #: User-message openings Gemini itself does not count as conversation (its isIgnoredUserContent).
 IGNORED_OPENINGS = ("/", "?", "<session_context>", "<hook_context>")
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
-SAFE_INTEGER = 2**53 - 1
 EXCERPT = 200
 SNIFF_BYTES = 1 << 16
-TIMESTAMP = re.compile(
-    r"(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?"
-    r"([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
-)
 
 
 class GeminiWitness:
@@ -127,28 +121,6 @@ def layout_of(data: bytes) -> str | None:
 
 
 # --- reading ------------------------------------------------------------------
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text} is out of range")
-    return value
-
-
-def _loads(text: str) -> Any:
-    return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
-
-
-def is_timestamp(value: object) -> bool:
-    if not isinstance(value, str) or (match := TIMESTAMP.fullmatch(value)) is None:
-        return False
-    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
-    return day <= calendar.monthrange(year, month)[1]
 
 
 def _instant(stamp: str) -> datetime:
@@ -214,7 +186,7 @@ def read_session(data: bytes) -> Session:
 
 def _read_document(text: str, session: Session) -> None:
     try:
-        value = _loads(text)
+        value = loads(text)
     except (ValueError, RecursionError) as error:
         line = getattr(error, "lineno", 1)
         raise NotThisFormat(f"line {line}: the session object is not JSON ({str(error).splitlines()[0]})") from None
@@ -243,7 +215,7 @@ def _read_lines(text: str, session: Session) -> None:
         if not raw.strip():
             continue
         try:
-            value = _loads(raw)
+            value = loads(raw)
         except (ValueError, RecursionError) as error:
             raise NotThisFormat(f"line {number} is not JSON ({str(error).splitlines()[0]})") from None
         if not isinstance(value, dict):
@@ -370,20 +342,6 @@ def result_texts(result: Any, place: str) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def _fits(value: Any, depth: int = 0) -> bool:
-    if depth > 200:
-        return False
-    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
-        return True
-    if isinstance(value, int):
-        return -SAFE_INTEGER <= value <= SAFE_INTEGER
-    if isinstance(value, list):
-        return all(_fits(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(_fits(item, depth + 1) for item in value.values())
-    return False
-
-
 # --- facts ----------------------------------------------------------------------
 
 
@@ -436,7 +394,7 @@ def _call_stamps(session: Session) -> dict[str, set[str]]:
 def _call(call: dict, where: Where, message: dict, stamps: dict[str, set[str]], facts: SourceFacts) -> None:
     args = call.get("args")
     arguments_text = None
-    if isinstance(args, dict) and not _fits(args):
+    if isinstance(args, dict) and not fits(args):
         arguments_text = json.dumps(args, ensure_ascii=False, separators=(",", ":"))
     ts = call.get("timestamp") or message["timestamp"]
     facts.calls.append(NativeCall(

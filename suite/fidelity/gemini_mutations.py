@@ -31,7 +31,7 @@ from asr_conformance.fidelity.claude_code_mutations import (
 from asr_conformance.fidelity.codex_mutations import expect_status
 from asr_conformance.fidelity.facts import Finding, NativeCall, NativeResult, NotThisFormat, SourceFacts
 from asr_conformance.fidelity.gemini import GeminiWitness, layout_of
-from asr_conformance.fidelity.mutations import Mutation, records_of
+from asr_conformance.fidelity.mutations import SourceMutation, records_of
 from asr_conformance.fidelity.timestamps import parse_instant
 
 Edit = Callable[[dict], None]
@@ -195,18 +195,18 @@ def expect_no_content(before: SourceFacts, after: SourceFacts, _: list[dict], st
     return findings
 
 
-MUTATIONS: tuple[Mutation, ...] = (
-    Mutation("delete-result", "ASR-265", "a call is left executing with no result: it must become dangling",
+MUTATIONS: tuple[SourceMutation, ...] = (
+    SourceMutation("delete-result", "ASR-265", "a call is left executing with no result: it must become dangling",
              delete_result, expect_dangling),
-    Mutation("null-result", "ASR-259", "a call's result becomes null: the stream's result must hold no content",
+    SourceMutation("null-result", "ASR-259", "a call's result becomes null: the stream's result must hold no content",
              null_result, expect_no_content),
-    Mutation("flip-status", "ASR-258", "a call's status flips between success and error: the result must follow",
+    SourceMutation("flip-status", "ASR-258", "a call's status flips between success and error: the result must follow",
              flip_status, expect_status),
-    Mutation("rename-tool", "ASR-252", "a tool is renamed: the call's name must follow exactly",
+    SourceMutation("rename-tool", "ASR-252", "a tool is renamed: the call's name must follow exactly",
              rename_tool, expect_name),
-    Mutation("move-timestamp", "ASR-103", "a call's timestamp moves: the call's ts must follow",
+    SourceMutation("move-timestamp", "ASR-103", "a call's timestamp moves: the call's ts must follow",
              move_timestamp, expect_time),
-    Mutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
+    SourceMutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
              change_message, expect_text),
 )
 

@@ -5,8 +5,8 @@ check on an unchanged input. A mutation changes one fact of the source (a result
 flag flipped, a name changed) and its expectation says what must change in the stream as a
 result, naming the rule.
 
-``Mutation.apply`` returns ``None`` when the input has nothing to mutate (no call, no result).
-``Mutation.expect`` looks at the facts and streams before and after and returns Findings; an
+``SourceMutation.apply`` returns ``None`` when the input has nothing to mutate (no call, no result).
+``SourceMutation.expect`` looks at the facts and streams before and after and returns Findings; an
 empty list means the stream followed the source.
 
 The mutations here are format-neutral in their expectations; editing bytes is format-specific,
@@ -24,7 +24,7 @@ Expectation = Callable[[SourceFacts, SourceFacts, list[dict], list[dict]], list[
 
 
 @dataclass(frozen=True)
-class Mutation:
+class SourceMutation:
     """One edit of a native input and what it must do to the stream."""
 
     name: str
@@ -39,3 +39,7 @@ class Mutation:
 def records_of(stream: list[dict], kind: str, call_id: str) -> list[dict]:
     """Records of one type whose callId (or nativeCallId) is the given native ID."""
     return [r for r in stream if r.get("type") == kind and call_id in (r.get("callId"), r.get("nativeCallId"))]
+
+
+#: The former name, kept so that format packs written against it still load (deprecated).
+Mutation = SourceMutation

@@ -404,7 +404,7 @@ _EXPECTED = {"valid": "accept (a valid stream)", "invalid": "reject (the stream 
              "implementation-defined": "a verdict (any verdict; it rests on an open assumption)"}
 
 
-class FuzzSession(PropertyRunner):
+class ValidatorFuzzSession(PropertyRunner):
     """What a validator fuzz test needs: the adapter, and judging generated streams.
 
     Property bodies call ``expect`` (or ``expect_damaged``); a failure is written
@@ -438,7 +438,7 @@ class FuzzSession(PropertyRunner):
                mutation: Any = None) -> None:
         """Judge one generated stream: ``expected`` is valid, invalid or implementation-defined.
 
-        ``mutation`` (a ``generators.mutation.Mutation``) says what a mutator changed, for the message."""
+        ``mutation`` (a ``generators.mutation.MutatedStream``) says what a mutator changed, for the message."""
         from hypothesis import assume
 
         from asr_conformance.reference.checks import validate_bytes

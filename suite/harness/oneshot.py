@@ -17,7 +17,7 @@ from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Ver
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
-from asr_conformance.vocabulary.protocol import TooDeep, loads_bounded
+from asr_conformance.vocabulary.strict_json import TooDeep, loads_bounded
 
 #: Largest input suffix kept on a staged copy (a converter may tell formats apart by it).
 _SUFFIX_CHARS = 8

@@ -56,7 +56,7 @@ class _Session:
 
 
 @dataclass
-class PersistentValidator:
+class PersistentImplementation:
     """An implementation that speaks the persistent protocol, in any of its roles
     (validate, read, convert); one process serves every request of a worker."""
 

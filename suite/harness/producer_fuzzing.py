@@ -31,7 +31,7 @@ from typing import Any
 from hypothesis import assume, settings
 from hypothesis import strategies as st
 
-from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.fidelity.mutations import SourceMutation
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
@@ -258,7 +258,7 @@ class ProducerFuzzSession(PropertyRunner):
         if mutation is not None:
             self._follows_edit(mutation, pack, data, stream, transcript, failure)
 
-    def _follows_edit(self, mutation: Mutation, pack: Installed, data: bytes, stream: ProducedStream,
+    def _follows_edit(self, mutation: SourceMutation, pack: Installed, data: bytes, stream: ProducedStream,
                       transcript: Transcript, failure: dict[str, Any]) -> None:
         def convert(edited: bytes) -> bytes | str:
             conversion = self._convert(edited, transcript.format)
@@ -278,7 +278,7 @@ class ProducerFuzzSession(PropertyRunner):
                        {**failure, "rules": edited.rules, "findings": shown, "edit": mutation.name})
 
 
-def _applies(pack: Installed, mutation: Mutation, data: bytes) -> bool:
+def _applies(pack: Installed, mutation: SourceMutation, data: bytes) -> bool:
     """Whether an edit has something to change in ``data``; a pack whose edit fails raises ``PackError``."""
     from asr_conformance.packs.guard import bounded
 

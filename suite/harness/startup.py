@@ -23,7 +23,7 @@ from pathlib import Path
 
 from asr_conformance.harness import containment
 from asr_conformance.harness.oneshot import trial_run
-from asr_conformance.harness.persistent import HandshakeFailed, PersistentValidator
+from asr_conformance.harness.persistent import HandshakeFailed, PersistentImplementation
 from asr_conformance.harness.targets import Target
 
 #: A valid ASR stream of one record: the smallest a validator can be asked about.
@@ -106,7 +106,7 @@ def _check_oneshot(target: Target, source: str) -> StartCheck:
 
 
 def _check_persistent(target: Target, source: str) -> StartCheck:
-    adapter = PersistentValidator(target.command, target.timeout, target.cwd, role=target.roles[0],
+    adapter = PersistentImplementation(target.command, target.timeout, target.cwd, role=target.roles[0],
                                   record_traffic=True, pass_env=target.pass_env, policy=target.policy)
     problem, said = "", ""
     try:

@@ -19,8 +19,9 @@ from pathlib import Path
 
 from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.manifest import ManifestError, load_manifest
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, OneShotProducer, OneShotReader, OneShotValidator
+from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.roles import PROTOCOLS, RoleAdapter
 from asr_conformance.vocabulary.option_defaults import ROLES
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
@@ -79,18 +80,20 @@ class Target:
     def label(self) -> str:
         return " ".join(filter(None, [self.name, self.version]))
 
-    def validator(self, check_protocol: bool = False):
+    def adapter(self, role: str, check_protocol: bool = False) -> RoleAdapter:
+        """The adapter for one role: a persistent process (which serves every role) or a one-shot runner."""
+        if role not in PROTOCOLS:
+            raise TargetError(f"unknown role {role!r}; the roles are {', '.join(PROTOCOLS)}")
         if self.protocol == "persistent":
-            return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
-                                       pass_env=self.pass_env, policy=self.policy)
-        return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
-                                self.placeholder, self.cwd, self.pass_env, self.policy)
-
-    def reader(self, check_protocol: bool = False):
-        if self.protocol == "persistent":
-            return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
-                                       role="reader", pass_env=self.pass_env, policy=self.policy)
-        return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env, self.policy)
+            return PersistentImplementation(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
+                                            role=role, pass_env=self.pass_env, policy=self.policy)
+        if role == "validator":
+            return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
+                                    self.placeholder, self.cwd, self.pass_env, self.policy)
+        if role == "reader":
+            return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env, self.policy)
+        return OneShotProducer(self.command, self.timeout, self.placeholder, self.cwd, pass_env=self.pass_env,
+                               policy=self.policy)
 
 
 def default_role(inputs: Sequence[str], source_formats: Sequence[str] = ()) -> str:

@@ -40,7 +40,7 @@ MISSING: Any = _Missing()
 
 
 @dataclass(frozen=True, slots=True)
-class Difference:
+class ViewDifference:
     """One place where the actual view disagrees with the expected one."""
 
     #: JSON pointer into the view (RFC 6901).
@@ -80,12 +80,12 @@ def check_view(view: Any) -> str | None:
 COMPARED_AS = "comparedAs"
 
 
-def compare_views(expected: dict, actual: dict, partial: Iterable[str] = ()) -> list[Difference]:
+def compare_views(expected: dict, actual: dict, partial: Iterable[str] = ()) -> list[ViewDifference]:
     """Every difference between an expected view and an actual view, in document order.
 
     ``partial``: JSON pointers into the expected view where an object is compared
     member by member whatever the schema says (a case's ``partial`` key)."""
-    found: list[Difference] = []
+    found: list[ViewDifference] = []
     _compare(expected, actual, "", view_schema(), frozenset(partial), found)
     return found
 
@@ -97,7 +97,7 @@ def comparison(schema: dict | None) -> str | None:
 
 
 def _compare(expected: Any, actual: Any, path: str, schema: dict | None, partial: frozenset[str],
-             found: list[Difference]) -> None:
+             found: list[ViewDifference]) -> None:
     if not isinstance(expected, dict):
         if not same_json(expected, actual):
             found.append(_difference(path, expected, actual))
@@ -186,9 +186,9 @@ def _render(value: Any, path: str, expected: bool = False) -> str:
     return f"unknown ({text})" if value is None and last in _UNKNOWN_WHEN_NULL else text
 
 
-def _difference(path: str, expected: Any, actual: Any) -> Difference:
+def _difference(path: str, expected: Any, actual: Any) -> ViewDifference:
     message = f"{describe(path)}: expected {_render(expected, path, expected=True)}, got {_render(actual, path)}"
-    return Difference(path, expected, actual, message)
+    return ViewDifference(path, expected, actual, message)
 
 
 # --- expected views ----------------------------------------------------------------

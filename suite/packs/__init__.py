@@ -1,7 +1,7 @@
 """Format packs: the one plugin interface for a native agent format.
 
 A pack bundles what the suite needs to judge a converter of one native format: its witness
-(``fidelity.facts.Witness``), its source edits (``fidelity.mutations.Mutation``), an optional
+(``fidelity.facts.Witness``), its source edits (``fidelity.mutations.SourceMutation``), an optional
 Hypothesis generator of native transcripts, and what the format's source cannot tell (its kind
 policy). Built-in packs (``packs.builtin``) and third-party ones (the ``asr_conformance.format_packs``
 entry points, ``packs.registry``) are loaded and judged the same way.

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
 
 from asr_conformance.fidelity.facts import Witness
-from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.fidelity.mutations import SourceMutation
 
 #: ``any``: kind may come from a published mapping of exact names (ASR-253 is checked as consistency: one
 #: name, one kind). ``source-only``: the agent has no published kind mapping, so a stream's ``kind`` must be
@@ -60,8 +60,8 @@ class FormatPack:
     name: str
     version: str
     witness: Witness
-    #: The source edits the pack offers (``Mutation``); each names the rule its expectation checks.
-    edits: tuple[Mutation, ...] = ()
+    #: The source edits the pack offers (``SourceMutation``); each names the rule its expectation checks.
+    edits: tuple[SourceMutation, ...] = ()
     #: Transcripts to fuzz converters with; ``None``: the format is not fuzzed, and verdicts say so.
     generator: Generator | None = None
     #: See ``KIND_POLICIES``.

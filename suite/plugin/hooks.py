@@ -35,8 +35,8 @@ from asr_conformance.harness.fuzzing import (
     DEFAULT_PROFILE,
     PROFILE_VARIABLE,
     PROFILES,
-    FuzzSession,
     PropertyRunner,
+    ValidatorFuzzSession,
     ensure_profiles,
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
@@ -437,7 +437,7 @@ def asr_target(request: pytest.FixtureRequest) -> Target:
 @pytest.fixture(scope="session")
 def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
     """One adapter per session (per xdist worker): one persistent process at most."""
-    adapter = asr_target.validator(request.config.getoption("check_protocol"))
+    adapter = asr_target.adapter("validator", request.config.getoption("check_protocol"))
     yield adapter
     adapter.close()
 
@@ -445,7 +445,7 @@ def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterato
 @pytest.fixture(scope="session")
 def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
     """The reader role's adapter, one per session (per xdist worker)."""
-    adapter = asr_target.reader(request.config.getoption("check_protocol"))
+    adapter = asr_target.adapter("reader", request.config.getoption("check_protocol"))
     yield adapter
     adapter.close()
 
@@ -467,14 +467,14 @@ def asr_record(request: pytest.FixtureRequest) -> Recorder:
 
 @pytest.fixture
 def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, asr_also_named,
-             tmp_path: Path, asr_record: Recorder) -> Iterator[FuzzSession]:
+             tmp_path: Path, asr_record: Recorder) -> Iterator[ValidatorFuzzSession]:
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
 
     seed = request.config.stash.get(SEED_KEY, None)
     budget = shrink_budget_of(request.config)
     facts: dict[str, Any] = {}
-    session = FuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
+    session = ValidatorFuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
                           replay_arguments(asr_target, "validator"), settings(), seed if isinstance(seed, int) else None,
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
                           record=facts.__setitem__)

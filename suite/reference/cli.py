@@ -16,7 +16,7 @@ from typing import TextIO
 
 from asr_conformance import __version__
 from asr_conformance.reference.checks import validate_bytes, validate_path
-from asr_conformance.reference.diagnostics import Outcome
+from asr_conformance.reference.diagnostics import StreamDiagnostics
 
 EXIT_CONFORMS = 0
 EXIT_DOES_NOT_CONFORM = 1
@@ -48,7 +48,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
         options = parser.parse_args(argv)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code else EXIT_CONFORMS
-    outcomes: list[tuple[str, Outcome]] = []
+    outcomes: list[tuple[str, StreamDiagnostics]] = []
     for name in options.files:
         try:
             outcomes.append((name, validate_bytes(sys.stdin.buffer.read()) if name == "-" else validate_path(name)))
@@ -78,7 +78,7 @@ def _stdout_gone() -> None:
         pass
 
 
-def _print(out: TextIO, name: str, outcome: Outcome, as_json: bool, warnings: bool) -> None:
+def _print(out: TextIO, name: str, outcome: StreamDiagnostics, as_json: bool, warnings: bool) -> None:
     for diagnostic in outcome.diagnostics:
         if not warnings and diagnostic.level.value == "warning":
             continue
@@ -88,7 +88,7 @@ def _print(out: TextIO, name: str, outcome: Outcome, as_json: bool, warnings: bo
             out.write(diagnostic.as_text(name) + "\n")
 
 
-def _print_summary(out: TextIO, outcomes: list[tuple[str, Outcome]]) -> None:
+def _print_summary(out: TextIO, outcomes: list[tuple[str, StreamDiagnostics]]) -> None:
     failing = 0
     for name, outcome in outcomes:
         errors, warnings = len(outcome.errors), len(outcome.warnings)

@@ -18,40 +18,36 @@ Exit codes come only from `exec_command_end` events, which record them as
 numbers; "Exit code: N" inside a tool's output text is output, never an exit
 code (ASR-260).
 
-Standard library only, Python 3.11.
+Standard library only, Python 3.11: beside this file it needs only converter_cli.py (the
+command-line shell) and ../vocabulary/strict_json.py (limits and strict JSON).
 """
 
 from __future__ import annotations
 
-import calendar
 import hashlib
 import json
-import math
 import posixpath
 import re
-import shutil
 import sys
-import tempfile
 from collections import Counter
 from pathlib import Path
-from typing import Any, TextIO
+from typing import Any
+
+if __package__:
+    from asr_conformance.reference.converter_cli import Refused, Shell, encode_stream, first_line
+    from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
+else:  # run as a script (examples/*-converter link here): the shared shell and limits sit in the source tree
+    here = Path(__file__).resolve().parent
+    sys.path[:0] = [str(here), str(here.parent / "vocabulary")]
+    from converter_cli import Refused, Shell, encode_stream, first_line  # noqa: E402
+    from strict_json import fits, is_timestamp, loads  # noqa: E402
 
 NAME = "asr-from-codex"
 VERSION = "0.1.0"
 SOURCE_FORMAT = "codex-rollout-jsonl"
-PROTOCOL_VERSION = 1
 ROOT_ID = "workspace"
-#: ASR-032: integers a stream may hold.
-SAFE_INTEGER = 2**53 - 1
 #: The exec table's range for exitCode.
 EXIT_CODE_RANGE = (-(2**31), 2**32 - 1)
-#: Deepest nesting copied as JSON; deeper arguments are kept as text (ASR-254).
-MAX_DEPTH = 200
-#: RFC 3339 with an offset, the Timestamp type of the stream.
-TIMESTAMP = re.compile(
-    r"(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?"
-    r"([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
-)
 #: Line types of the rollout envelope.
 ENVELOPE_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
 #: Content item types whose `text` is message text.
@@ -65,36 +61,7 @@ COPIES = ("user_message", "agent_message", "exec_command_end", "patch_apply_end"
           "mcp_tool_call_begin")
 
 
-class Refused(Exception):
-    """The input is not a rollout this converter can read; the message says why."""
-
-
 # --- reading ------------------------------------------------------------------
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not JSON")
-
-
-def _finite(text: str) -> float:
-    value = float(text)
-    if not math.isfinite(value):
-        raise ValueError(f"the number {text} is out of range")
-    return value
-
-
-def _first_line(error: BaseException) -> str:
-    return (str(error).splitlines() or [type(error).__name__])[0]
-
-
-def is_timestamp(value: object) -> bool:
-    if not isinstance(value, str):
-        return False
-    match = TIMESTAMP.fullmatch(value)
-    if match is None:
-        return False
-    year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
-    return day <= calendar.monthrange(year, month)[1]
 
 
 def read_lines(data: bytes) -> list[tuple[int, dict]]:
@@ -112,10 +79,10 @@ def read_lines(data: bytes) -> list[tuple[int, dict]]:
         if not line.strip():
             continue
         try:
-            value = json.loads(line, parse_constant=_no_constant, parse_float=_finite)
+            value = loads(line)
         except (ValueError, RecursionError) as error:
             hint = "; the file looks cut short" if number == last and not text.endswith("\n") else ""
-            raise Refused(f"line {number} is not valid JSON ({_first_line(error)}){hint}") from None
+            raise Refused(f"line {number} is not valid JSON ({first_line(error)}){hint}") from None
         if not isinstance(value, dict):
             raise Refused(f"line {number} is not a JSON object")
         values.append((number, value))
@@ -158,25 +125,10 @@ def _unwrapped(values: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
     return out
 
 
-def fits(value: Any, depth: int = 0) -> bool:
-    """True when the value can be written as JSON without loss (ASR-032) or excess depth."""
-    if depth > MAX_DEPTH:
-        return False
-    if isinstance(value, bool) or value is None or isinstance(value, (str, float)):
-        return True
-    if isinstance(value, int):
-        return -SAFE_INTEGER <= value <= SAFE_INTEGER
-    if isinstance(value, list):
-        return all(fits(item, depth + 1) for item in value)
-    if isinstance(value, dict):
-        return all(fits(item, depth + 1) for item in value.values())
-    return False
-
-
 def parse_arguments(text: str) -> tuple[bool, Any]:
     """(True, value) when the arguments are JSON text the stream can hold as input (ASR-254)."""
     try:
-        value = json.loads(text, parse_constant=_no_constant, parse_float=_finite)
+        value = loads(text)
     except (ValueError, RecursionError):
         return False, None
     return (True, value) if fits(value) else (False, None)
@@ -220,7 +172,7 @@ def duration_ms(value: Any) -> float | None:
 # --- converting ---------------------------------------------------------------
 
 
-class Conversion:
+class RolloutConverter:
     """One pass over a rollout's lines, in file order, after an index of the events by call ID."""
 
     def __init__(self, lines: list[tuple[int, dict]], digest: str) -> None:
@@ -616,97 +568,11 @@ class Conversion:
 
 def convert(data: bytes) -> bytes:
     """The whole conversion: rollout bytes in, stream bytes out (or Refused)."""
-    records = Conversion(read_lines(data), hashlib.sha256(data).hexdigest()).run()
-    text = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
-    try:
-        return text.encode("utf-8")
-    except UnicodeEncodeError:
-        raise Refused("the rollout holds a string with an unpaired surrogate escape") from None
+    return encode_stream(RolloutConverter(read_lines(data), hashlib.sha256(data).hexdigest()).run(), "rollout")
 
 
-# --- the two contracts --------------------------------------------------------
-
-
-def read_input(path: str) -> bytes:
-    try:
-        return Path(path).read_bytes()
-    except OSError as error:
-        raise Refused(f"cannot read {path}: {error.strerror or error}") from None
-
-
-def one_shot(path: str) -> int:
-    try:
-        stream = convert(read_input(path))
-    except Refused as why:
-        sys.stderr.write(f"{NAME}: refused: {why}\n")
-        return 1
-    except Exception as error:  # a converter bug still ends with one line, never a traceback
-        sys.stderr.write(f"{NAME}: internal error: {type(error).__name__}: {_first_line(error)}\n")
-        return 70
-    sys.stdout.buffer.write(stream)
-    sys.stdout.flush()
-    return 0
-
-
-def serve(stdin: TextIO, stdout: TextIO) -> int:
-    """start / convert / stop; each stream goes to a file in a private folder."""
-    folder = Path(tempfile.mkdtemp(prefix=f"{NAME}-"))
-    previous: Path | None = None
-
-    def reply(message: dict) -> None:
-        stdout.write(json.dumps(message) + "\n")
-        stdout.flush()
-
-    try:
-        for line in stdin:
-            if not line.strip():
-                continue
-            try:
-                request = json.loads(line)
-            except ValueError:
-                request = None
-            if not isinstance(request, dict):
-                reply({"seq": 0, "errored": True, "message": "unreadable request"})
-                continue
-            command, seq = request.get("cmd"), request.get("seq")
-            seq = seq if isinstance(seq, int) and not isinstance(seq, bool) and seq >= 0 else 0
-            if command == "start":
-                if request.get("version") != PROTOCOL_VERSION:
-                    reply({"seq": seq, "errored": True, "message": f"only protocol version {PROTOCOL_VERSION}"})
-                    continue
-                reply({"version": PROTOCOL_VERSION, "implementation": {"name": NAME, "version": VERSION},
-                       "roles": ["producer"]})
-            elif command == "stop":
-                return 0
-            elif command == "convert" and isinstance(request.get("path"), str):
-                if previous is not None:  # the harness has read it by now
-                    previous.unlink(missing_ok=True)
-                try:
-                    stream = convert(read_input(request["path"]))
-                except Refused as why:
-                    reply({"seq": seq, "refused": str(why)})
-                    continue
-                except Exception as error:
-                    reply({"seq": seq, "errored": True, "message": f"internal error: {_first_line(error)}"})
-                    continue
-                given = request.get("output_dir")  # the harness's fresh folder for this stream, when it gives one
-                previous = (Path(given) if isinstance(given, str) else folder) / f"stream-{seq}.jsonl"
-                previous.write_bytes(stream)
-                reply({"seq": seq, "stream_path": str(previous)})
-            else:
-                reply({"seq": seq, "errored": True, "message": f"unknown or malformed request {command!r}"})
-        return 0
-    finally:
-        shutil.rmtree(folder, ignore_errors=True)
-
-
-def main(argv: list[str]) -> int:
-    if len(argv) > 1:
-        sys.stderr.write(f"usage: {NAME} [ROLLOUT.jsonl]\n")
-        return 2
-    if argv:
-        return one_shot(argv[0])
-    return serve(sys.stdin, sys.stdout)
+SHELL = Shell(NAME, VERSION, "ROLLOUT.jsonl", convert)
+main = SHELL.main
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ class Diagnostic:
 
 
 @dataclass(slots=True)
-class Outcome:
+class StreamDiagnostics:
     """All diagnostics for one stream, in line order."""
 
     diagnostics: list[Diagnostic] = field(default_factory=list)

@@ -1,6 +1,7 @@
 """The reference's producer role: the example converters for Claude Code, Codex and Gemini CLI.
 
-Each converter is one standard-library file meant to be copied; all live in the package
+Each converter is one standard-library file meant to be copied with the two it imports
+(``converter_cli.py``, the shared command-line shell, and ``vocabulary/strict_json.py``); all live in the package
 (``reference/claude_code_converter.py``, ``reference/codex_converter.py``,
 ``reference/gemini_converter.py``) so that an installed suite keeps its producer role, and the
 ``examples/`` paths link to them. The reference picks one by the input's first line: a Codex

@@ -31,10 +31,8 @@ from typing import BinaryIO
 
 import orjson
 
-#: Largest integer magnitude that ASR-032 (inferred) allows: 2^53 - 1.
-MAX_SAFE_INTEGER = 2**53 - 1
-#: Deepest nesting of arrays and objects a record may have (suite-defined).
-MAX_DEPTH = 256
+from asr_conformance.vocabulary.strict_json import MAX_DEPTH
+from asr_conformance.vocabulary.strict_json import SAFE_INTEGER as MAX_SAFE_INTEGER
 
 _BOM = b"\xef\xbb\xbf"
 _KEY_END = re.compile(rb'"[ \t\r\n]*:')

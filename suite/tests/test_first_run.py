@@ -18,7 +18,7 @@ from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, Certify
 
 from asr_conformance.gate.results import Result
 from asr_conformance.harness.answers import Outcome, Verdict
-from asr_conformance.harness.fuzzing import FuzzSession, ShrinkBudget
+from asr_conformance.harness.fuzzing import ShrinkBudget, ValidatorFuzzSession
 from asr_conformance.reports.document import rule_matrix
 from asr_conformance.vocabulary.rules import load_catalog
 
@@ -94,10 +94,10 @@ class _Always:
         return Verdict(self.outcome)
 
 
-def _session(tmp_path: Path, adapter: _Always, budget: ShrinkBudget) -> FuzzSession:
+def _session(tmp_path: Path, adapter: _Always, budget: ShrinkBudget) -> ValidatorFuzzSession:
     from hypothesis import settings
 
-    return FuzzSession(adapter, tmp_path, tmp_path / "counterexamples", ["--implementation=/x"],
+    return ValidatorFuzzSession(adapter, tmp_path, tmp_path / "counterexamples", ["--implementation=/x"],
                        settings(max_examples=20, derandomize=True, database=None), None, {}, budget)
 
 

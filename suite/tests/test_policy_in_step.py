@@ -17,7 +17,7 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.generators.mutated import registry
 from asr_conformance.generators.mutators import Mode, declared_modes
 from asr_conformance.harness.answers import Outcome, Verdict
-from asr_conformance.harness.fuzzing import FuzzSession
+from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.vocabulary.cases import Case, iter_cases
 
@@ -49,7 +49,7 @@ def _fuzz_accepts(tmp_path: Path, mode: Mode, data: bytes) -> bool:
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    session = FuzzSession(_AcceptAll(), tmp_path, tmp_path / "cx", [], settings(database=None), None, {})
+    session = ValidatorFuzzSession(_AcceptAll(), tmp_path, tmp_path / "cx", [], settings(database=None), None, {})
 
     @settings(max_examples=1, database=None, deadline=None)
     @given(st.just(data))

@@ -1,6 +1,6 @@
 """The producer role discriminates: the example converter passes on its samples,
 each seeded-bug producer in examples/misbehaving fails exactly where its bug
-shows, naming the rule; and the machinery in producing.py does what it says."""
+shows, naming the rule; and the machinery in harness/judging/producer.py does what it says."""
 
 from __future__ import annotations
 
@@ -15,8 +15,8 @@ from certifying import Certification, Certify
 
 from asr_conformance.harness.judging import producer as producing
 from asr_conformance.harness.judging.producer import (
-    Difference,
     ProducerRunner,
+    StreamDifference,
     anchored,
     check_output,
     compare_streams,
@@ -239,7 +239,7 @@ def test_rules_follow_the_member_that_changed(pointer: list, value, rules: list[
 
 def test_rules_of_records_by_type() -> None:
     def rules(kind: str, pointer: str) -> list[str]:
-        return rules_of([Difference(2, kind, kind, pointer, 1, 2)], ["ASR-000"])
+        return rules_of([StreamDifference(2, kind, kind, pointer, 1, 2)], ["ASR-000"])
 
     assert rules("tool_result", "/durationMs") == ["ASR-261"]
     assert rules("tool_result", "/exec/cwd/path") == ["ASR-267"]

@@ -11,7 +11,7 @@ import pytest
 
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader
-from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.harness.persistent import PersistentImplementation
 
 
 def _script(tmp_path: Path, body: str) -> list[str]:
@@ -89,9 +89,9 @@ SERVER = (
 )
 
 
-def _server(tmp_path: Path, roles: list[str], reply: str, role: str) -> PersistentValidator:
+def _server(tmp_path: Path, roles: list[str], reply: str, role: str) -> PersistentImplementation:
     body = f"ROLES = {roles!r}\nREPLY = lambda r: {reply}\n"
-    return PersistentValidator(_script(tmp_path, body + SERVER), timeout=5, role=role)
+    return PersistentImplementation(_script(tmp_path, body + SERVER), timeout=5, role=role)
 
 
 @pytest.mark.parametrize(

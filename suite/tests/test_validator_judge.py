@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from asr_conformance.harness.answers import Outcome, Verdict
-from asr_conformance.harness.fuzzing import FuzzSession
+from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 from asr_conformance.harness.judging.validator import judge, judge_answer
 from asr_conformance.vocabulary.cases import Case
 
@@ -76,7 +76,7 @@ def test_a_generated_stream_is_judged_by_the_same_decision(tmp_path: Path, expec
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    session = FuzzSession(_Answers(ANSWERS[answer]), tmp_path, tmp_path / "cx", [], settings(database=None), None, {})
+    session = ValidatorFuzzSession(_Answers(ANSWERS[answer]), tmp_path, tmp_path / "cx", [], settings(database=None), None, {})
 
     @settings(max_examples=1, database=None, deadline=None)
     @given(st.just(b"not json\n"))

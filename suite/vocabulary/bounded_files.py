@@ -13,10 +13,10 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from asr_conformance.vocabulary.strict_json import FILE_DEPTH
+
 #: Largest input file read (a baseline report of a big side-by-side run stays far below).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
-#: Deepest nesting accepted in a JSON or TOML input (reports nest about eight levels).
-MAX_DEPTH = 64
 
 
 class InputFileError(Exception):
@@ -77,7 +77,7 @@ def nesting_depth(text: str) -> int:
     return deepest
 
 
-def check_depth(text: str, path: Path, what: str, limit: int = MAX_DEPTH) -> None:
+def check_depth(text: str, path: Path, what: str, limit: int = FILE_DEPTH) -> None:
     """Refuse text nested deeper than ``limit`` before a recursive parser or validator sees it."""
     if nesting_depth(text) > limit:
         raise InputFileError(f"{path}: the {what} nests deeper than {limit} levels")

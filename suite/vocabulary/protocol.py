@@ -15,6 +15,7 @@ from importlib import resources
 from typing import Any, ClassVar
 
 from asr_conformance.vocabulary.schemas import first_problem
+from asr_conformance.vocabulary.strict_json import loads_bounded
 
 VERSION = 1
 
@@ -202,43 +203,6 @@ def check(name: str, data: Any) -> None:
 
 def encode(message: Request | Reply) -> str:
     return json.dumps(message.to_json(), ensure_ascii=False, separators=(",", ":"))
-
-
-#: Deepest nesting accepted in JSON an implementation supplies (replies, diagnostics, views):
-#: deep enough for a view that echoes the corpus' deepest valid stream (257), shallow enough
-#: for every recursive step of judging and reporting.
-MAX_DEPTH = 300
-
-
-class TooDeep(ValueError):
-    """JSON nested deeper than MAX_DEPTH (a ValueError, so callers treat it as unusable JSON)."""
-
-
-def depth(value: Any) -> int:
-    """How deeply ``value`` nests (a scalar is 0), counted without recursion."""
-    deepest, stack = 0, [(value, 1)]
-    while stack:
-        item, level = stack.pop()
-        if isinstance(item, dict):
-            children: Any = item.values()
-        elif isinstance(item, list):
-            children = item
-        else:
-            continue
-        deepest = max(deepest, level)
-        stack.extend((child, level + 1) for child in children)
-    return deepest
-
-
-def loads_bounded(text: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
-    """json.loads for untrusted text: TooDeep instead of a RecursionError or a value too deep to judge."""
-    try:
-        value = json.loads(text)
-    except RecursionError:
-        raise TooDeep(f"JSON nested too deeply (more than {max_depth} levels)") from None
-    if depth(value) > max_depth:
-        raise TooDeep(f"JSON nested {depth(value)} levels deep (at most {max_depth})")
-    return value
 
 
 def decode_json(line: str) -> dict[str, Any]:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
-from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.fidelity.mutations import SourceMutation
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.guard import PackError, bounded, malformed
@@ -103,7 +103,7 @@ def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
     return edits or [SourceEdit(item, None)]
 
 
-def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> Mutation | None:
+def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> SourceMutation | None:
     return next((m for m in mutations_of(pack) if m.name == name), None)
 
 
@@ -154,7 +154,7 @@ def witness_for_input(data: bytes, packs: Pool = None) -> Witness | None:
     return chosen.pack.witness if chosen is not None else None
 
 
-def mutations_of(pack: Installed | FormatPack | Witness | None) -> tuple[Mutation, ...]:
+def mutations_of(pack: Installed | FormatPack | Witness | None) -> tuple[SourceMutation, ...]:
     """The source edits a pack offers (a bare witness: its optional ``mutations`` attribute)."""
     if isinstance(pack, Installed):
         return pack.pack.edits
@@ -240,7 +240,7 @@ def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
 Convert = Callable[[bytes], "bytes | str"]
 
 
-def judge_mutation(mutation: Mutation, pack: Installed | Witness, data: bytes, stream: bytes | ProducedStream,
+def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: bytes, stream: bytes | ProducedStream,
                    convert: Convert) -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from asr_conformance.reference.checks import validate_items
-from asr_conformance.reference.diagnostics import Outcome
+from asr_conformance.reference.diagnostics import StreamDiagnostics
 from asr_conformance.reference.stream import LineProblem, Record, StreamReader
 
 #: Parsed streams kept per process, at most (a baseline is judged by every producer test of its input),
@@ -75,7 +75,7 @@ class ProducedStream:
         return values  # type: ignore[return-value]
 
     @cached_property
-    def outcome(self) -> Outcome:
+    def outcome(self) -> StreamDiagnostics:
         """The reference validator's verdict on the stream (the same as ``asr-validate`` gives)."""
         return validate_items(self.items)
 

@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeAlias
 from asr_conformance.harness.answers import Conversion
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.oneshot import OneShotProducer
-from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.harness.persistent import PersistentImplementation
 
 #: The rules the output test is marked with: the header and producer rules a converter most often
 #: breaks, and the producer-side linkage fact (every other stream rule is checked too).
@@ -185,7 +185,7 @@ DIFF_LIMIT = 20
 
 
 @dataclass(frozen=True)
-class Difference:
+class StreamDifference:
     """One member that differs between two streams, at one line."""
 
     line: int
@@ -207,11 +207,11 @@ class Difference:
 Stream: TypeAlias = bytes | ProducedStream
 
 
-def differences(a: Stream, b: Stream) -> list[Difference]:
+def differences(a: Stream, b: Stream) -> list[StreamDifference]:
     """Record by record, every member that differs, ignoring ``producer.instance`` (ASR-006)."""
     one, two = produced(a), produced(b)
     first, second = one.lines, two.lines
-    found: list[Difference] = []
+    found: list[StreamDifference] = []
     for number in range(1, max(len(first), len(second)) + 1):
         x = first[number - 1] if number <= len(first) else _ABSENT
         y = second[number - 1] if number <= len(second) else _ABSENT
@@ -221,10 +221,10 @@ def differences(a: Stream, b: Stream) -> list[Difference]:
         vy = two.value_at(number) if y is not _ABSENT else _ABSENT
         label, kind = _label(vx if isinstance(vx, dict) else vy)
         if isinstance(vx, dict) and isinstance(vy, dict) and vx.get("type") == vy.get("type"):
-            found.extend(Difference(number, label, kind, pointer, p, q)
+            found.extend(StreamDifference(number, label, kind, pointer, p, q)
                          for pointer, p, q in _diff(_comparable(vx), _comparable(vy), ""))
         elif vx != vy:
-            found.append(Difference(number, label, kind, "", vx, vy))
+            found.append(StreamDifference(number, label, kind, "", vx, vy))
     return found
 
 
@@ -233,7 +233,7 @@ def compare_streams(a: Stream, b: Stream, limit: int = DIFF_LIMIT) -> list[str]:
     return summarize(differences(a, b), a, b, limit)
 
 
-def summarize(found: Sequence[Difference], a: Stream, b: Stream, limit: int = DIFF_LIMIT) -> list[str]:
+def summarize(found: Sequence[StreamDifference], a: Stream, b: Stream, limit: int = DIFF_LIMIT) -> list[str]:
     lines = []
     count_a, count_b = len(produced(a).lines), len(produced(b).lines)
     if count_a != count_b:
@@ -244,7 +244,7 @@ def summarize(found: Sequence[Difference], a: Stream, b: Stream, limit: int = DI
     return lines
 
 
-def rules_of(found: Iterable[Difference], fallback: Sequence[str]) -> list[str]:
+def rules_of(found: Iterable[StreamDifference], fallback: Sequence[str]) -> list[str]:
     """The fidelity rules the differing members fall under; ``fallback`` for members no rule names."""
     rules: set[str] = set()
     for difference in found:
@@ -252,7 +252,7 @@ def rules_of(found: Iterable[Difference], fallback: Sequence[str]) -> list[str]:
     return sorted(rules)
 
 
-def _rules_of_member(difference: Difference) -> tuple[str, ...]:
+def _rules_of_member(difference: StreamDifference) -> tuple[str, ...]:
     kind, parts = difference.kind, difference.pointer.split("/")[1:]
     top = parts[0] if parts else ""
     if kind == "state":
@@ -412,7 +412,7 @@ class ProducerRunner:
         self.scratch = Path(scratch)
         self.check_protocol = check_protocol
         self.variants = variants()
-        self._persistent: dict[str, PersistentValidator] = {}
+        self._persistent: dict[str, PersistentImplementation] = {}
         self._baselines: dict[Path, Conversion] = {}
         home = Path(target.cwd) if target.cwd else Path.cwd()
         self.command = anchored(target.command, home, target.placeholder)
@@ -437,12 +437,12 @@ class ProducerRunner:
             self._baselines[key] = self.convert(key, "baseline")
         return self._baselines[key]
 
-    def _adapter(self, variant: Variant) -> PersistentValidator:
+    def _adapter(self, variant: Variant) -> PersistentImplementation:
         # "again" asks the baseline's process a second time: state kept between conversions shows.
         name = "baseline" if variant.name == "again" else variant.name
         if name not in self._persistent:
             setting = self.variants[name].setting(self._scratch(), self.target.cwd)
-            self._persistent[name] = PersistentValidator(
+            self._persistent[name] = PersistentImplementation(
                 self.command, self.target.timeout, setting.cwd, check_schemas=self.check_protocol,
                 role="producer", env=setting.env, pass_env=self._pass_env(), writable=setting.writable,
                 policy=getattr(self.target, "policy", None))

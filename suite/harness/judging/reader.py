@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from asr_conformance.harness.answers import Outcome, ReadAnswer
-from asr_conformance.harness.views import Difference, check_view, compare_views
+from asr_conformance.harness.views import ViewDifference, check_view, compare_views
 from asr_conformance.vocabulary.cases import Case
 from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.scoring import open_assumptions
@@ -34,7 +34,7 @@ class ReadJudgement:
 
     status: str
     message: str
-    differences: tuple[Difference, ...] = ()
+    differences: tuple[ViewDifference, ...] = ()
 
 
 def judge_read(case: Case, answer: ReadAnswer) -> ReadJudgement:

@@ -16,7 +16,7 @@ from asr_conformance.reference.checks import session_records, tool_records
 from asr_conformance.reference.checks.context import Pending, RecordContext, StreamIndex
 from asr_conformance.reference.checks.envelope import check_envelope, check_unsafe_integers
 from asr_conformance.reference.checks.tool_records import RANGED_MEMBERS
-from asr_conformance.reference.diagnostics import Diagnostic, Level, Outcome
+from asr_conformance.reference.diagnostics import Diagnostic, Level, StreamDiagnostics
 from asr_conformance.reference.stream import LineProblem, Record, StreamReader
 
 RecordCheck = Callable[[RecordContext, StreamIndex], None]
@@ -44,7 +44,7 @@ class Validation:
 
     def __init__(self) -> None:
         self.index = StreamIndex()
-        self.outcome = Outcome()
+        self.outcome = StreamDiagnostics()
 
     def add(self, item: Record | LineProblem) -> None:
         sink = self.outcome.diagnostics
@@ -79,7 +79,7 @@ class Validation:
         if check is not None:
             check(ctx, self.index)
 
-    def finish(self) -> Outcome:
+    def finish(self) -> StreamDiagnostics:
         sink = self.outcome.diagnostics
 
         def report(pending: Pending, rule: str, message: str, warning: bool = False) -> None:
@@ -92,7 +92,7 @@ class Validation:
         return self.outcome
 
 
-def validate_items(items: Iterable[Record | LineProblem]) -> Outcome:
+def validate_items(items: Iterable[Record | LineProblem]) -> StreamDiagnostics:
     """Validate one stream.  Records and the index form no reference cycles, so the
     cyclic garbage collector is paused meanwhile: it would only rescan the index."""
     enabled = gc.isenabled()
@@ -107,9 +107,9 @@ def validate_items(items: Iterable[Record | LineProblem]) -> Outcome:
             gc.enable()
 
 
-def validate_path(path: str | Path, reader: StreamReader | None = None) -> Outcome:
+def validate_path(path: str | Path, reader: StreamReader | None = None) -> StreamDiagnostics:
     return validate_items((reader or StreamReader()).read_path(path))
 
 
-def validate_bytes(data: bytes, reader: StreamReader | None = None) -> Outcome:
+def validate_bytes(data: bytes, reader: StreamReader | None = None) -> StreamDiagnostics:
     return validate_items((reader or StreamReader()).read_bytes(data))

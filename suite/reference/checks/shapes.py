@@ -8,13 +8,12 @@ under X-SHAPE: the tables are normative text but carry no rule number.
 
 from __future__ import annotations
 
-import calendar
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from asr_conformance.reference.checks.context import RecordContext
-from asr_conformance.reference.stream import MAX_SAFE_INTEGER
+from asr_conformance.vocabulary.strict_json import SAFE_INTEGER as MAX_SAFE_INTEGER
+from asr_conformance.vocabulary.strict_json import is_timestamp
 
 SHAPE = "X-SHAPE"
 
@@ -67,30 +66,6 @@ ACTOR = OBJECT
 SAFE_INTEGER = Kind(
     "a safe integer", test=lambda v: is_int(v) and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER  # type: ignore[operator]
 )
-
-_TIMESTAMP = re.compile(
-    r"(\d{4})-(0[1-9]|1[0-2])-(0[1-9]|[12]\d|3[01])[Tt]([01]\d|2[0-3]):[0-5]\d:([0-5]\d|60)(\.\d+)?"
-    r"([Zz]|[+-]([01]\d|2[0-3]):[0-5]\d)"
-)
-
-
-def is_timestamp(value: object) -> bool:
-    """RFC 3339 date-time with an offset (the Timestamp type; A-TS in ASSUMPTIONS.md).
-
-    Field ranges are in the pattern (second 60 included: RFC 3339 allows a
-    leap second); only days past the 28th need the calendar."""
-    if type(value) is not str:
-        return False
-    match = _TIMESTAMP.fullmatch(value)
-    if match is None:
-        return False
-    day = int(match.group(3))
-    if day > 28:
-        year, month = int(match.group(1)), int(match.group(2))
-        if day > calendar.monthrange(year, month)[1]:
-            return False
-    return True
-
 
 TIMESTAMP = Kind("an RFC 3339 timestamp with an offset", test=is_timestamp)
 

@@ -12,7 +12,7 @@ import pytest
 
 from asr_conformance.fidelity.codex import WITNESS
 from asr_conformance.fidelity.codex_mutations import ALTERED_EXIT_CODE, MUTATIONS
-from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.fidelity.mutations import SourceMutation
 
 ROOT = Path(__file__).resolve().parents[3]
 CONVERTER = ROOT / "examples" / "codex-converter" / "asr-from-codex"
@@ -36,7 +36,7 @@ def mutated(name: str, path: Path = CLI) -> tuple[bytes, bytes]:
 def test_the_list_covers_the_edits_the_issue_asks_for() -> None:
     assert {"delete-result", "delete-call", "alter-exit-code", "remove-exec-end", "rename-tool", "move-timestamp",
             "change-message", "flip-status", "duplicate-call-id"} <= set(BY_NAME)
-    assert all(isinstance(m, Mutation) and m.rule.startswith("ASR-") for m in MUTATIONS)
+    assert all(isinstance(m, SourceMutation) and m.rule.startswith("ASR-") for m in MUTATIONS)
 
 
 def test_alter_exit_code_changes_only_that_exit_code() -> None:
@@ -91,7 +91,7 @@ def test_mutations_that_find_nothing_to_edit_say_so() -> None:
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.name)
-def test_each_expectation_catches_a_converter_that_ignores_the_edit(mutation: Mutation) -> None:
+def test_each_expectation_catches_a_converter_that_ignores_the_edit(mutation: SourceMutation) -> None:
     for path in SAMPLES:
         data = path.read_bytes()
         changed = mutation.apply(data)

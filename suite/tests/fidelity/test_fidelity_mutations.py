@@ -9,13 +9,13 @@ from fidelity_helpers import EXAMPLE, MISBEHAVING, SAMPLES, convert, sample_id
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.claude_code_mutations import MUTATIONS
 from asr_conformance.fidelity.compare import check_fidelity
-from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.fidelity.mutations import SourceMutation
 
 #: (mutation, sample) pairs where the sample has something to mutate, found at collection time.
 APPLICABLE = [(m, p) for m in MUTATIONS for p in SAMPLES if m.apply(p.read_bytes()) is not None]
 
 
-def findings(converter, mutation: Mutation, data: bytes):
+def findings(converter, mutation: SourceMutation, data: bytes):
     mutated = mutation.apply(data)
     assert mutated is not None
     before, after = WITNESS.read(data), WITNESS.read(mutated)
@@ -28,19 +28,19 @@ def test_every_mutation_applies_to_some_sample() -> None:
 
 
 @pytest.mark.parametrize("mutation, path", APPLICABLE, ids=[f"{m.name}-{sample_id(p)}" for m, p in APPLICABLE])
-def test_mutation_changes_the_facts(mutation: Mutation, path) -> None:
+def test_mutation_changes_the_facts(mutation: SourceMutation, path) -> None:
     data = path.read_bytes()
     before, after = WITNESS.read(data), WITNESS.read(mutation.apply(data))
     assert before != after
 
 
 @pytest.mark.parametrize("mutation, path", APPLICABLE, ids=[f"{m.name}-{sample_id(p)}" for m, p in APPLICABLE])
-def test_example_converter_follows_every_mutation(mutation: Mutation, path) -> None:
+def test_example_converter_follows_every_mutation(mutation: SourceMutation, path) -> None:
     assert findings(EXAMPLE, mutation, path.read_bytes()) == []
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.name)
-def test_a_converter_that_ignores_its_input_fails_every_mutation(mutation: Mutation) -> None:
+def test_a_converter_that_ignores_its_input_fails_every_mutation(mutation: SourceMutation) -> None:
     fixed = MISBEHAVING / "cc-fixed-output"
     path = next(p for m, p in APPLICABLE if m is mutation)
     data = path.read_bytes()

@@ -14,7 +14,7 @@ import pytest
 from asr_conformance.fidelity.claude_code_mutations import RENAMED_PREFIX
 from asr_conformance.fidelity.gemini import WITNESS, layout_of
 from asr_conformance.fidelity.gemini_mutations import MUTATIONS
-from asr_conformance.fidelity.mutations import Mutation
+from asr_conformance.fidelity.mutations import SourceMutation
 
 ROOT = Path(__file__).resolve().parents[3]
 CONVERTER = ROOT / "examples" / "gemini-converter" / "asr-from-gemini"
@@ -39,7 +39,7 @@ def mutated(name: str, path: Path = CALLS) -> tuple[bytes, bytes]:
 
 def test_the_list_covers_the_edits_a_gemini_session_allows() -> None:
     assert {"delete-result", "null-result", "flip-status", "rename-tool", "move-timestamp", "change-message"} == set(BY_NAME)
-    assert all(isinstance(m, Mutation) and m.rule.startswith("ASR-") for m in MUTATIONS)
+    assert all(isinstance(m, SourceMutation) and m.rule.startswith("ASR-") for m in MUTATIONS)
 
 
 def test_an_edit_reaches_every_copy_of_the_call_and_rewrites_only_those_lines() -> None:
@@ -90,7 +90,7 @@ def test_mutations_that_find_nothing_to_edit_say_so() -> None:
 
 
 @pytest.mark.parametrize("mutation", MUTATIONS, ids=lambda m: m.name)
-def test_each_expectation_catches_a_converter_that_ignores_the_edit(mutation: Mutation) -> None:
+def test_each_expectation_catches_a_converter_that_ignores_the_edit(mutation: SourceMutation) -> None:
     for path in SAMPLES:
         data = path.read_bytes()
         changed = mutation.apply(data)

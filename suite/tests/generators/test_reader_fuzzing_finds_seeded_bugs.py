@@ -47,7 +47,7 @@ def test_reader_fuzzing_alone_finds_the_seeded_bug(name: str, tmp_path: Path) ->
     program = MISBEHAVING / name
     target = Target(key=name, name=name, version=None, command=(str(program),), protocol="oneshot", timeout=60.0,
                     roles=("reader",))
-    adapter = target.reader()
+    adapter = target.adapter("reader")
     session = ReaderFuzzSession(adapter, tmp_path / "scratch", tmp_path / "counterexamples",
                                 [f"--implementation={program}", "--role=reader"],
                                 settings(max_examples=8, derandomize=True, database=None, deadline=None),

@@ -16,11 +16,11 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.fuzzing import FuzzSession
+from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 from asr_conformance.harness.judging.reader import judge_read
 from asr_conformance.harness.manifest import load_manifest
 from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.harness.persistent import PersistentImplementation
 from asr_conformance.vocabulary.cases import iter_cases
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -83,7 +83,7 @@ def _ask_every_way(command: list[str], stream: Path) -> list[dict]:
     seen.append(OneShotReader(command).read(stream).view)
     seen.append(json.loads(OneShotProducer(command).convert(stream).stream or b"{}"))
     for role, ask in (("validator", "validate"), ("reader", "read"), ("producer", "convert")):
-        adapter = PersistentValidator(command, role=role)
+        adapter = PersistentImplementation(command, role=role)
         try:
             answer = getattr(adapter, ask)(stream)
             if role == "validator":
@@ -179,7 +179,7 @@ def test_fuzz_examples_are_named_by_digest(tmp_path: Path) -> None:
             seen.append(stream.name)
             return OneShotValidator(["true"]).validate(stream)
 
-    session = FuzzSession(Recorder(), tmp_path, tmp_path / "ce", "x", None, None, {})  # type: ignore[arg-type]
+    session = ValidatorFuzzSession(Recorder(), tmp_path, tmp_path / "ce", "x", None, None, {})  # type: ignore[arg-type]
     session._ask(b"{}\n", "accepts-valid")
     session._ask(b"[]\n", "mutated-ASR-164")
     assert all(re.fullmatch(r"[0-9a-f]{16}\.jsonl", name) for name in seen), seen

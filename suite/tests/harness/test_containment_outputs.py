@@ -15,8 +15,8 @@ from asr_conformance.harness import containment, sandbox
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.containment import Box, UnsafeOutput, read_output
 from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentValidator
-from asr_conformance.vocabulary import protocol
+from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.vocabulary import protocol, strict_json
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
@@ -31,7 +31,7 @@ def _input(tmp_path: Path) -> Path:
 
 
 def test_a_fifo_stream_path_fails_the_case_without_hanging(tmp_path: Path) -> None:
-    adapter = PersistentValidator([str(HOSTILE / "stream-path-fifo")], timeout=5, role="producer")
+    adapter = PersistentImplementation([str(HOSTILE / "stream-path-fifo")], timeout=5, role="producer")
     try:
         conversion = adapter.convert(_input(tmp_path))
         # A read that blocked on the FIFO would end at the timeout, as a TIMEOUT.
@@ -43,7 +43,7 @@ def test_a_fifo_stream_path_fails_the_case_without_hanging(tmp_path: Path) -> No
 def test_a_stream_path_outside_the_output_dir_is_never_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     corpus_file = next(CORPUS_DIR.rglob("*.jsonl"))
     monkeypatch.setenv("ASR_HOSTILE_TARGET", str(corpus_file))
-    adapter = PersistentValidator([str(HOSTILE / "stream-path-outside")], timeout=5, role="producer",
+    adapter = PersistentImplementation([str(HOSTILE / "stream-path-outside")], timeout=5, role="producer",
                                   pass_env=("ASR_HOSTILE_TARGET",))
     messages = []
     try:
@@ -111,7 +111,7 @@ def test_a_persistent_stream_larger_than_the_limit_fails(tmp_path: Path) -> None
         "        print(json.dumps({'seq': r['seq'], 'stream_path': p}), flush=True)\n"
         "    else: break\n")
     server.chmod(0o755)
-    adapter = PersistentValidator([str(server)], role="producer", max_output=2000)
+    adapter = PersistentImplementation([str(server)], role="producer", max_output=2000)
     try:
         conversion = adapter.convert(_input(tmp_path))
         assert conversion.outcome is Outcome.CRASH and "above the limit" in conversion.message
@@ -123,7 +123,7 @@ def test_the_reference_writes_into_the_output_dir(tmp_path: Path) -> None:
     sample = next(SAMPLES.glob("*.jsonl"))
     for command in (["python", "-m", "asr_conformance.reference.server"],
                     [str(ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code")]):
-        adapter = PersistentValidator(command, role="producer", record_traffic=True, check_schemas=True)
+        adapter = PersistentImplementation(command, role="producer", record_traffic=True, check_schemas=True)
         try:
             conversion = adapter.convert(sample)
             assert conversion.outcome is Outcome.CONVERTED, conversion.explain()
@@ -135,7 +135,7 @@ def test_the_reference_writes_into_the_output_dir(tmp_path: Path) -> None:
 
 
 def test_flooding_while_idle_fails_the_process_and_stop_returns(tmp_path: Path) -> None:
-    adapter = PersistentValidator([str(HOSTILE / "floods-while-idle")], timeout=5)
+    adapter = PersistentImplementation([str(HOSTILE / "floods-while-idle")], timeout=5)
     stream = _input(tmp_path)
     outcomes = []
     for _ in range(3):
@@ -149,7 +149,7 @@ def test_flooding_while_idle_fails_the_process_and_stop_returns(tmp_path: Path) 
 
 
 def test_unsolicited_replies_fail_the_process(tmp_path: Path) -> None:
-    adapter = PersistentValidator([str(HOSTILE / "unsolicited-replies")], timeout=5)
+    adapter = PersistentImplementation([str(HOSTILE / "unsolicited-replies")], timeout=5)
     stream = _input(tmp_path)
     try:
         first = adapter.validate(stream)
@@ -166,7 +166,7 @@ def test_deeply_nested_answers_fail_the_case(tmp_path: Path) -> None:
     verdict = OneShotValidator(command).validate(stream)
     assert verdict.outcome is Outcome.CRASH and "nested" in verdict.message
     for role, ask in (("validator", "validate"), ("reader", "read")):
-        adapter = PersistentValidator(command, role=role)
+        adapter = PersistentImplementation(command, role=role)
         try:
             answer = getattr(adapter, ask)(stream)
         finally:
@@ -180,11 +180,11 @@ def test_deeply_nested_answers_fail_the_case(tmp_path: Path) -> None:
 
 
 def test_loads_bounded_never_raises_recursion_error() -> None:
-    with pytest.raises(protocol.TooDeep):
-        protocol.loads_bounded("[" * 200_000 + "]" * 200_000)
-    with pytest.raises(protocol.TooDeep):
-        protocol.loads_bounded("[" * 400 + "]" * 400)
-    assert protocol.loads_bounded("[" * 257 + "]" * 257)
+    with pytest.raises(strict_json.TooDeep):
+        strict_json.loads_bounded("[" * 200_000 + "]" * 200_000)
+    with pytest.raises(strict_json.TooDeep):
+        strict_json.loads_bounded("[" * 400 + "]" * 400)
+    assert strict_json.loads_bounded("[" * 257 + "]" * 257)
 
 
 @pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")

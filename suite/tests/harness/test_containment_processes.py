@@ -22,7 +22,7 @@ from asr_conformance.harness import sandbox as sandbox_module
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.manifest import ManifestError, load_manifest
 from asr_conformance.harness.oneshot import OneShotValidator
-from asr_conformance.harness.persistent import PersistentValidator
+from asr_conformance.harness.persistent import PersistentImplementation
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
@@ -91,7 +91,7 @@ def test_ignoring_sigterm_ends_at_the_timeout(sandbox: str, tag: str, tmp_path: 
     assert verdict.outcome is Outcome.TIMEOUT
     assert verdict.message == "no exit within 1 s; process group killed", verdict.explain()
     assert leftovers(tag) == [], "SIGKILL ended what SIGTERM could not"
-    persistent = PersistentValidator([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",))
+    persistent = PersistentImplementation([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",))
     assert persistent.validate(_stream(tmp_path)).outcome is Outcome.TIMEOUT
     persistent.close()
     assert leftovers(tag) == []
@@ -103,7 +103,7 @@ def test_a_persistent_process_tree_dies_with_close(sandbox: str, tag: str, tmp_p
     script.write_text("#!/bin/sh\n(setsid sleep 300 &) \nexec " + str(ROOT / "examples" / "reference-validator-persistent") + "\n")
     script.chmod(0o755)
     # The script runs a program outside its own folder: the sandbox shows that folder only when asked.
-    adapter = PersistentValidator([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",),
+    adapter = PersistentImplementation([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",),
                                   policy=containment.Policy(read_only=(str(ROOT / "examples"),)))
     assert adapter.validate(_stream(tmp_path)).outcome.is_verdict
     assert leftovers(tag), "the daemon runs while the process does"
@@ -118,7 +118,7 @@ def test_reading_uses_no_threads(tmp_path: Path) -> None:
 
     before = readers()
     OneShotValidator([str(MISBEHAVING / "floods-stdout")], timeout=5).validate(_stream(tmp_path))
-    PersistentValidator([str(MISBEHAVING / "speaks-garbage")], timeout=5).validate(_stream(tmp_path))
+    PersistentImplementation([str(MISBEHAVING / "speaks-garbage")], timeout=5).validate(_stream(tmp_path))
     assert readers() == before
 
 
@@ -258,7 +258,7 @@ def test_a_persistent_process_that_dies_leaving_a_daemon_on_stdout_ends_the_case
                       "echo '{\"version\": 1, \"implementation\": {\"name\": \"x\"}, \"roles\": [\"validator\"]}'\n"
                       "(setsid sleep 300 &)\nread line\nexit 0\n")
     script.chmod(0o755)
-    adapter = PersistentValidator([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",))
+    adapter = PersistentImplementation([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",))
     answer = adapter.validate(_stream(tmp_path))
     # A case that waited for the daemon holding stdout would end at its timeout, as a TIMEOUT.
     assert answer.outcome is Outcome.CRASH and "the process exited" in answer.message, answer.explain()

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from asr_conformance.fidelity.facts import Finding, SourceFacts
-from asr_conformance.fidelity.mutations import Mutation, records_of
+from asr_conformance.fidelity.mutations import SourceMutation, records_of
 
 RENAMED_SUFFIX = "_v2"
 #: An exit code no converter writes by accident.
@@ -91,11 +91,11 @@ def expect_exit(before: SourceFacts, after: SourceFacts, _: list[dict], stream: 
     return []
 
 
-EDITS: tuple[Mutation, ...] = (
-    Mutation("toy-drop-result", "ASR-265", "the first answered call's result removed: the stream must give it none",
+EDITS: tuple[SourceMutation, ...] = (
+    SourceMutation("toy-drop-result", "ASR-265", "the first answered call's result removed: the stream must give it none",
              _edit(_drop_result), expect_no_result),
-    Mutation("toy-rename-tool", "ASR-252", "the first answered call's tool renamed: the stream must use the new name",
+    SourceMutation("toy-rename-tool", "ASR-252", "the first answered call's tool renamed: the stream must use the new name",
              _edit(_rename), expect_renamed),
-    Mutation("toy-exit-code", "ASR-260", f"the first answered call's exit code set to {ALTERED_EXIT}: the stream must say so",
+    SourceMutation("toy-exit-code", "ASR-260", f"the first answered call's exit code set to {ALTERED_EXIT}: the stream must say so",
              _edit(_exit), expect_exit),
 )
