@@ -135,9 +135,10 @@ def test_rules_said_to_be_checked_by_fidelity_are() -> None:
     from asr_conformance import fidelity
     from asr_conformance.harness.judging.fidelity import FIDELITY_RULES
 
-    for rule in load_catalog().values():
-        if "idelity checks" in (rule.reason or ""):
-            assert rule.id in FIDELITY_RULES, f"{rule.id} promises fidelity checks, and no fidelity test is marked with it"
+    promising = [rule for rule in load_catalog().values() if "idelity checks" in (rule.reason or "")]
+    assert promising, "no rule promises fidelity checks: the loop below would check nothing"
+    for rule in promising:
+        assert rule.id in FIDELITY_RULES, f"{rule.id} promises fidelity checks, and no fidelity test is marked with it"
     named = set()
     for path in Path(fidelity.__file__).parent.glob("*.py"):
         named |= set(re.findall(r'"(ASR-\d{3})"', path.read_text(encoding="utf-8")))

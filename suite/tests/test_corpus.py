@@ -23,6 +23,7 @@ def test_every_stream_has_metadata() -> None:
 
 def test_case_ids_are_unique_and_path_derived() -> None:
     ids = [c.id for c in CASES]
+    assert ids, f"no case found under {CORPUS_DIR}"
     assert len(ids) == len(set(ids))
     for case in CASES:
         assert case.stream.relative_to(CORPUS_DIR).with_suffix("").as_posix() == case.id

@@ -32,9 +32,14 @@ def test_no_witness_gives_conforms_on_output_rules_only(pytester: pytest.Pyteste
 
 
 def test_a_witnessed_format_is_checked_and_plainly_conforms(pytester: pytest.Pytester) -> None:
-    """The other side: the example converter on its own samples gets the plain verdict. (Its generated
-    transcripts are left out here: test_producer_role runs them; the verdict's words do not change.)"""
+    """The other side: the example converter on one sample with tool calls gets the plain verdict. (Its other
+    samples and generated transcripts are left out here: test_producer_role runs them all; the verdict's words
+    do not change with the number of inputs.)"""
     converter = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
-    result = certify(pytester, converter, ROOT / "examples" / "claude-code-converter" / "samples", "-m", "not fuzz")
+    sample = ROOT / "examples" / "claude-code-converter" / "samples" / "fix-parser-test.jsonl"
+    result = certify(pytester, converter, sample, "-m", "not fuzz")
     text = result.stdout.str()
-    assert "verdict: CONFORMS" in text and "fidelity not checked" not in text
+    assert "verdict: CONFORMS" in text and "fidelity not checked" not in text, text[-3000:]
+    report = json.loads((pytester.path / "out" / "report.json").read_text())
+    fidelity = [r for r in report["results"] if r["id"].startswith("producer/test_fidelity")]
+    assert fidelity and all(r["outcome"] == "pass" for r in fidelity), fidelity

@@ -104,8 +104,8 @@ def test_check_protocol_catches_a_reply_outside_the_schema(tmp_path: Path) -> No
     command = _script(tmp_path, body + HANDSHAKE)
     stream = tmp_path / "s.jsonl"
     stream.write_text("{}\n")
-    lenient = PersistentImplementation(command, timeout=10)
-    strict = PersistentImplementation(command, timeout=10, check_schemas=True, record_traffic=True)
+    lenient = PersistentImplementation(command, timeout=60)
+    strict = PersistentImplementation(command, timeout=60, check_schemas=True, record_traffic=True)
     try:
         assert lenient.validate(stream).outcome is Outcome.CRASH  # violations must be objects, even unchecked
         verdict = strict.validate(stream)
@@ -118,7 +118,7 @@ def test_check_protocol_catches_a_reply_outside_the_schema(tmp_path: Path) -> No
 
 def test_an_implementation_without_the_validator_role_is_refused(tmp_path: Path) -> None:
     body = "ROLES = ['reader']\nREPLY = lambda r: {'seq': r['seq'], 'verdict': 'valid'}\n"
-    adapter = PersistentImplementation(_script(tmp_path, body + HANDSHAKE), timeout=10)
+    adapter = PersistentImplementation(_script(tmp_path, body + HANDSHAKE), timeout=60)
     stream = tmp_path / "s.jsonl"
     stream.write_text("{}\n")
     try:
@@ -132,7 +132,7 @@ def test_an_implementation_without_the_validator_role_is_refused(tmp_path: Path)
 def test_errored_and_skipped_replies_are_not_verdicts(tmp_path: Path) -> None:
     body = ("ROLES = ['validator']\n"
             "REPLY = lambda r: {'seq': r['seq'], 'errored': True, 'message': 'cannot parse'}\n")
-    adapter = PersistentImplementation(_script(tmp_path, body + HANDSHAKE), timeout=10)
+    adapter = PersistentImplementation(_script(tmp_path, body + HANDSHAKE), timeout=60)
     stream = tmp_path / "s.jsonl"
     stream.write_text("{}\n")
     try:

@@ -196,6 +196,7 @@ def test_every_gemini_seeded_converter_is_listed() -> None:
 def test_a_seeded_bug_says_its_bug_in_one_sentence_and_keeps_the_stream_valid(bug: str) -> None:
     doc = ast.get_docstring(ast.parse((MISBEHAVING / bug).read_text()))
     assert doc and doc.startswith("A Gemini CLI converter that ") and "\n" not in doc
+    assert SAMPLES, "no Gemini samples"
     for path in SAMPLES:
         done = run(MISBEHAVING / bug, path)
         assert done.returncode == 0, done.stderr.decode()

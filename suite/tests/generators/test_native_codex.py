@@ -187,7 +187,9 @@ def test_the_example_converter_passes_every_check_and_mutation(variant: str, fea
     verdict = judge_fidelity(raw, stream)
     assert verdict.not_checked is None, verdict.not_checked
     assert not verdict.findings, ([(f.rule, f.message) for f in verdict.findings][:5], transcript.summary())
-    for mutation in mutations_of(WITNESS):
+    mutations = list(mutations_of(WITNESS))
+    assert mutations, "the witness offers no source edit: the loop below would check nothing"
+    for mutation in mutations:
         judged = judge_mutation(mutation, WITNESS, raw, stream, convert)
         assert not judged.findings, (mutation.name, [(f.rule, f.message) for f in judged.findings][:5], transcript.summary())
 

@@ -172,7 +172,9 @@ def test_the_example_converter_passes_every_check_and_mutation(variant: str, fea
     verdict = judge_fidelity(raw, stream)
     assert verdict.not_checked is None, verdict.not_checked
     assert not verdict.findings, ([(f.rule, f.message) for f in verdict.findings][:5], transcript.summary())
-    for mutation in mutations_of(WITNESS):
+    mutations = list(mutations_of(WITNESS))
+    assert mutations, "the witness offers no source edit: the loop below would check nothing"
+    for mutation in mutations:
         judged = judge_mutation(mutation, WITNESS, raw, stream, convert)
         assert not judged.findings, (mutation.name, [(f.rule, f.message) for f in judged.findings][:5], transcript.summary())
 
@@ -244,7 +246,9 @@ def test_no_variant_asked_draws_json_lines_and_the_older_layout_only_when_asked(
 
 
 def test_huge_integers_are_written_as_javascript_writes_them() -> None:
-    for transcript in _examples(gemini.transcripts("huge-integers"), 4):
+    drawn = _examples(gemini.transcripts("huge-integers"), 4)
+    assert drawn, "no huge-integers transcript was drawn"
+    for transcript in drawn:
         text = transcript.data().decode()
         assert re.search(r'"nested":\{"ids":\[\d(\.\d+)?e\+\d+,7\]\}', text), transcript.summary()
 

@@ -130,6 +130,7 @@ def test_out_of_reach_lists_only_cases_with_a_reason() -> None:
 
 
 def test_what_adversarial_streams_declare_they_always_hold_is_in_every_draw(adversarial) -> None:
+    assert adversarial, "no adversarial stream was drawn"
     for records in adversarial:
         missing = ADVERSARIAL_FEATURES - stream_features(serialize(records))
         assert not missing, f"an adversarial stream without {sorted(missing)}"

@@ -135,7 +135,7 @@ def test_the_reference_writes_into_the_output_dir(tmp_path: Path) -> None:
 
 
 def test_flooding_while_idle_fails_the_process_and_stop_returns(tmp_path: Path) -> None:
-    adapter = PersistentImplementation([str(HOSTILE / "floods-while-idle")], timeout=5)
+    adapter = PersistentImplementation([str(HOSTILE / "floods-while-idle")], timeout=60)
     stream = _input(tmp_path)
     outcomes = []
     for _ in range(3):
@@ -149,7 +149,7 @@ def test_flooding_while_idle_fails_the_process_and_stop_returns(tmp_path: Path) 
 
 
 def test_unsolicited_replies_fail_the_process(tmp_path: Path) -> None:
-    adapter = PersistentImplementation([str(HOSTILE / "unsolicited-replies")], timeout=5)
+    adapter = PersistentImplementation([str(HOSTILE / "unsolicited-replies")], timeout=60)
     stream = _input(tmp_path)
     try:
         first = adapter.validate(stream)

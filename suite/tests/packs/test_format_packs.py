@@ -4,7 +4,7 @@ format-neutral checks a pack's policy drives."""
 from __future__ import annotations
 
 import json
-import time
+import threading
 from dataclasses import replace
 from importlib.metadata import EntryPoint
 from pathlib import Path
@@ -101,10 +101,17 @@ def test_the_guard_names_the_pack_for_a_raise_a_hang_and_passes_an_answer(toy) -
     assert bounded(judge, "adding", 1, lambda a, b: a + b, 1, 2) == 3
     with pytest.raises(PackError, match=r"toy-pack 0\.1\.0 \(third-party, asr-toy-pack\) raised ZeroDivisionError"):
         bounded(judge, "dividing", 1, lambda: 1 / 0)
-    started = time.monotonic()
+    # A hang is a call that has not returned: the guard must answer while it still blocks (no clock read).
+    release, returned = threading.Event(), threading.Event()
+
+    def hangs() -> None:
+        release.wait(60)
+        returned.set()
+
     with pytest.raises(PackError, match="did not finish sleeping within 0.2 s"):
-        bounded(judge, "sleeping", 0.2, time.sleep, 5)
-    assert time.monotonic() - started < 2
+        bounded(judge, "sleeping", 0.2, hangs)
+    assert not returned.is_set(), "the guard waited for the hung call to end"
+    release.set()
     assert str(PackError(judge, "x")).startswith(PREFIX)
 
 

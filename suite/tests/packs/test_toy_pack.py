@@ -70,14 +70,19 @@ def test_a_hollow_pack_fails_a_faithful_converter_instead_of_passing_it(pytester
     assert "fidelity judged by hollow-toy-pack 0.1.0 (third-party)" in result.stdout.str()
 
 
-@pytest.mark.parametrize(("pack", "said"), [
-    ("broken_toy_packs:RAISING", "raised RuntimeError in reading the input: the toy reader broke"),
-    ("broken_toy_packs:HANGING", "did not finish reading the input within 1 s (hung)"),
-    ("broken_toy_packs:MALFORMED", "gave SourceFacts.calls[0] as dict, not NativeCall (malformed facts)"),
+#: The producer tests that call the pack; with the fuzz property (``calls``) too for the hanging pack only: the
+#: fuzz path reads through the same guarded call, and a hang (its thread left running) is the case it must survive.
+JUDGED, JUDGED_AND_FUZZED = "fidelity or source_edit", "fidelity or source_edit or calls"
+
+
+@pytest.mark.parametrize(("pack", "said", "selection"), [
+    ("broken_toy_packs:RAISING", "raised RuntimeError in reading the input: the toy reader broke", JUDGED),
+    ("broken_toy_packs:HANGING", "did not finish reading the input within 1 s (hung)", JUDGED_AND_FUZZED),
+    ("broken_toy_packs:MALFORMED", "gave SourceFacts.calls[0] as dict, not NativeCall (malformed facts)", JUDGED),
 ])
 def test_a_broken_pack_is_the_suites_error_and_the_run_is_incomplete(pytester, monkeypatch, pack: str,
-                                                                      said: str) -> None:
-    result, report = certify(pytester, monkeypatch, "toy-to-asr", "-k", "fidelity or source_edit or calls", pack=pack)
+                                                                      said: str, selection: str) -> None:
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", "-k", selection, pack=pack)
     text = result.stdout.str()
     name = pack.split(":")[1].lower()
     assert result.ret == 1 and "verdict: INCOMPLETE" in text, text[-3000:]
@@ -86,6 +91,8 @@ def test_a_broken_pack_is_the_suites_error_and_the_run_is_incomplete(pytester, m
     assert verdict["verdict"] == "incomplete" and verdict["judge_errors"]
     assert not [r for r in report["results"] if r["outcome"] in ("fail", "crash")]
     assert "Traceback" not in text
+    fuzzed = [r for r in report["results"] if r["kind"] == "fuzz"]
+    assert bool(fuzzed) == (selection == JUDGED_AND_FUZZED), [r["id"] for r in fuzzed]
 
 
 def test_built_in_packs_only_leaves_a_third_party_format_unchecked(pytester, monkeypatch) -> None:

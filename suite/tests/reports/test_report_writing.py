@@ -28,6 +28,7 @@ def test_planted_badges_and_links_are_replaced_not_written_through(tmp_path: Pat
     written = write_reports(report_of(), folder)
     assert elsewhere.read_text() == "not yours"
     assert not (tmp_path / "dangling").exists()
+    assert written, "write_reports wrote nothing"
     for path in written.values():
         assert path.parent == folder and not path.is_symlink() and path.is_file()
     assert not (folder / "badge-reader.json").exists()  # a role this run did not play: not its badge
