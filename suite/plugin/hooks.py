@@ -514,6 +514,14 @@ def asr_packs() -> Packs:
     return installed()
 
 
+@pytest.fixture(scope="session")
+def asr_disguise_seed(request: pytest.FixtureRequest) -> int:
+    """The seed of this run's disguised copies: the run's Hypothesis seed, so --hypothesis-seed replays them
+    (0 under a derandomized profile, whose examples are the same every run anyway)."""
+    seed = request.config.stash.get(SEED_KEY, None)
+    return seed if isinstance(seed, int) else 0
+
+
 @pytest.fixture
 def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunner, asr_target: Target,
                       tmp_path: Path, asr_record: Recorder) -> Iterator[ProducerFuzzSession]:
