@@ -98,14 +98,20 @@ def test_numbers_and_words_are_not_renamed() -> None:
     assert b"c0000012-0000-4000-8000-000000000012" not in copy
 
 
-@pytest.mark.parametrize("format", formats())
-@settings(max_examples=15, deadline=None, derandomize=True, database=None)
+VARIANTS = [(f, v) for f in formats() for v in generator(f).VARIANTS]
+
+
+@pytest.mark.parametrize(("format", "variant"), VARIANTS, ids=[f"{f}-{v}" for f, v in VARIANTS])
+@settings(max_examples=12, deadline=None, derandomize=True, database=None)
 @given(data=st.data(), seed=st.integers(0, 2**32 - 1))
-def test_generated_transcripts_keep_their_facts_when_disguised(format: str, data: st.DataObject, seed: int) -> None:
+def test_generated_transcripts_keep_their_facts_when_disguised(format: str, variant: str, data: st.DataObject,
+                                                               seed: int) -> None:
     module = generator(format)
-    feature = data.draw(st.sampled_from(sorted(module.FEATURES)))
-    transcript = data.draw(module.transcripts(feature))
-    original = transcript.data()
+    available = getattr(module, "available", lambda feature, variant: True)
+    feature = data.draw(st.sampled_from([f for f in sorted(module.FEATURES) if available(f, variant)]))
+    original = data.draw(module.transcripts(feature, variant)).data()
     key = draw(original, seed)
     witness = witness_of(original)
-    assert plain(witness.read(key.rename_bytes(original))) == renamed(witness.read(original), key)
+    copy = key.rename_bytes(original)
+    assert module.variant_of(copy) == module.variant_of(original)
+    assert plain(witness.read(copy)) == renamed(witness.read(original), key)
