@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from asr_conformance.fidelity.disguise import Disguise, disguise, draw
 from asr_conformance.fidelity.registry import builtin_witnesses
 from asr_conformance.generators.native import formats, generator
+from asr_conformance.harness.judging.fidelity import disguised_input
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = sorted(p for p in (ROOT / "examples").glob("*-converter/samples/**/*.json*"))
@@ -115,3 +116,11 @@ def test_generated_transcripts_keep_their_facts_when_disguised(format: str, vari
     copy = key.rename_bytes(original)
     assert module.variant_of(copy) == module.variant_of(original)
     assert plain(witness.read(copy)) == renamed(witness.read(original), key)
+
+
+def test_the_copy_a_producer_test_sends_is_drawn_from_the_run_seed(tmp_path: Path) -> None:
+    source = SAMPLES[0]
+    first = disguised_input(source, 7, tmp_path / "a").read_bytes()
+    assert first == disguised_input(source, 7, tmp_path / "b").read_bytes(), "--hypothesis-seed replays it"
+    assert first != disguised_input(source, 8, tmp_path / "a").read_bytes() != source.read_bytes()
+    assert disguised_input(source, 7, tmp_path / "a").name != source.name
