@@ -206,6 +206,8 @@ def test_a_run_killed_outright_leaves_no_earlier_verdict_behind(certify: Certify
     assert not (out / "badge-validator.json").exists() and not (out / "report.json").exists()
 
 
+#: The certification a vendor runs: the default Hypothesis profile (a fresh seed), not the project's fixed one.
+DEFAULT_PROFILE = {"ASR_HYPOTHESIS_PROFILE": None}
 #: Two Claude Code samples, byte for byte: enough for the fingerprinting converter to recognise, quick to run.
 FINGERPRINTED = ("plain-chat.jsonl", "fix-parser-test.jsonl")
 
@@ -224,8 +226,9 @@ def test_a_converter_that_fingerprints_its_samples_does_not_conform(certify: Cer
     """It converts the samples it recognises honestly and passes test_fidelity on them; the disguised copies
     and the disguised source edits it cannot recognise show the user messages it drops (ASR-157)."""
     result = certify(f"--implementation={HOSTILE / 'fingerprints-its-samples'}", f"--inputs={two_samples}",
-                     "-m", "not fuzz", "-p", "no:xdist")
+                     "-m", "not fuzz", "-p", "no:xdist", env=DEFAULT_PROFILE)
     assert "verdict: DOES NOT CONFORM" in result.text, result.text[-3000:]
+    assert isinstance(result.report["hypothesis"]["seed"], int), "the default profile: a fresh seed"
     result.stdout.fnmatch_lines(["*rules with failing cases: ASR-157*"])
     outcomes = {r["id"].split("[", 1)[0].removeprefix("producer/"): set() for r in result.report["results"]}
     for r in result.report["results"]:
@@ -240,7 +243,8 @@ def test_a_converter_that_fingerprints_its_samples_does_not_conform(certify: Cer
 @pytest.mark.e2e
 def test_the_honest_converter_conforms_on_the_same_samples(certify: Certify, two_samples: Path) -> None:
     converter = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
-    result = certify(f"--implementation={converter}", f"--inputs={two_samples}", "-m", "not fuzz", "-p", "no:xdist")
+    result = certify(f"--implementation={converter}", f"--inputs={two_samples}", "-m", "not fuzz", "-p", "no:xdist",
+                     env=DEFAULT_PROFILE)
     assert result.ret == 0, result.text[-3000:]
     assert "verdict: CONFORMS" in result.text
     assert {r["outcome"] for r in result.report["results"] if "fidelity" in r["id"]} == {"pass"}
