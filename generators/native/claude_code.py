@@ -19,7 +19,17 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from asr_conformance.generators.native.common import Clock, NativeTranscript, awkward_text, clock, dumps, unicode_text, words
+from asr_conformance.generators.native.common import (
+    Clock,
+    NativeTranscript,
+    awkward_text,
+    clock,
+    dumps,
+    project_path,
+    unicode_text,
+    version,
+    words,
+)
 
 FORMAT = "claude-code-jsonl"
 VARIANTS: dict[str, str] = {
@@ -60,6 +70,9 @@ CLAUDE_LINE_TYPES = frozenset({
     "user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation",
     "permission-mode", "attachment", "custom-title", "last-prompt",
 })
+#: The releases whose transcripts have this shape (major, minor, lowest and highest patch): 2.0.x and 2.1.x.
+#: Callers of tool uses are recorded from 2.1.30 on (``Session.call``).
+VERSIONS = ((2, 0, 0, 77), (2, 1, 0, 60))
 CLAUDE_KEYS = ("sessionId", "uuid", "leafUuid", "messageId", "parentUuid", "isSidechain")
 
 #: Text a person or a model would write, and text that converters like to clean.
@@ -81,10 +94,10 @@ class Session:
         self.counter = 0
         self.clock: Clock = clock(draw)
         self.session_id = self.uuid()
-        self.version = draw(st.sampled_from(("2.0.61", "2.1.2", "2.1.17", "2.1.39", "2.1.44")))
+        self.version = version(draw, VERSIONS)
         self.model = draw(st.sampled_from(MODELS))
-        project = draw(words)
-        self.cwd = draw(st.sampled_from((f"/home/dev/{project}", f"/srv/{project}", f"/Users/{project}/code/app")))
+        self.cwd = project_path(draw)
+        project = self.cwd.rsplit("/", 1)[-1]
         self.branch = draw(st.sampled_from(("main", "", f"feature/{project}", "release/0.9")))
         self.parent: str | None = None
         self.lines: list[str] = []

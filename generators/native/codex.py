@@ -34,6 +34,7 @@ from asr_conformance.generators.native.common import (
     clock,
     dumps,
     feature_names,
+    project_path,
     unicode_text,
     words,
 )
@@ -200,9 +201,13 @@ def _hex(draw: st.DrawFn, digits: int) -> str:
     return f"{draw(st.integers(0, 16**digits - 1)) * _SCRAMBLE % 16**digits:0{digits}x}"
 
 
-def _uuid7(draw: st.DrawFn) -> str:
+def _uuid7(draw: st.DrawFn, at: datetime | None = None) -> str:
+    """A UUIDv7 as Codex writes them: its first 48 bits are the creation time in milliseconds (``at``, when given)."""
     value = draw(st.integers(0, 2**116 - 1)) * _SCRAMBLE % 2**116
     text = f"{value:029x}"
+    if at is not None:
+        millis = f"{int(at.timestamp() * 1000) % 16**12:012x}"
+        return f"{millis[:8]}-{millis[8:]}-7{text[9:12]}-{'89ab'[value % 4]}{text[12:15]}-{text[15:27]}"
     return f"019{text[:5]}-{text[5:9]}-7{text[9:12]}-{'89ab'[value % 4]}{text[12:15]}-{text[15:27]}"
 
 
@@ -231,7 +236,7 @@ class _Rollout:
         elif variant == "desktop":
             self.cwd = f"/Users/{user}/src/{project}"
         else:
-            self.cwd = draw(st.sampled_from([f"/home/{user}/{project}", f"/srv/work/{project}", f"/workspace/{project}"]))
+            self.cwd = project_path(draw, ("home", "Users", "srv", "workspaces", "workspace"))
 
     # -- lines --
 
@@ -277,7 +282,7 @@ class _Rollout:
 
     def session_meta(self) -> None:
         draw = self.draw
-        session = _uuid7(draw)
+        session = _uuid7(draw, self.clock.now)
         started = self.clock.stamp()
         if self.variant == "legacy":
             header: dict[str, Any] = {"id": session, "timestamp": started, "instructions": None}
@@ -344,7 +349,7 @@ class _Rollout:
         if self.turns > 1 and self.variant in ("cli", "desktop") and draw(st.integers(0, 3)) == 0:
             self.resume()
         if self.variant in ("cli", "desktop"):
-            self.turn_id = _uuid7(draw)
+            self.turn_id = _uuid7(draw, self.clock.now)
             self.event({"type": "task_started", "turn_id": self.turn_id,
                         "model_context_window": draw(st.sampled_from([128000, 258400, 272000]))}, most_ms=600_000)
         if self.envelope:

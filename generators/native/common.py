@@ -54,13 +54,44 @@ awkward_text = st.lists(
 #: Plain words, for names and commands a person would read.
 words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10)
 
-EPOCH = datetime(2026, 3, 1, tzinfo=UTC)
+#: The earliest start a generated session is drawn from, and how many days after it the latest lies:
+#: sessions start at any time over years, so no date or hour marks a generated input.
+EPOCH = datetime(2025, 6, 1, tzinfo=UTC)
+START_DAYS = 3 * 365
+#: Pauses a person takes between turns: mostly seconds, sometimes hours, now and then days.
+LONG_PAUSE_MS = 3 * 86_400_000
+
+#: People's login names and project names, drawn apart so that a path is never one of a few.
+user_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=2, max_size=12) | st.builds(
+    "{}.{}".format, words, words)
+project_names = st.builds(lambda head, tail, digits: head + tail + digits, words,
+                          st.sampled_from(["", "-app", "-api", "_cli", "-web", "-core", ".rs", "-service"]),
+                          st.sampled_from(["", "2", "-v3", "-2026"]))
 
 
-def clock(draw: st.DrawFn, start_days: int = 300) -> Clock:
-    """A clock at a drawn start time, for timestamps that only move forward."""
-    start = EPOCH + timedelta(days=draw(st.integers(0, start_days)), milliseconds=draw(st.integers(0, 86_399_999)))
+def clock(draw: st.DrawFn, start_days: int = START_DAYS, first: datetime = EPOCH) -> Clock:
+    """A clock at a start drawn over years (to the millisecond), for timestamps that only move forward."""
+    start = first + timedelta(days=draw(st.integers(0, start_days)), milliseconds=draw(st.integers(0, 86_399_999)))
     return Clock(start)
+
+
+def project_path(draw: st.DrawFn, roots: tuple[str, ...] = ("home", "Users", "srv", "workspaces")) -> str:
+    """A POSIX project folder under one of the roots, with a drawn user and project: ``/home/ana/ledger-api``."""
+    root, user, project = draw(st.sampled_from(roots)), draw(user_names), draw(project_names)
+    middle = draw(st.sampled_from(["", "src/", "code/", "work/", "projects/", "git/"]))
+    if root == "home":
+        return f"/home/{user}/{middle}{project}"
+    if root == "Users":
+        return f"/Users/{user}/{middle or 'Developer/'}{project}"
+    if root == "srv":
+        return f"/srv/{middle}{project}"
+    return f"/{root}/{project}"
+
+
+def version(draw: st.DrawFn, ranges: tuple[tuple[int, int, int, int], ...]) -> str:
+    """``major.minor.patch`` with the patch drawn within one (major, minor, lowest patch, highest patch) range."""
+    major, minor, low, high = draw(st.sampled_from(ranges))
+    return f"{major}.{minor}.{draw(st.integers(low, high))}"
 
 
 class Clock:
@@ -70,7 +101,11 @@ class Clock:
         self.now = now
 
     def tick(self, draw: st.DrawFn, most_ms: int = 30_000) -> str:
-        self.now += timedelta(milliseconds=draw(st.integers(1, most_ms)))
+        """A later time: up to ``most_ms`` on; between turns (``most_ms`` of 30 s or more) now and then a pause of
+        up to days, which shrinks away."""
+        long = most_ms >= 30_000 and draw(st.integers(0, 11)) == 11
+        step = draw(st.integers(most_ms, LONG_PAUSE_MS) if long else st.integers(1, most_ms))
+        self.now += timedelta(milliseconds=step)
         return self.stamp()
 
     def stamp(self) -> str:

@@ -36,6 +36,7 @@ from asr_conformance.generators.native.common import (
     clock,
     dumps,
     feature_names,
+    project_path,
     unicode_text,
     words,
 )
@@ -141,8 +142,9 @@ def _hex(draw: st.DrawFn, digits: int) -> str:
     return f"{(draw(st.integers(0, 2**20)) + 1) * _SCRAMBLE % 16**digits:0{digits}x}"
 
 
-def _uuid(draw: st.DrawFn) -> str:
-    text = _hex(draw, 32)
+def _uuid(draw: st.DrawFn, wide: bool = False) -> str:
+    """A version-4 UUID; ``wide`` draws it from all of them (a session ID must not come from a list one could keep)."""
+    text = f"{draw(st.integers(0, 16**32 - 1)):032x}" if wide else _hex(draw, 32)
     return f"{text[:8]}-{text[8:12]}-4{text[13:16]}-{'89ab'[int(text[16], 16) % 4]}{text[17:20]}-{text[20:32]}"
 
 
@@ -235,11 +237,11 @@ class _Session:
     def metadata(self, subagent: bool) -> None:
         draw = self.draw
         started = self.clock.stamp()
-        self.meta = {"sessionId": _uuid(draw), "projectHash": _hex(draw, 64), "startTime": started,
+        self.meta = {"sessionId": _uuid(draw, wide=True), "projectHash": f"{draw(st.integers(0, 16**64 - 1)):064x}", "startTime": started,
                      "lastUpdated": started}
         if subagent:
             self.meta["kind"] = "subagent"
-            self.meta["directories"] = [f"/home/{draw(words)}/{draw(words)}"]
+            self.meta["directories"] = [project_path(draw)]
             self.present.add("subagents")
         elif draw(st.booleans()):
             self.meta["kind"] = "main"
@@ -332,7 +334,7 @@ class _Session:
 
     def any_call(self, status: str = "success", result: Any = "default") -> dict:
         draw = self.draw
-        root = f"/home/{draw(words)}/{draw(words)}"
+        root = project_path(draw)
         kind = draw(st.sampled_from(["read_file", "run_shell_command", "glob", "list_directory", "search_file_content",
                                      "replace", "write_todos", "google_web_search"]))
         args: dict[str, Any] = {
@@ -451,7 +453,7 @@ class _Session:
         self.gemini(self.text())
         self.set({"summary": draw(_prose)})
         if draw(st.booleans()):
-            self.set({"directories": [f"/home/{draw(words)}/{draw(words)}"]})
+            self.set({"directories": [project_path(draw)]})
         if draw(st.booleans()):
             self.set({"sessionId": self.meta["sessionId"]})  # a resumed session writes its ID again
 
@@ -501,7 +503,7 @@ class _Session:
 
     def seg_injected(self) -> None:
         draw = self.draw
-        self.user(f"<session_context>\nWorkspace: /home/{draw(words)}\nDate: today\n</session_context>")
+        self.user(f"<session_context>\nWorkspace: {project_path(draw)}\nDate: today\n</session_context>")
         self.user(draw(st.sampled_from(["/stats", "/memory show", "?"])))
         self.present.add("injected")
 

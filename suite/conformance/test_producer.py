@@ -20,6 +20,7 @@ from asr_conformance.harness.judging.fidelity import (
     Fidelity,
     SourceEdit,
     describe,
+    disguised_input,
     judge_fidelity,
     judge_mutation,
     mutation_named,
@@ -138,22 +139,49 @@ def test_fidelity(producer_input, asr_producer: ProducerRunner, asr_packs, asr_r
 
 
 @_marked(FIDELITY_RULES)
+def test_fidelity_disguised(producer_input, asr_producer: ProducerRunner, asr_packs, asr_disguise_seed: int,
+                            asr_record) -> None:
+    """A disguised copy of the input (fresh IDs, shifted times, a renamed project: docs/contract.md §6.2) is
+    held to its source like the input itself, so a converter that recognises the input cannot pass on that."""
+    source = _path(producer_input)
+    # An input no pack reads is not disguised: judged as in test_fidelity, it is not checked for the same reason.
+    known = pack_for_input(source.read_bytes(), asr_packs) is not None
+    copy = disguised_input(source, asr_disguise_seed, asr_producer.scratch) if known else source
+    original = asr_producer.baseline(source)
+    if original.outcome is not Outcome.CONVERTED or original.stream is None:
+        pytest.skip(f"no stream to hold to its source ({original.outcome.value}; see test_output_conforms)")
+    baseline = asr_producer.baseline(copy)
+    if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
+        # The input converts and its disguised copy, the same transcript, does not: it told the two apart.
+        asr_record(answer=baseline.outcome.value)
+        _record(asr_record, copy, _shown(baseline), "a stream of the disguised copy", list(FIDELITY_RULES), "failed")
+        pytest.fail(f"{source.name}, disguised: no stream ({baseline.outcome.value}); the copy is the same "
+                    f"transcript with fresh IDs and shifted times\n{baseline.explain()}", pytrace=False)
+    result = judge_fidelity(copy.read_bytes(), baseline.stream, asr_packs)
+    _judge_fidelity_result(result, copy, baseline.stream, "a stream that keeps every fact of its source",
+                           asr_record, f"{source.name}, disguised (fresh IDs, shifted times): the stream does not "
+                           "follow its source")
+
+
+@_marked(FIDELITY_RULES)
 def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunner, asr_packs, tmp_path: Path,
-                             asr_record) -> None:
-    """An edited copy of the input converts to a stream that changed exactly as the edit implies."""
-    source = Path(source_edit.input.path)
-    data = source.read_bytes()
+                             asr_disguise_seed: int, asr_record) -> None:
+    """An edited copy of the input converts to a stream that changed exactly as the edit implies; the edit is
+    made on a disguised copy, so the edited input cannot be matched to the one it came from."""
+    original = Path(source_edit.input.path)
     if source_edit.mutation is None:
         pytest.skip("source edits not tried: no witness reads this input, so it cannot be edited in known ways")
-    pack = pack_for_input(data, asr_packs)
+    pack = pack_for_input(original.read_bytes(), asr_packs)
     mutation = mutation_named(pack, source_edit.mutation) if pack is not None else None
     if pack is None or mutation is None:
         why = f"the {source_edit.mutation} edit is not offered for this input"
         asr_record(fidelity_not_checked=why)
         pytest.skip(f"fidelity not checked: {why}")
+    source = disguised_input(original, asr_disguise_seed, asr_producer.scratch)
+    data = source.read_bytes()
     baseline = asr_producer.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
-        pytest.skip(f"no stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
+        pytest.skip(f"no stream to compare with ({baseline.outcome.value}; see test_fidelity_disguised)")
 
     def convert(edited: bytes) -> bytes | str:
         copy = tmp_path / f"edited{source.suffix}"
@@ -165,7 +193,8 @@ def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunn
 
     result = judge_mutation(mutation, pack, data, baseline.stream, convert)
     _judge_fidelity_result(result, source, baseline.stream, f"after the edit: {mutation.description}",
-                           asr_record, f"{source.name}, edited ({mutation.name}): the stream did not follow")
+                           asr_record, f"{original.name}, disguised and edited ({mutation.name}): the stream did "
+                           "not follow")
 
 
 def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, asr_record,

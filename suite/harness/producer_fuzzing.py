@@ -31,6 +31,7 @@ from typing import Any
 from hypothesis import assume, settings
 from hypothesis import strategies as st
 
+from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.mutations import SourceMutation
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
@@ -193,6 +194,13 @@ class ProducerFuzzSession(PropertyRunner):
         #: finding; once set, the remaining examples are not judged.
         self.pack_error: str | None = None
 
+    def disguised(self, data: bytes) -> bytes:
+        """The transcript with fresh IDs, shifted times and a renamed project (``fidelity.disguise``), drawn from
+        the run's seed and the bytes: Hypothesis's simplest examples are the same in every run, the copies sent
+        are not, and ``--hypothesis-seed`` sends the same copies again."""
+        key = hashlib.sha256(f"{self.seed or 0}:".encode() + hashlib.sha256(data).digest()).digest()
+        return disguise(data, int.from_bytes(key[:8], "big"))
+
     def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
         self.broken = list(failure["rules"])
         return write_producer_counterexample(self.counterexamples, replay=self.replay, **failure)
@@ -214,7 +222,7 @@ class ProducerFuzzSession(PropertyRunner):
                         name: str) -> None:
         """Convert one generated transcript and hold the stream, and one edited copy's, to the pack's witness."""
         assume(self.pack_error is None)
-        data = transcript.data()
+        data = self.disguised(transcript.data())
         pack = pack_named(transcript.format)
         if pack is None:
             raise ValueError(f"no pack for format {transcript.format!r}")

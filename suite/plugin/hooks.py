@@ -18,6 +18,7 @@ xdist compute the same collection from the same corpus.
 from __future__ import annotations
 
 import os
+import random
 import re
 import time
 from collections.abc import Iterator
@@ -512,6 +513,19 @@ def asr_producer(request: pytest.FixtureRequest, asr_target: Target,
 def asr_packs() -> Packs:
     """The format packs that judge producer fidelity in this run (built-in only under --builtin-packs-only)."""
     return installed()
+
+
+@pytest.fixture(scope="session")
+def asr_disguise_seed(request: pytest.FixtureRequest) -> int:
+    """The seed of this run's disguised copies: the run's Hypothesis seed, so --hypothesis-seed replays them
+    (0 under a derandomized profile, whose examples are the same every run anyway; a fresh one under a
+    profile with an example database, which takes no forced seed)."""
+    from hypothesis import settings
+
+    seed = request.config.stash.get(SEED_KEY, None)
+    if isinstance(seed, int):
+        return seed
+    return 0 if settings.default.derandomize else random.getrandbits(32)
 
 
 @pytest.fixture

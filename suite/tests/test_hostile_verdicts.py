@@ -204,3 +204,47 @@ def test_a_run_killed_outright_leaves_no_earlier_verdict_behind(certify: Certify
     result = certify(f"--implementation={HOSTILE / 'kills-its-worker'}", *SMALL, "--sandbox=none")
     assert result.ret != 0
     assert not (out / "badge-validator.json").exists() and not (out / "report.json").exists()
+
+
+#: The certification a vendor runs: the default Hypothesis profile (a fresh seed), not the project's fixed one.
+DEFAULT_PROFILE = {"ASR_HYPOTHESIS_PROFILE": None}
+#: Two Claude Code samples, byte for byte: enough for the fingerprinting converter to recognise, quick to run.
+FINGERPRINTED = ("plain-chat.jsonl", "fix-parser-test.jsonl")
+
+
+@pytest.fixture
+def two_samples(tmp_path: Path) -> Path:
+    folder = tmp_path / "samples"
+    folder.mkdir()
+    for name in FINGERPRINTED:
+        shutil.copy(ROOT / "examples" / "claude-code-converter" / "samples" / name, folder / name)
+    return folder
+
+
+@pytest.mark.e2e
+def test_a_converter_that_fingerprints_its_samples_does_not_conform(certify: Certify, two_samples: Path) -> None:
+    """It converts the samples it recognises honestly and passes test_fidelity on them; the disguised copies
+    and the disguised source edits it cannot recognise show the user messages it drops (ASR-157)."""
+    result = certify(f"--implementation={HOSTILE / 'fingerprints-its-samples'}", f"--inputs={two_samples}",
+                     "-m", "not fuzz", "-p", "no:xdist", env=DEFAULT_PROFILE)
+    assert "verdict: DOES NOT CONFORM" in result.text, result.text[-3000:]
+    assert isinstance(result.report["hypothesis"]["seed"], int), "the default profile: a fresh seed"
+    result.stdout.fnmatch_lines(["*rules with failing cases: ASR-157*"])
+    outcomes = {r["id"].split("[", 1)[0].removeprefix("producer/"): set() for r in result.report["results"]}
+    for r in result.report["results"]:
+        outcomes[r["id"].split("[", 1)[0].removeprefix("producer/")].add(r["outcome"])
+    assert outcomes["test_fidelity"] == {"pass"}, "on the samples themselves it behaves"
+    assert outcomes["test_fidelity_disguised"] == {"fail"}
+    assert "fail" in outcomes["test_follows_source_edit"]
+    failing = {rule for r in result.report["results"] if r["outcome"] == "fail" for rule in r["rules"]}
+    assert failing == {"ASR-157"}
+
+
+@pytest.mark.e2e
+def test_the_honest_converter_conforms_on_the_same_samples(certify: Certify, two_samples: Path) -> None:
+    converter = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+    result = certify(f"--implementation={converter}", f"--inputs={two_samples}", "-m", "not fuzz", "-p", "no:xdist",
+                     env=DEFAULT_PROFILE)
+    assert result.ret == 0, result.text[-3000:]
+    assert "verdict: CONFORMS" in result.text
+    assert {r["outcome"] for r in result.report["results"] if "fidelity" in r["id"]} == {"pass"}

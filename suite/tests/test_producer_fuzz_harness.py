@@ -94,7 +94,8 @@ def test_a_converter_that_breaks_one_rule_fails_naming_it(runner, tmp_path: Path
     assert rule in session.broken and rule in str(failure.value)
     assert session.counterexample is not None
     written, replay = session.counterexample
-    assert written.read_bytes() == sample("parallel-calls-and-upgrade.jsonl").data()
+    original = sample("parallel-calls-and-upgrade.jsonl").data()
+    assert written.read_bytes() == session.disguised(original) != original, "the copy sent, disguised, is kept"
     case = tomllib.loads(written.with_name(written.name + CASE_SUFFIX).read_text(encoding="utf-8"))
     assert rule in case["rules"] and case["format"] == "claude-code-jsonl" and case["findings"]
     assert f"--inputs={written}" in replay and "'not fuzz'" in replay
@@ -119,6 +120,17 @@ def test_an_invalid_stream_fails_with_the_output_rule(tmp_path: Path) -> None:
     assert "ASR-003" in session.broken
 
 
+def test_each_run_disguises_the_same_transcript_differently_and_a_seed_replays_it(tmp_path: Path) -> None:
+    data = sample("plain-chat.jsonl").data()
+
+    def disguised(seed: int | None) -> bytes:
+        return ProducerFuzzSession(lambda _: Conversion(Outcome.REFUSED), tmp_path, tmp_path, [], settings(), seed,
+                                   None).disguised(data)
+
+    assert disguised(1) == disguised(1) != disguised(2)
+    assert data not in (disguised(1), disguised(2), disguised(None))
+
+
 def test_the_converter_sees_only_a_name_the_agent_would_write(tmp_path: Path) -> None:
     seen: list[str] = []
 
@@ -130,7 +142,7 @@ def test_the_converter_sees_only_a_name_the_agent_would_write(tmp_path: Path) ->
     transcript = sample("plain-chat.jsonl")
     with pytest.raises(pytest.fail.Exception):
         run_property(session, st.just(transcript))
-    digest = hashlib.sha256(transcript.data()).hexdigest()
+    digest = hashlib.sha256(session.disguised(transcript.data())).hexdigest()
     assert seen[0] == file_name("claude-code-jsonl", digest)
     assert re.fullmatch(r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}\.jsonl", seen[0])
     assert re.fullmatch(r"rollout-2026-03-01T09-00-00-[0-9a-f-]{36}\.jsonl", file_name("codex-rollout-jsonl", digest))

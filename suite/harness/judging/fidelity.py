@@ -17,8 +17,10 @@ import hashlib
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
+from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.mutations import SourceMutation
 from asr_conformance.harness.judging.produced import ProducedStream, produced
@@ -101,6 +103,17 @@ def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
     chosen = pack_for_input(head, packs)
     edits = [SourceEdit(item, m.name) for m in (chosen.pack.edits if chosen is not None else ())]
     return edits or [SourceEdit(item, None)]
+
+
+def disguised_input(source: Path, seed: int, folder: Path) -> Path:
+    """A copy of the input that cannot be matched to it (``fidelity.disguise``), drawn from the run's seed and
+    the input's path, written once under ``folder`` (so its baseline conversion is made once too)."""
+    key = hashlib.sha256(f"{seed}:{Path(source).resolve()}".encode()).hexdigest()
+    copy = Path(folder) / "disguised" / f"{key[:16]}{Path(source).suffix}"
+    if not copy.is_file():
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_bytes(disguise(Path(source).read_bytes(), int(key[16:32], 16)))
+    return copy
 
 
 def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> SourceMutation | None:
