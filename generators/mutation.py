@@ -92,7 +92,7 @@ class Mutation:
         return {"rule": self.rule, "mode": self.mode, "changes": [c.to_json() for c in self.changes]}
 
 
-def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, records: list[dict],
+def mutate(mutator: Callable[[st.DrawFn, list[dict[str, Any]]], bytes], draw: st.DrawFn, records: list[dict[str, Any]],
            rule: str, mode: str = "all") -> Mutation:
     """Run a mutator (or a damage, given the serialized records) and explain its result."""
     from asr_conformance.generators.mutators import copied
@@ -101,7 +101,7 @@ def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, r
     return explain(original, mutator(draw, records), rule, mode)
 
 
-def explain(records: list[dict], data: bytes, rule: str, mode: str) -> Mutation:
+def explain(records: list[dict[str, Any]], data: bytes, rule: str, mode: str) -> Mutation:
     """Compare a valid stream (as records) with the bytes made from it.
 
     Lines are matched by record (type and id), so a record inserted in the
@@ -138,7 +138,7 @@ def _key(value: Any) -> str:
     return json.dumps(["line", value.text if isinstance(value, Raw) else value], ensure_ascii=False, default=str)
 
 
-def _line_changes(index: int, before: dict, after: Any, before_line: bytes, line: bytes) -> list[Change]:
+def _line_changes(index: int, before: dict[str, Any], after: Any, before_line: bytes, line: bytes) -> list[Change]:
     if isinstance(after, Raw) or not isinstance(after, dict):
         return [_bytes_change(index, before_line, line)]
     if after.get("type") != before.get("type"):  # another record in its place

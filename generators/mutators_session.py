@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import string
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -119,14 +120,14 @@ def effective_content_level(records: Records) -> str:
     return level if level in CONTENT_LEVELS else "full"
 
 
-def valid_trigger(draw: st.DrawFn) -> dict:
-    trigger: dict = {"kind": draw(st.sampled_from(TRIGGER_KINDS))}
+def valid_trigger(draw: st.DrawFn) -> dict[str, Any]:
+    trigger: dict[str, Any] = {"kind": draw(st.sampled_from(TRIGGER_KINDS))}
     if draw(st.booleans()):
         trigger["native"] = draw(st.sampled_from(["scheduled", "cron", "heartbeat"]))
     return trigger
 
 
-def line_of(record: dict) -> bytes:
+def line_of(record: dict[str, Any]) -> bytes:
     return serialize([record])
 
 
@@ -142,7 +143,7 @@ def fill(line: bytes, raw: bytes, quoted: bool = False) -> bytes:
     return line.replace(hole, raw)
 
 
-def append_carrier(draw: st.DrawFn, records: Records, text: str) -> dict:
+def append_carrier(draw: st.DrawFn, records: Records, text: str) -> dict[str, Any]:
     """Append a valid record whose one free string is ``text`` (ASCII around the placeholder)."""
     shape = draw(st.sampled_from(["state", "session_info", "config_change"]))
     if shape == "state":
@@ -160,13 +161,13 @@ SIMPLE_RECORDS = (
 )
 
 
-def simple_record(draw: st.DrawFn) -> tuple[str, dict]:
+def simple_record(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     """A record type and members (a fresh copy) that are valid on their own, anywhere in a stream."""
     kind, members = draw(st.sampled_from(SIMPLE_RECORDS))
     return kind, copy.deepcopy(members)
 
 
-def with_meta(record: dict, value: object) -> None:
+def with_meta(record: dict[str, Any], value: object) -> None:
     """Add one member to the record's _meta (creating it)."""
     meta = record.setdefault("_meta", {})
     meta[fresh_name(set(meta), "asr.fuzz")] = value
@@ -280,7 +281,7 @@ def actor_not_an_object(draw: st.DrawFn, records: Records) -> bytes:
         append(stream, "permission", requestId=request_id, subject={"command": "git push origin main"},
                reviews=[{"by": bad, "verdict": draw(st.sampled_from(["denied", "approved"]))}])
     elif how == "decider":
-        members: dict = {"requestId": request_id, "subject": {"command": "git push origin main"}, "decider": bad}
+        members: dict[str, Any] = {"requestId": request_id, "subject": {"command": "git push origin main"}, "decider": bad}
         if draw(st.booleans()):
             members.update(status="resolved", decision="allow_once", decidedBy="user")
         append(stream, "permission", **members)
@@ -601,7 +602,7 @@ def root_redeclared_or_used_before_declaration(draw: st.DrawFn, records: Records
 def state_without_state(draw: st.DrawFn, records: Records) -> bytes:
     """A state record lacks state (or its state is not a string)."""
     stream = copied(records)
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["state"] = draw(st.sampled_from([None, 1, ["idle"], {"value": "idle"}, True]))
     if draw(st.booleans()):
@@ -634,7 +635,7 @@ modes("ASR-182", **{
 def turn_link_malformed(draw: st.DrawFn, records: Records) -> bytes:
     """A turn link sits on a state without turnId, attempt.n is not an integer >= 1, or a link lacks turnId/session."""
     stream = copied(records)
-    members: dict = {"state": draw(st.sampled_from(["running", "queued", "idle"]))}
+    members: dict[str, Any] = {"state": draw(st.sampled_from(["running", "queued", "idle"]))}
     how = pick(draw, "ASR-182")
     if how == "no-turnId":
         link = draw(st.sampled_from(["attempt", "continuationOf", "parentTurn", "rootTurn", "executedBy"]))
@@ -688,7 +689,7 @@ def trigger_not_on_turns_first_record(draw: st.DrawFn, records: Records) -> byte
         turn = fresh_name(turn_ids(stream), "turn-fuzz-")
         if draw(st.booleans()):
             append(stream, "compaction", turnId=turn)
-        first: dict = {"turnId": turn, "state": "running"}
+        first: dict[str, Any] = {"turnId": turn, "state": "running"}
         if draw(st.booleans()):
             first["trigger"] = valid_trigger(draw)
         append(stream, "state", **first)
@@ -734,7 +735,7 @@ def trigger_without_kind_or_native(draw: st.DrawFn, records: Records) -> bytes:
 def config_change_changes_nothing(draw: st.DrawFn, records: Records) -> bytes:
     """A config_change contains none of model, effort, mode, permissionMode, sandbox, agent, options, capability."""
     stream = copied(records)
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["actor"] = draw(st.sampled_from(["user", "harness", "model", "policy"]))
     if draw(st.booleans()):
@@ -794,7 +795,7 @@ def capability_incomplete(draw: st.DrawFn, records: Records) -> bytes:
 def memory_change_incomplete(draw: st.DrawFn, records: Records) -> bytes:
     """A memory_change lacks store, op or cause, or its cause has not exactly one of callId or actor."""
     stream = copied(records)
-    members: dict = {"store": "auto_memory", "op": "update", "cause": {"actor": "agent"}}
+    members: dict[str, Any] = {"store": "auto_memory", "op": "update", "cause": {"actor": "agent"}}
     how = draw(st.sampled_from(["missing", "not-string", "cause-both", "cause-neither", "cause-not-object"]))
     if how == "missing":
         members.pop(draw(st.sampled_from(["store", "op", "cause"])))
@@ -838,7 +839,7 @@ def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) ->
     elif how == "participant-shape":
         entry = draw(st.sampled_from(["p9", None, 1, ["p9"]]))
     elif how in ("identity", "identity-not-string"):
-        identity: dict = {"scheme": "whatsapp", "value": "+15125550147", "basis": "profile"}
+        identity: dict[str, Any] = {"scheme": "whatsapp", "value": "+15125550147", "basis": "profile"}
         if how == "identity":
             identity.pop(draw(st.sampled_from(["scheme", "value"])))
         else:
@@ -859,7 +860,7 @@ def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) ->
     return serialize(stream)
 
 
-def _people_entry(member: str, ident: str) -> dict:
+def _people_entry(member: str, ident: str) -> dict[str, Any]:
     """A minimal valid participant or conversation."""
     return {"id": ident, "channel": "slack"} if member == "conversations" else {"id": ident}
 
@@ -1061,7 +1062,7 @@ def record_without_type(draw: st.DrawFn, records: Records) -> bytes:
     """A record has no type, or a type that is not a string."""
     stream = copied(records)
     _, members = simple_record(draw)
-    record: dict = {"seq": next_seq(stream), "id": fresh_id(stream), **members}
+    record: dict[str, Any] = {"seq": next_seq(stream), "id": fresh_id(stream), **members}
     how = draw(st.sampled_from(["missing", 1, None, True, 2.5]))
     if how != "missing":
         record["type"] = how

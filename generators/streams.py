@@ -20,6 +20,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -72,7 +73,7 @@ def one_value(draw: st.DrawFn, *values: object) -> object:
     return copy.deepcopy(values[draw(_index(len(values)))])
 
 
-def only_one(draw: st.DrawFn, members: dict, names: tuple[str, ...]) -> dict:
+def only_one(draw: st.DrawFn, members: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     """With 1/4 odds, just one of ``names`` (those present): the least a record of the type may hold."""
     present = [name for name in names if name in members]
     if present and draw(st.integers(0, 3)) == 0:
@@ -81,7 +82,7 @@ def only_one(draw: st.DrawFn, members: dict, names: tuple[str, ...]) -> dict:
     return members
 
 
-def maybe(draw: st.DrawFn, members: dict, optional: dict[str, st.SearchStrategy]) -> None:
+def maybe(draw: st.DrawFn, members: dict[str, Any], optional: dict[str, st.SearchStrategy]) -> None:
     """Add each optional member with even odds (so every one is reached, and each shrinks away)."""
     for name, strategy in optional.items():
         if draw(st.booleans()):
@@ -144,7 +145,7 @@ class StreamState:
 
     text: st.SearchStrategy[str] = words
     seq: int = 0
-    records: list[dict] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
     content_level: str = "full"
     roots: list[str] = field(default_factory=list)
     participants: list[str] = field(default_factory=list)
@@ -156,7 +157,7 @@ class StreamState:
     compact_calls: set[str] = field(default_factory=set)
     #: terminalId -> id of its latest record.
     terminals: dict[str, str] = field(default_factory=dict)
-    pending_permissions: dict[str, dict] = field(default_factory=dict)
+    pending_permissions: dict[str, dict[str, Any]] = field(default_factory=dict)
     turn: str | None = None
     turn_started: bool = False
     started_turns: set[str] = field(default_factory=set)
@@ -169,10 +170,10 @@ class StreamState:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def add(self, draw: st.DrawFn, record_type: str, turn_record: bool = True, **members: object) -> dict:
+    def add(self, draw: st.DrawFn, record_type: str, turn_record: bool = True, **members: object) -> dict[str, Any]:
         """Append a record with the envelope members, maybe in the current turn."""
         self.seq += draw(st.integers(1, 3))
-        record: dict = {"type": record_type, "seq": self.seq, "id": self.fresh("r")}
+        record: dict[str, Any] = {"type": record_type, "seq": self.seq, "id": self.fresh("r")}
         if draw(st.booleans()):
             record["ts"] = draw(timestamps)
         if turn_record and self.turn is not None and record_type != "session":
@@ -191,7 +192,7 @@ class StreamState:
 
 
 @cache
-def triggers() -> st.SearchStrategy[dict]:
+def triggers() -> st.SearchStrategy[dict[str, Any]]:
     kinds = open_enum("schedule", "heartbeat", "event", "webhook", "task_completion", "peer",
                       "auto_continuation", "recovery", "manual")
     return st.one_of(
@@ -226,9 +227,9 @@ CONVERSATION_OPTIONAL = {"kind": open_enum("direct", "group", "channel", "thread
 
 
 @st.composite
-def headers(draw: st.DrawFn, state: StreamState) -> dict:
+def headers(draw: st.DrawFn, state: StreamState) -> dict[str, Any]:
     method = draw(open_enum("native", "converter", "decoded", "recorder", "observer", "import"))
-    producer: dict = {"name": draw(words), "version": "1.0.0", "method": method, "instance": state.fresh("inst-")}
+    producer: dict[str, Any] = {"name": draw(words), "version": "1.0.0", "method": method, "instance": state.fresh("inst-")}
     if method != "native" or draw(st.booleans()):
         producer["source"] = {"format": draw(words)}
         if draw(st.booleans()):
@@ -236,7 +237,7 @@ def headers(draw: st.DrawFn, state: StreamState) -> dict:
         producer["lossy"] = draw(LOSSY)
     profiles = ["core", *draw(EXTRA_PROFILES)]
     state.content_level = draw(choice(*CONTENT_LEVELS))
-    header: dict = {
+    header: dict[str, Any] = {
         "type": "session", "seq": 0, "id": "h", "formatVersion": "0.1",
         "agent": {"name": draw(choice("claude-code", "codex", "openclaw", "dev.example.agent"))},
         "sessionId": draw(ids), "producer": producer, "profiles": profiles, "contentLevel": state.content_level,
@@ -259,11 +260,11 @@ def headers(draw: st.DrawFn, state: StreamState) -> dict:
 
 
 @st.composite
-def new_roots(draw: st.DrawFn, state: StreamState, min_size: int = 0) -> list[dict]:
+def new_roots(draw: st.DrawFn, state: StreamState, min_size: int = 0) -> list[dict[str, Any]]:
     roots = []
     for _ in range(draw(st.integers(min_size, 2))):
         root_id = state.fresh("root")
-        root: dict = {"id": root_id, "path": draw(ROOT_PATHS)}
+        root: dict[str, Any] = {"id": root_id, "path": draw(ROOT_PATHS)}
         if draw(st.booleans()):
             root["vcs"] = {"type": draw(open_enum("git", "jj", "hg", "svn", "other")), "branch": "main"}
         roots.append(root)
@@ -272,10 +273,10 @@ def new_roots(draw: st.DrawFn, state: StreamState, min_size: int = 0) -> list[di
 
 
 @st.composite
-def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict]:
+def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict[str, Any]]:
     people = []
     for _ in range(draw(st.integers(1, 2))):
-        person: dict = {"id": state.fresh("p")}
+        person: dict[str, Any] = {"id": state.fresh("p")}
         if draw(st.booleans()):
             person["kind"] = draw(open_enum("human", "agent", "bot", "unknown"))
         if draw(st.booleans()):
@@ -287,10 +288,10 @@ def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict]:
 
 
 @st.composite
-def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict]:
+def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict[str, Any]]:
     conversations = []
     for _ in range(draw(st.integers(1, 2))):
-        conversation: dict = {"id": state.fresh("c"), "channel": draw(open_enum("whatsapp", "slack", "web"))}
+        conversation: dict[str, Any] = {"id": state.fresh("c"), "channel": draw(open_enum("whatsapp", "slack", "web"))}
         if state.conversations and draw(st.booleans()):
             conversation["parent"] = pick(draw, state.conversations)
         maybe(draw, conversation, CONVERSATION_OPTIONAL)
@@ -299,7 +300,7 @@ def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict]:
     return conversations
 
 
-def path_ref(draw: st.DrawFn, state: StreamState) -> dict:
+def path_ref(draw: st.DrawFn, state: StreamState) -> dict[str, Any]:
     root = pick(draw, state.roots) if state.roots and draw(st.booleans()) else None
     return {"root": root, "path": draw(choice(".", "src", "web/app"))}
 
@@ -308,7 +309,7 @@ def path_ref(draw: st.DrawFn, state: StreamState) -> dict:
 
 
 def add_declaration(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {}
+    members: dict[str, Any] = {}
     stricter = CONTENT_LEVELS[CONTENT_LEVELS.index(state.content_level):]
     choices = draw(DECLARATION_CHOICES)
     for member in choices:
@@ -334,7 +335,7 @@ def add_declaration(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["title"] = None if draw(st.integers(0, 4)) == 0 else draw(state.text)
         if draw(st.booleans()):
@@ -358,7 +359,7 @@ def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_state(draw: st.DrawFn, state: StreamState) -> None:
     value = draw(open_enum("queued", "running", "idle", "requires_action", "error", "resumed", "ended"))
-    members: dict = {"state": value}
+    members: dict[str, Any] = {"state": value}
     # stopReason SHOULD appear only on idle, error or ended (ASR-168): a SHOULD, so any state may carry it.
     if draw(st.integers(0, 1 if value in ("idle", "error", "ended") else 5)) == 0:
         members["stopReason"] = draw(open_enum("end_turn", "max_tokens", "refusal", "cancelled", "error"))
@@ -371,9 +372,9 @@ def add_state(draw: st.DrawFn, state: StreamState) -> None:
     state.add(draw, "state", **members)
 
 
-def state_error(draw: st.DrawFn, state: StreamState) -> dict:
+def state_error(draw: st.DrawFn, state: StreamState) -> dict[str, Any]:
     """A state's error details: message, class, retry; a usage limit may say when it resets."""
-    error: dict = {"message": draw(state.text), "class": draw(open_enum("usage_limit", "unknown")),
+    error: dict[str, Any] = {"message": draw(state.text), "class": draw(open_enum("usage_limit", "unknown")),
                    "retryable": draw(st.booleans()), "retry": {"attempt": 1, "maxAttempts": 3}}
     if draw(st.booleans()):
         error["resetAt"] = draw(timestamps)
@@ -402,7 +403,7 @@ def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
         "capability": {"kind": draw(open_enum("skill", "plugin", "mcp_server", "connector", "tool")),
                        "name": "github", "op": draw(open_enum("install", "remove", "connect", "needs_auth"))},
     }[member]
-    members: dict = {member: value}
+    members: dict[str, Any] = {member: value}
     if draw(st.booleans()):
         members["actor"] = draw(open_enum("user", "harness", "model", "policy"))
     if draw(st.booleans()):
@@ -413,7 +414,7 @@ def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {"kind": draw(open_enum("system_prompt", "project", "user", "rules", "skill", "memory",
+    members: dict[str, Any] = {"kind": draw(open_enum("system_prompt", "project", "user", "rules", "skill", "memory",
                                             "tool_definitions", "other"))}
     body = draw(choice("content", "tools", "removed", "capture"))
     if body == "content":
@@ -433,7 +434,7 @@ def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
 def add_memory_change(draw: st.DrawFn, state: StreamState) -> None:
     cause = {"callId": pick(draw, sorted(state.calls))} if state.calls and draw(st.booleans()) else \
         {"actor": draw(open_enum("human", "harness", "hook", "agent"))}
-    members: dict = {"store": "auto_memory", "op": draw(open_enum("add", "update", "delete", "forget", "consolidate")),
+    members: dict[str, Any] = {"store": "auto_memory", "op": draw(open_enum("add", "update", "delete", "forget", "consolidate")),
                      "cause": cause}
     if draw(st.booleans()):
         members["target"] = draw(choice("path", "key")) == "path" and {"path": path_ref(draw, state)} or \
@@ -449,7 +450,7 @@ def add_call(draw: st.DrawFn, state: StreamState, call_id: str | None = None) ->
     """A tool_call; with ``call_id``, a duplicate native ID (valid, ASR-262)."""
     source = "native" if call_id else draw(choice("native", "derived"))
     call_id = call_id or state.fresh("call_")
-    members: dict = {"callId": call_id, "callIdSource": source}
+    members: dict[str, Any] = {"callId": call_id, "callIdSource": source}
     if draw(st.integers(0, 5)) == 0:
         members["capture"] = {"name": {"state": "absent"}}
     else:
@@ -480,7 +481,7 @@ def add_call(draw: st.DrawFn, state: StreamState, call_id: str | None = None) ->
 
 def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None:
     """A tool_result for ``call_id`` (exact or derived linkage), or an orphan when None."""
-    members: dict = {"status": draw(open_enum("completed", "failed", "denied", "cancelled", "interrupted", "unknown"))}
+    members: dict[str, Any] = {"status": draw(open_enum("completed", "failed", "denied", "cancelled", "interrupted", "unknown"))}
     pairable = call_id is not None and state.call_counts.get(call_id) == 1
     if pairable:
         members["callId"] = call_id
@@ -505,7 +506,7 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
         members["capture"] = {"content": {"state": "truncated", "originalBytes": draw(st.integers(1, 10**9)),
                                           "blob": "sha256:4f2a9c"}}
     if draw(st.booleans()):
-        exec_: dict = {"command": draw(COMMANDS)}
+        exec_: dict[str, Any] = {"command": draw(COMMANDS)}
         if draw(st.booleans()):
             exec_["exitCode"] = draw(choice(0, 1, 101, -(2**31), 2**32 - 1))
         if draw(st.booleans()):
@@ -560,7 +561,7 @@ def add_orphan_result(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_permission(draw: st.DrawFn, state: StreamState, call_id: str | None = None) -> None:
-    members: dict = {"requestId": state.fresh("perm_")}
+    members: dict[str, Any] = {"requestId": state.fresh("perm_")}
     if call_id is not None and call_id not in state.compact_calls:
         members["subject"] = {"callId": call_id}
         state.permission_calls.add(call_id)
@@ -603,7 +604,7 @@ def add_permission_revision(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
     mode = draw(open_enum("questions", "form", "url"))
-    members: dict = {"requestId": state.fresh("req_"), "mode": mode}
+    members: dict[str, Any] = {"requestId": state.fresh("req_"), "mode": mode}
     whole_secret = draw(st.integers(0, 4)) == 0  # the request as a whole asks for a secret: no value recorded
     if whole_secret:
         members.update(secret=True, status=draw(choice("answered", "declined")))
@@ -643,7 +644,7 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
 def add_terminal(draw: st.DrawFn, state: StreamState) -> None:
     if state.terminals and draw(st.booleans()):
         terminal_id = pick(draw, sorted(state.terminals))
-        members: dict = {"terminalId": terminal_id, "supersedes": state.terminals[terminal_id],
+        members: dict[str, Any] = {"terminalId": terminal_id, "supersedes": state.terminals[terminal_id],
                          "status": draw(open_enum("exited", "killed", "stopped", "unknown"))}
         if draw(st.booleans()):
             members["exitCode"] = draw(choice(0, 1, -(2**31), 2**32 - 1))
@@ -673,7 +674,7 @@ def record_later_terminals(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_hook(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {"event": draw(open_enum("pre_tool_use", "post_tool_use", "stop", "session_start",
+    members: dict[str, Any] = {"event": draw(open_enum("pre_tool_use", "post_tool_use", "stop", "session_start",
                                              "workspace_setup"))}
     if draw(st.booleans()):
         members.update(handlerKind=draw(open_enum("command", "prompt", "http")), command="cargo fmt --check",
@@ -687,14 +688,14 @@ def add_hook(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_message(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {"role": draw(choice("user", "assistant")), "content": draw(content_parts)}
+    members: dict[str, Any] = {"role": draw(choice("user", "assistant")), "content": draw(content_parts)}
     maybe(draw, members, MESSAGE_OPTIONAL)
     record = state.add(draw, "message", **members)
     state.messages.append(record["id"])
 
 
 def add_compaction(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["trigger"] = "auto"  # compaction.trigger: what caused the compaction
     if draw(st.booleans()):
@@ -744,7 +745,7 @@ def steps(max_steps: int, min_steps: int = 0) -> st.SearchStrategy[list[str]]:
 
 @st.composite
 def valid_streams(draw: st.DrawFn, max_steps: int = 25, text: st.SearchStrategy[str] = words,
-                  min_steps: int = 0) -> list[dict]:
+                  min_steps: int = 0) -> list[dict[str, Any]]:
     """A valid stream as a list of records (header first); ``min_steps`` only for measuring what the
     strategy reaches (long streams hold more in fewer draws, and are within its reach)."""
     state = StreamState(text=text)
@@ -761,7 +762,7 @@ def add_call_with_two_results(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_error_state(draw: st.DrawFn, state: StreamState) -> None:
     """state error with a stopReason beside it (and maybe the error's details): what ASR-168's SHOULD allows."""
-    members: dict = {"state": "error", "stopReason": draw(open_enum("error", "max_tokens", "refusal"))}
+    members: dict[str, Any] = {"state": "error", "stopReason": draw(open_enum("error", "max_tokens", "refusal"))}
     if draw(st.booleans()):
         members["error"] = state_error(draw, state)
     state.add(draw, "state", **members)
@@ -780,7 +781,7 @@ ADVERSARIAL_FEATURES = frozenset({
 
 
 @st.composite
-def adversarial_streams(draw: st.DrawFn, max_steps: int = 25, min_steps: int = 0) -> list[dict]:
+def adversarial_streams(draw: st.DrawFn, max_steps: int = 25, min_steps: int = 0) -> list[dict[str, Any]]:
     """Valid streams that naive validators reject: every string Unicode, and the
     constructs above forced in (duplicate native IDs, two results for one call, stopReason
     beside state error, records after ended, orphans, dangling calls, pending permissions,

@@ -8,6 +8,8 @@ differ, is shrunk, and is written as a reader case that replays with ``--cases``
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from hypothesis import given
 
@@ -28,7 +30,7 @@ def test_reader_views_of_streams_with(asr_reader_fuzz, asr_record, feature: str)
 
     @asr_reader_fuzz.settings
     @given(reader_streams(feature))
-    def agrees(records: list[dict]) -> None:
+    def agrees(records: list[dict[str, Any]]) -> None:
         asr_reader_fuzz.expect_view(records, serialize(records), f"fuzz-{feature}",
                                     f"a valid stream with {chosen.description}", chosen.rules)
 
@@ -38,7 +40,7 @@ def test_reader_views_of_streams_with(asr_reader_fuzz, asr_record, feature: str)
 def test_reader_views_of_valid_streams(asr_reader_fuzz, asr_record) -> None:
     @asr_reader_fuzz.settings
     @given(valid_streams(max_steps=15))
-    def agrees(records: list[dict]) -> None:
+    def agrees(records: list[dict[str, Any]]) -> None:
         asr_reader_fuzz.expect_view(records, serialize(records), "fuzz-valid", "a valid generated stream",
                                     READER_RULES)
 
@@ -48,7 +50,7 @@ def test_reader_views_of_valid_streams(asr_reader_fuzz, asr_record) -> None:
 def test_reader_views_of_adversarial_streams(asr_reader_fuzz, asr_record) -> None:
     @asr_reader_fuzz.settings
     @given(adversarial_streams(max_steps=15))
-    def agrees(records: list[dict]) -> None:
+    def agrees(records: list[dict[str, Any]]) -> None:
         asr_reader_fuzz.expect_view(records, serialize(records), "fuzz-adversarial",
                                     "a valid stream with duplicate native call IDs, records after ended, orphans, "
                                     "dangling calls, pending permissions and Unicode strings", READER_RULES)

@@ -10,6 +10,7 @@ Hypothesis within the shrink budget and written as a ready case file."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -27,7 +28,7 @@ pytestmark = [pytest.mark.conformance, pytest.mark.validator, pytest.mark.fuzz]
 def test_accepts_valid_streams(asr_fuzz) -> None:
     @asr_fuzz.settings
     @given(valid_streams())
-    def accepts(records: list[dict]) -> None:
+    def accepts(records: list[dict[str, Any]]) -> None:
         asr_fuzz.expect("valid", serialize(records), "accepts-valid", ["X-SHAPE"], "a valid stream built by construction")
 
     asr_fuzz.run(accepts)
@@ -36,7 +37,7 @@ def test_accepts_valid_streams(asr_fuzz) -> None:
 def test_accepts_adversarial_valid_streams(asr_fuzz) -> None:
     @asr_fuzz.settings
     @given(adversarial_streams())
-    def accepts(records: list[dict]) -> None:
+    def accepts(records: list[dict[str, Any]]) -> None:
         asr_fuzz.expect("valid", serialize(records), "accepts-adversarial", ["ASR-262", "ASR-264", "ASR-168"],
                         "a valid stream with duplicate native call IDs, two results for one call, stopReason "
                         "beside state error, records after ended, orphans, dangling calls, pending permissions, "
@@ -53,7 +54,7 @@ def test_rejects_mutated_streams(asr_fuzz, rule: str) -> None:
 
     @asr_fuzz.settings
     @given(valid_streams(max_steps=12), st.data())
-    def rejects(records: list[dict], data: st.DataObject) -> None:
+    def rejects(records: list[dict[str, Any]], data: st.DataObject) -> None:
         mutation = mutate(mutator, data.draw, records, rule)
         mode = drawn_mode(rule)
         # A mode resting on an open assumption is reported, not scored (cases/README.md, Scoring policy).
@@ -70,7 +71,7 @@ def test_survives_damaged_bytes(asr_fuzz, kind: str) -> None:
 
     @asr_fuzz.settings
     @given(valid_streams(max_steps=6), st.data())
-    def survives(records: list[dict], data: st.DataObject) -> None:
+    def survives(records: list[dict[str, Any]], data: st.DataObject) -> None:
         mutation = explain(records, damage(data.draw, serialize(records)), "damage", kind)
         asr_fuzz.expect_damaged(mutation.data, f"damaged-{kind}", f"a valid stream with {kind} damage", kind=kind,
                                 mutation=mutation)

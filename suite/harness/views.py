@@ -80,7 +80,7 @@ def check_view(view: Any) -> str | None:
 COMPARED_AS = "comparedAs"
 
 
-def compare_views(expected: dict, actual: dict, partial: Iterable[str] = ()) -> list[Difference]:
+def compare_views(expected: dict[str, Any], actual: dict[str, Any], partial: Iterable[str] = ()) -> list[Difference]:
     """Every difference between an expected view and an actual view, in document order.
 
     ``partial``: JSON pointers into the expected view where an object is compared
@@ -90,13 +90,13 @@ def compare_views(expected: dict, actual: dict, partial: Iterable[str] = ()) -> 
     return found
 
 
-def comparison(schema: dict | None) -> str | None:
+def comparison(schema: dict[str, Any] | None) -> str | None:
     """How an object under ``schema`` is compared: "whole", "keys" or None (member by member)."""
     branch = _object_branch(schema) if schema is not None else None
     return branch.get(COMPARED_AS) if branch is not None else None
 
 
-def _compare(expected: Any, actual: Any, path: str, schema: dict | None, partial: frozenset[str],
+def _compare(expected: Any, actual: Any, path: str, schema: dict[str, Any] | None, partial: frozenset[str],
              found: list[Difference]) -> None:
     if not isinstance(expected, dict):
         if not same_json(expected, actual):
@@ -211,7 +211,7 @@ def check_partial_view(expected: Any, partial: Iterable[str] = ()) -> list[str]:
     return problems
 
 
-def _check_partial(value: Any, schema: dict, path: str, partial: frozenset[str], reached: set[str],
+def _check_partial(value: Any, schema: dict[str, Any], path: str, partial: frozenset[str], reached: set[str],
                    problems: list[str]) -> None:
     how = comparison(schema) if isinstance(value, dict) else None
     if path in partial and how is not None:
@@ -233,14 +233,14 @@ def _check_partial(value: Any, schema: dict, path: str, partial: frozenset[str],
         problems.append(f"{path}: {problem.removeprefix('(top level): ')}")
 
 
-def _resolve(schema: dict) -> dict:
+def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     reference = schema.get("$ref")
     if isinstance(reference, str) and reference.startswith("#/$defs/"):
         return view_schema()["$defs"][reference.rsplit("/", 1)[-1]]
     return schema
 
 
-def _object_branch(schema: dict) -> dict | None:
+def _object_branch(schema: dict[str, Any]) -> dict[str, Any] | None:
     """The part of ``schema`` that describes an object (through $ref and anyOf), if any."""
     schema = _resolve(schema)
     for branch in schema.get("anyOf", ()):
@@ -253,7 +253,7 @@ def _object_branch(schema: dict) -> dict | None:
     return None
 
 
-def _member_schema(schema: dict, name: str) -> dict | None:
+def _member_schema(schema: dict[str, Any], name: str) -> dict[str, Any] | None:
     """The schema of member ``name`` of an object schema, or None when it allows no such member."""
     properties = schema.get("properties", {})
     if name in properties:

@@ -76,7 +76,7 @@ class CertificationSession:
         self.stale: list[tuple[str, Expectation]] = []
         self.comparison: Comparison | None = None
         self.written: dict[str, Path] = {}
-        self.verdicts: list[dict] = []
+        self.verdicts: list[dict[str, Any]] = []
         #: The name and version each persistent implementation gave in its handshake, by key.
         self.handshakes: dict[str, tuple[str, str | None]] = {}
         interval = float(config.getoption("asr_progress", 0) or 0)
@@ -269,7 +269,7 @@ class CertificationSession:
         except ReportFolderError as error:
             self.reasons.append(str(error))
 
-    def _describe(self, target: Target) -> dict:
+    def _describe(self, target: Target) -> dict[str, Any]:
         name, version = target.name, target.version
         handshake = self.handshakes.get(target.key)
         if handshake and handshake[0] and not target.source.endswith(".toml"):

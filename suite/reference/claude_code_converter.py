@@ -63,7 +63,7 @@ def _finite(text: str) -> float:
     return value
 
 
-def read_entries(data: bytes) -> list[tuple[int, dict]]:
+def read_entries(data: bytes) -> list[tuple[int, dict[str, Any]]]:
     """The transcript's lines as (line number, object); refuses anything else."""
     if not data.strip():
         raise Refused("the input is empty; a transcript has at least one line")
@@ -122,7 +122,7 @@ def fits(value: Any, depth: int = 0) -> bool:
     return False
 
 
-def _string(entry: dict, key: str) -> str | None:
+def _string(entry: dict[str, Any], key: str) -> str | None:
     value = entry.get(key)
     return value if isinstance(value, str) and value else None
 
@@ -133,17 +133,17 @@ def _string(entry: dict, key: str) -> str | None:
 class Conversion:
     """One pass over a transcript's entries, in file order."""
 
-    def __init__(self, entries: list[tuple[int, dict]], digest: str) -> None:
+    def __init__(self, entries: list[tuple[int, dict[str, Any]]], digest: str) -> None:
         self.entries = entries
         self.digest = digest
-        self.records: list[dict] = []
+        self.records: list[dict[str, Any]] = []
         self.lossy: set[str] = set()
         self.uuids = {e["uuid"] for _, e in entries if isinstance(e.get("uuid"), str)}
         self.call_counts = Counter(
             block["id"] for _, e in entries for block in _blocks(e)
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str)
         )
-        self.questions: dict[str, dict] = {}
+        self.questions: dict[str, dict[str, Any]] = {}
         self.agent_version: str | None = None
         self.title: str | None = None
         self.permission_mode: str | None = None
@@ -156,7 +156,7 @@ class Conversion:
         record.update(members)
         self.records.append(record)
 
-    def run(self) -> list[dict]:
+    def run(self) -> list[dict[str, Any]]:
         session_id = next((s for _, e in self.entries if (s := _string(e, "sessionId"))), None)
         if session_id is None:
             raise Refused("no line carries a sessionId; this is not a Claude Code session transcript")
@@ -164,7 +164,7 @@ class Conversion:
             self.entry(number, entry)
         return [self.header(session_id), *self.records]
 
-    def header(self, session_id: str) -> dict:
+    def header(self, session_id: str) -> dict[str, Any]:
         version = next((v for _, e in self.entries if (v := _string(e, "version"))), None)
         agent_id = self.subagent_id()
         started = next((e["timestamp"] for _, e in self.entries if e.get("timestamp") is not None), None)
@@ -208,7 +208,7 @@ class Conversion:
         """ASR-006: opaque; derived from the input so that a conversion is repeatable."""
         return "conv-" + self.digest[:12]
 
-    def root(self) -> dict | None:
+    def root(self) -> dict[str, Any] | None:
         """The working directory the transcript records first, with its branch (ASR-159)."""
         first = next((e for _, e in self.entries if _string(e, "cwd")), None)
         if first is None:
@@ -235,7 +235,7 @@ class Conversion:
         if any(_string(e, key) not in (None, first) for _, e in self.entries):
             self.lossy.add(f"claude-code.{key}")
 
-    def entry(self, number: int, entry: dict) -> None:
+    def entry(self, number: int, entry: dict[str, Any]) -> None:
         kind = entry["type"]
         ts = entry.get("timestamp")
         if kind == "summary":
@@ -250,7 +250,7 @@ class Conversion:
         else:
             self.lossy.add(f"claude-code.{kind}")
 
-    def summary(self, number: int, entry: dict) -> None:
+    def summary(self, number: int, entry: dict[str, Any]) -> None:
         """A summary whose leafUuid names no line of this file was written for another session."""
         title = entry.get("summary")
         if not isinstance(title, str):
@@ -262,14 +262,14 @@ class Conversion:
             self.title = title
             self.emit("session_info", None, title=title)
 
-    def permission(self, entry: dict, ts: str | None) -> None:
+    def permission(self, entry: dict[str, Any], ts: str | None) -> None:
         """The permission mode in force where the source records it: a snapshot (ASR-187)."""
         mode = _string(entry, "permissionMode")
         if mode is not None and mode != self.permission_mode:
             self.permission_mode = mode
             self.emit("config_change", ts, snapshot=True, permissionMode=mode)
 
-    def agent_version_change(self, entry: dict, ts: str | None) -> None:
+    def agent_version_change(self, entry: dict[str, Any], ts: str | None) -> None:
         version = _string(entry, "version")
         if version is None:
             return
@@ -277,7 +277,7 @@ class Conversion:
             self.emit("declaration", ts, agentVersion=version)
         self.agent_version = version
 
-    def message(self, number: int, entry: dict, ts: str | None) -> None:
+    def message(self, number: int, entry: dict[str, Any], ts: str | None) -> None:
         message = entry.get("message")
         if not isinstance(message, dict):
             raise Refused(f"line {number}: the {entry['type']} line has no message object")
@@ -290,7 +290,7 @@ class Conversion:
             self.lossy.add("inference")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         results = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result")
-        parts: list[dict] = []
+        parts: list[dict[str, Any]] = []
         for index, block in enumerate(blocks):
             if not isinstance(block, dict) or not isinstance(block.get("type"), str):
                 raise Refused(f"line {number}: content block {index} has no type")
@@ -314,7 +314,7 @@ class Conversion:
             else:
                 self.lossy.add(f"content.{kind}")
 
-    def tool_call(self, number: int, index: int, entry: dict, block: dict, ts: str | None) -> None:
+    def tool_call(self, number: int, index: int, entry: dict[str, Any], block: dict[str, Any], ts: str | None) -> None:
         call_id, name = block.get("id"), block.get("name")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
             raise Refused(f"line {number}: tool_use block {index} lacks an id or a name")
@@ -336,7 +336,7 @@ class Conversion:
         if name == "AskUserQuestion" and self.call_counts[call_id] == 1 and isinstance(block.get("input"), dict):
             self.questions[call_id] = block["input"]
 
-    def tool_result(self, number: int, index: int, block: dict, raw: Any, has_raw: bool, ts: str | None) -> None:
+    def tool_result(self, number: int, index: int, block: dict[str, Any], raw: Any, has_raw: bool, ts: str | None) -> None:
         native = block.get("tool_use_id")
         members: dict[str, Any] = {}
         if native is None:
@@ -361,7 +361,7 @@ class Conversion:
         if members.get("linkage") == "exact" and native in self.questions and has_raw:
             self.input_request(native, self.questions.pop(native), raw, ts)
 
-    def input_request(self, call_id: str, arguments: dict, raw: Any, ts: str | None) -> None:
+    def input_request(self, call_id: str, arguments: dict[str, Any], raw: Any, ts: str | None) -> None:
         """AskUserQuestion and the answers its result records (toolUseResult.answers); IDs by position."""
         asked = [q for q in arguments.get("questions") or () if isinstance(q, dict) and isinstance(q.get("question"), str)]
         answers = raw.get("answers") if isinstance(raw, dict) else None
@@ -386,7 +386,7 @@ class Conversion:
         self.emit("input_request", ts, requestId=call_id, idSource="derived", callId=call_id, mode="questions",
                   questions=questions, status="answered", answers=given)
 
-    def result_content(self, number: int, index: int, content: Any) -> list[dict]:
+    def result_content(self, number: int, index: int, content: Any) -> list[dict[str, Any]]:
         """What the model received: the result block's text (ASR-259)."""
         if isinstance(content, str):
             return [{"type": "text", "text": content}]
@@ -403,7 +403,7 @@ class Conversion:
         return parts
 
 
-def _blocks(entry: dict) -> Iterable[dict]:
+def _blocks(entry: dict[str, Any]) -> Iterable[dict[str, Any]]:
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):
@@ -449,7 +449,7 @@ def serve(stdin: TextIO, stdout: TextIO) -> int:
     folder = Path(tempfile.mkdtemp(prefix=f"{NAME}-"))
     previous: Path | None = None
 
-    def reply(message: dict) -> None:
+    def reply(message: dict[str, Any]) -> None:
         stdout.write(json.dumps(message) + "\n")
         stdout.flush()
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
@@ -129,7 +130,7 @@ class Fidelity:
         return self.not_checked.removeprefix("not checked: ").strip()
 
 
-def stream_records(stream: bytes) -> list[dict] | None:
+def stream_records(stream: bytes) -> list[dict[str, Any]] | None:
     """The stream's records, or None when it is not JSON Lines of objects (the output test says why).
 
     Lines end at LF only: U+0085, U+2028 and the other breaks ``str.splitlines`` knows may stand

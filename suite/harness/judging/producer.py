@@ -295,7 +295,7 @@ def _label(record: object) -> tuple[str, str]:
     return (f"{kind} {record['id']}" if isinstance(record.get("id"), str) else kind), kind
 
 
-def _comparable(record: dict) -> dict:
+def _comparable(record: dict[str, Any]) -> dict[str, Any]:
     """The record without producer.instance, the one member that may name the run."""
     producer = record.get("producer")
     if isinstance(producer, dict) and "instance" in producer:

@@ -12,6 +12,7 @@ import calendar
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from asr_conformance.reference.checks.context import RecordContext
 from asr_conformance.reference.stream import MAX_SAFE_INTEGER
@@ -98,7 +99,7 @@ TIMESTAMP = Kind("an RFC 3339 timestamp with an offset", test=is_timestamp)
 FieldTable = Mapping[str, "Kind | tuple[Kind, str]"]
 
 
-def check_members(ctx: RecordContext, obj: dict, table: FieldTable, pointer: str = "") -> None:
+def check_members(ctx: RecordContext, obj: dict[str, Any], table: FieldTable, pointer: str = "") -> None:
     """Report every present member whose value is not of its table's type.
 
     Walks whichever is shorter, the object's members or the table: this runs
@@ -143,7 +144,7 @@ def describe(value: object) -> str:
     return "an object"
 
 
-def require(ctx: RecordContext, obj: dict, names: tuple[str, ...], rule: str, what: str, pointer: str = "") -> bool:
+def require(ctx: RecordContext, obj: dict[str, Any], names: tuple[str, ...], rule: str, what: str, pointer: str = "") -> bool:
     """Report each missing member; True when all are present."""
     missing = [name for name in names if name not in obj]
     for name in missing:
@@ -152,7 +153,7 @@ def require(ctx: RecordContext, obj: dict, names: tuple[str, ...], rule: str, wh
 
 
 def one_of_values(
-    ctx: RecordContext, obj: dict, name: str, allowed: tuple[str, ...], rule: str, pointer: str = ""
+    ctx: RecordContext, obj: dict[str, Any], name: str, allowed: tuple[str, ...], rule: str, pointer: str = ""
 ) -> None:
     """A closed enumeration: any other string is an error."""
     value = obj.get(name)
