@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -73,12 +73,15 @@ MODES: dict[str, dict[str, Mode]] = {}
 _DRAWN: dict[str, Mode] = {}
 
 
-def modes(rule: str, names: tuple[str, ...] = (), **declared: tuple[str, ...] | str | dict[str, Any]) -> None:
+def modes(rule: str, names: tuple[str, ...] = (), /, **declared: object) -> None:
     """Declare a mutator's modes: ``mode="defect"`` or ``mode={"defect": ..., "assumptions": (...),
-    "names": (...)}``.  ``names`` given here applies to every mode without its own."""
+    "names": (...)}``.  ``names`` given here applies to every mode without its own.  (Each mode is
+    typed ``object``: mypy joins a ``**{...}`` literal's mixed values to a type no narrower.)"""
     table = MODES.setdefault(rule, {})
-    for name, spec in declared.items():
-        spec = {"defect": spec} if isinstance(spec, str) else dict(spec)
+    for name, given in declared.items():
+        if not isinstance(given, str | Mapping):
+            raise TypeError(f"mode {rule}/{name}: a defect name or a mapping, not {given!r}")
+        spec: Mapping[str, Any] = {"defect": given} if isinstance(given, str) else given
         table[name] = Mode(rule, name, spec.get("defect", f"{rule}/{name}"),
                            tuple(spec.get("assumptions", RULE_ASSUMPTIONS.get(rule, ()))),
                            tuple(spec.get("names", names or (rule,))))

@@ -153,7 +153,7 @@ def append_carrier(draw: st.DrawFn, records: Records, text: str) -> dict[str, An
     return append(records, "config_change", mode=text)
 
 
-SIMPLE_RECORDS = (
+SIMPLE_RECORDS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("state", {"state": "running"}),
     ("session_info", {"title": "Fix failing parser test"}),
     ("config_change", {"effort": "high"}),
@@ -184,7 +184,7 @@ modes("ASR-003", **{
 })
 modes("ASR-018", all="id-not-a-record-id")
 modes("ASR-032", all="integer-outside-safe-range")
-modes("ASR-075", names=("ASR-075", "ASR-182"), all="continuation-not-a-turn-ref")
+modes("ASR-075", ("ASR-075", "ASR-182"), all="continuation-not-a-turn-ref")
 modes("ASR-076", **{
     "decider": "actor-not-an-object",
     "answeredBy": "actor-not-an-object",
@@ -534,7 +534,7 @@ def head_not_a_context_reference(draw: st.DrawFn, records: Records) -> bytes:
 def declaration_declares_nothing(draw: st.DrawFn, records: Records) -> bytes:
     """A declaration contains none of its defined members."""
     stream = copied(records)
-    extra = draw(
+    extra: dict[str, Any] = draw(
         st.sampled_from([{}, {"ts": "2026-10-26T14:10:19.006Z"}, {"_meta": {"dev.example": {"note": "x"}}},
                          {"note": "new root"}, {"root": {"id": "lib", "path": "/work/lib"}}, {"level": "metadata"}])
     )
@@ -752,7 +752,7 @@ def config_change_changes_nothing(draw: st.DrawFn, records: Records) -> bytes:
 def instructions_without_kind_or_body(draw: st.DrawFn, records: Records) -> bytes:
     """An instructions record lacks kind, or has none of content, tools, removed, digest or a capture.content state."""
     stream = copied(records)
-    body = draw(st.sampled_from([{"removed": ["mcp__github__list_issues"]}, {"tools": [{"name": "Bash"}]},
+    body: dict[str, Any] = draw(st.sampled_from([{"removed": ["mcp__github__list_issues"]}, {"tools": [{"name": "Bash"}]},
                                  {"capture": {"content": {"state": "absent"}}}]))
     how = draw(st.sampled_from(["no-kind", "kind-not-string", "no-body"]))
     if how == "no-kind":
@@ -760,7 +760,7 @@ def instructions_without_kind_or_body(draw: st.DrawFn, records: Records) -> byte
     elif how == "kind-not-string":
         append(stream, "instructions", kind=draw(non_strings), **body)
     else:
-        extra = draw(st.sampled_from([{}, {"name": "CLAUDE.md"}, {"scope": "session", "truncated": True},
+        extra: dict[str, Any] = draw(st.sampled_from([{}, {"name": "CLAUDE.md"}, {"scope": "session", "truncated": True},
                                       {"capture": {"tools": {"state": "absent"}}}]))
         append(stream, "instructions", kind=draw(st.sampled_from(["project", "system_prompt", "skill"])), **extra)
     return serialize(stream)
@@ -778,13 +778,14 @@ modes("ASR-188", **{
 def capability_incomplete(draw: st.DrawFn, records: Records) -> bytes:
     """A config_change capability lacks kind, name or op (or one is not a string)."""
     stream = copied(records)
-    capability: object = {"kind": "mcp_server", "name": "github", "op": "needs_auth"}
+    members: dict[str, object] = {"kind": "mcp_server", "name": "github", "op": "needs_auth"}
+    capability: object = members
     how = pick(draw, "ASR-188")
     member = draw(st.sampled_from(["kind", "name", "op"]))
     if how == "missing":
-        capability.pop(member)  # type: ignore[union-attr]
+        members.pop(member)
     elif how == "not-string":
-        capability[member] = draw(non_strings)  # type: ignore[index]
+        members[member] = draw(non_strings)
     else:
         capability = draw(st.sampled_from(["github", None, 1, ["mcp_server", "github", "install"]]))
     append(stream, "config_change", capability=capability, actor="harness")
@@ -848,9 +849,10 @@ def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) ->
     elif how == "conversation-id":
         entry = {"channel": "whatsapp", "kind": "group"}
     elif how == "conversation-channel":
-        entry = {"id": conversation_id, "kind": "direct"}
+        conversation: dict[str, object] = {"id": conversation_id, "kind": "direct"}
         if draw(st.booleans()):
-            entry["channel"] = draw(non_strings)
+            conversation["channel"] = draw(non_strings)
+        entry = conversation
     else:
         entry = draw(st.sampled_from(["c9", None, 1, ["c9"]]))
     if draw(st.booleans()):
@@ -873,7 +875,7 @@ def participant_or_conversation_redeclared(draw: st.DrawFn, records: Records) ->
     if how in ("participant-again", "conversation-again"):
         member = how.split("-")[0] + "s"
         known = sorted(declared_ids(stream, member))
-        if known and draw(st.booleans()):
+        if bool(known) and draw(st.booleans()):
             append(stream, "declaration", **{member: [_people_entry(member, draw(st.sampled_from(known)))]})
         else:
             twice = _people_entry(member, fresh_name(set(known), member[0]))
@@ -883,10 +885,10 @@ def participant_or_conversation_redeclared(draw: st.DrawFn, records: Records) ->
                 append(stream, "declaration", **{member: [twice]})
                 append(stream, "declaration", **{member: [dict(twice)]})
         return serialize(stream)
-    known = declared_ids(stream, "conversations")
-    conversation_id = fresh_name(known, "c")
+    declared = declared_ids(stream, "conversations")
+    conversation_id = fresh_name(declared, "c")
     if how == "parent-undeclared":
-        parent: object = fresh_name(known | {conversation_id}, "parent")
+        parent: object = fresh_name(declared | {conversation_id}, "parent")
     else:
         parent = draw(non_strings)
     append(stream, "declaration", conversations=[{"id": conversation_id, "channel": "slack", "kind": "thread",
@@ -1008,7 +1010,7 @@ def duplicate_key(draw: st.DrawFn, records: Records) -> bytes:
     record = stream[position]
     owner, member = record, None
     nested = [k for k, v in record.items() if isinstance(v, dict) and v]
-    if nested and draw(st.booleans()):
+    if bool(nested) and draw(st.booleans()):
         member = draw(st.sampled_from(sorted(nested)))
         owner = record[member]
     key = draw(st.sampled_from(sorted(owner)))
@@ -1109,7 +1111,7 @@ def id_missing_or_repeated(draw: st.DrawFn, records: Records) -> bytes:
 def timestamp_not_rfc3339(draw: st.DrawFn, records: Records) -> bytes:
     """ts (or another Timestamp: startedAt, error.resetAt) is not an RFC 3339 date-time with an offset."""
     stream = copied(records)
-    bad = draw(
+    bad: object = draw(
         st.sampled_from([
             "2026-10-26T14:02:11.204", "2026-10-26 14:02:11Z", "2026-02-29T10:00:00Z", "2026-04-31T00:00:00Z",
             "2026-13-01T00:00:00Z", "2026-10-26T24:00:00Z", "2026-10-26T14:02:11+0100", "2026-10-26T14:61:00Z",
@@ -1167,8 +1169,9 @@ def member_of_wrong_type(draw: st.DrawFn, records: Records) -> bytes:
         header(stream)["namespace"] = draw(st.sampled_from([1, True, ["ns"], {"ns": 1}]))
         return serialize(stream)
     if how.startswith("client"):
-        header(stream)["client"] = draw(st.sampled_from({"client": ["vscode", []], "client-without-name":
-                                                         [{"version": "1.0"}], "client-name": [{"name": 1}]}[how]))
+        clients: dict[str, list[object]] = {"client": ["vscode", []], "client-without-name": [{"version": "1.0"}],
+                                            "client-name": [{"name": 1}]}
+        header(stream)["client"] = draw(st.sampled_from(clients[how]))
         return serialize(stream)
     kind, members = simple_record(draw)
     if how == "meta":

@@ -62,7 +62,7 @@ def fresh_name(records: Records, prefix: str) -> str:
 
 def choose(draw: st.DrawFn, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
     """One of ``candidates``, or None (meaning: add a new record instead)."""
-    if candidates and draw(st.booleans()):
+    if bool(candidates) and draw(st.booleans()):
         return candidates[draw(st.integers(0, len(candidates) - 1))]
     return None
 
@@ -108,7 +108,7 @@ def new_result(draw: st.DrawFn, records: Records, call: dict[str, Any] | None = 
 def new_terminal(draw: st.DrawFn, records: Records, **members: object) -> dict[str, Any]:
     fields = {"terminalId": fresh_name(records, "term_m"), "kind": "shell", "command": draw(COMMANDS),
               "status": "running", "awaited": False}
-    return place(draw, records, "terminal", **{**fields, **members})
+    return place(draw, records, "terminal", after=1, **{**fields, **members})
 
 
 def new_hook(draw: st.DrawFn, records: Records) -> dict[str, Any]:
@@ -141,7 +141,8 @@ def results_with_exec(records: Records) -> list[dict[str, Any]]:
 def exec_of(draw: st.DrawFn, records: Records) -> dict[str, Any]:
     """The exec object of a result of the stream, or of a new result."""
     result = choose(draw, results_with_exec(records)) or new_result(draw, records, exec={"command": draw(COMMANDS)})
-    return result["exec"]
+    exec_object: dict[str, Any] = result["exec"]
+    return exec_object
 
 
 def call_entities(records: Records, call_id: str) -> list[dict[str, Any]]:
