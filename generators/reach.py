@@ -309,9 +309,10 @@ def _path_roots(value: object) -> Iterator[str]:
 
 
 def _declarations(records: list[dict[str, Any]]) -> Iterator[str]:
-    header_roots: set[str] = set()
-    declared_roots: set[str] = set()
-    conversations: set[str] = set()
+    # What the records name, as written: a defective stream may name None or a number.
+    header_roots: set[object] = set()
+    declared_roots: set[object] = set()
+    conversations: set[object] = set()
     levels = ("full", "redacted", "metadata")
     level = None
     content_seen = False
@@ -375,7 +376,7 @@ def _turns(records: list[dict[str, Any]]) -> Iterator[str]:
 
 
 def _terminals(records: list[dict[str, Any]]) -> Iterator[str]:
-    seen: set[str] = set()
+    seen: set[object] = set()
     recorded = {r.get("terminalId") for r in records if r.get("type") == "terminal"}
     if len({t for t in recorded if isinstance(t, str)}) > 1:
         yield "terminals:two-terminals"
@@ -395,7 +396,7 @@ _QUOTED = re.compile(r"(?<!\w)'(?:[^'\\]|\\.)*'(?!\w)|(?<!\w)\"(?:[^\"\\]|\\.)*\
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 
 
-def _number_class(match: re.Match) -> str:
+def _number_class(match: re.Match[str]) -> str:
     number = float(match.group(0))
     return "<zero>" if number == 0 else "<negative>" if number < 0 else "<positive>"
 

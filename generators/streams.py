@@ -18,13 +18,16 @@ Unicode in every string.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
 from asr_conformance.vocabulary.terms import CONTENT_LEVELS
+
+T = TypeVar("T")
 
 # --- small value strategies -------------------------------------------------------
 
@@ -57,7 +60,7 @@ def _index(size: int) -> st.SearchStrategy[int]:
     return st.integers(0, size - 1)
 
 
-def pick(draw: st.DrawFn, items: list | tuple | set) -> object:
+def pick(draw: st.DrawFn, items: Sequence[str] | set[str]) -> str:
     """One of ``items`` (which change as the stream grows, so no strategy is built per draw)."""
     ordered = sorted(items) if isinstance(items, set) else items
     return ordered[draw(_index(len(ordered)))]
@@ -68,7 +71,7 @@ def choice(*items: object) -> st.SearchStrategy:
     return st.sampled_from(items)
 
 
-def one_value(draw: st.DrawFn, *values: object) -> object:
+def one_value(draw: st.DrawFn, *values: T) -> T:
     """One of ``values`` (objects and arrays, which ``choice`` cannot cache), as a fresh copy."""
     return copy.deepcopy(values[draw(_index(len(values)))])
 
@@ -292,7 +295,7 @@ def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict[str, Any
     conversations = []
     for _ in range(draw(st.integers(1, 2))):
         conversation: dict[str, Any] = {"id": state.fresh("c"), "channel": draw(open_enum("whatsapp", "slack", "web"))}
-        if state.conversations and draw(st.booleans()):
+        if bool(state.conversations) and draw(st.booleans()):
             conversation["parent"] = pick(draw, state.conversations)
         maybe(draw, conversation, CONVERSATION_OPTIONAL)
         conversations.append(conversation)
@@ -301,7 +304,7 @@ def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict[str, Any
 
 
 def path_ref(draw: st.DrawFn, state: StreamState) -> dict[str, Any]:
-    root = pick(draw, state.roots) if state.roots and draw(st.booleans()) else None
+    root = pick(draw, state.roots) if bool(state.roots) and draw(st.booleans()) else None
     return {"root": root, "path": draw(choice(".", "src", "web/app"))}
 
 
@@ -340,7 +343,7 @@ def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
         members["title"] = None if draw(st.integers(0, 4)) == 0 else draw(state.text)
         if draw(st.booleans()):
             members["titleSource"] = draw(TITLE_SOURCES)
-    if state.messages and draw(st.booleans()):
+    if bool(state.messages) and draw(st.booleans()):
         head = pick(draw, state.messages)
         # a primary head, a primary and a lane, no primary but lanes, or heads cleared
         members["heads"] = one_value(draw, [head], [head, None], [None, head, state.messages[0]], None)
@@ -432,7 +435,7 @@ def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_memory_change(draw: st.DrawFn, state: StreamState) -> None:
-    cause = {"callId": pick(draw, sorted(state.calls))} if state.calls and draw(st.booleans()) else \
+    cause = {"callId": pick(draw, sorted(state.calls))} if bool(state.calls) and draw(st.booleans()) else \
         {"actor": draw(open_enum("human", "harness", "hook", "agent"))}
     members: dict[str, Any] = {"store": "auto_memory", "op": draw(open_enum("add", "update", "delete", "forget", "consolidate")),
                      "cause": cause}
@@ -483,7 +486,7 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
     """A tool_result for ``call_id`` (exact or derived linkage), or an orphan when None."""
     members: dict[str, Any] = {"status": draw(open_enum("completed", "failed", "denied", "cancelled", "interrupted", "unknown"))}
     pairable = call_id is not None and state.call_counts.get(call_id) == 1
-    if pairable:
+    if pairable and call_id is not None:
         members["callId"] = call_id
         members["linkage"] = "derived" if state.calls[call_id] == "derived" else "exact"
     elif call_id is not None and draw(st.integers(0, 2)) == 0:
@@ -518,7 +521,7 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
         if draw(st.integers(0, 3)) == 0:  # a terminal the stream records later
             exec_["terminalId"] = state.fresh("term_later_")
             state.later_terminals.append(exec_["terminalId"])
-        elif state.terminals and draw(st.booleans()):
+        elif bool(state.terminals) and draw(st.booleans()):
             exec_["terminalId"] = pick(draw, sorted(state.terminals))
         members["exec"] = exec_
     if draw(st.booleans()):
@@ -630,7 +633,7 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
         members.update(callId=pick(draw, sorted(state.calls)), idSource=draw(choice("native", "derived")))
     if draw(st.booleans()):
         members["blocking"] = draw(st.booleans())
-    if state.messages and draw(st.booleans()):
+    if bool(state.messages) and draw(st.booleans()):
         members["answerRef"] = pick(draw, state.messages)
     if draw(st.booleans()):
         members["answeredBy"] = draw(actors)
@@ -642,7 +645,7 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_terminal(draw: st.DrawFn, state: StreamState) -> None:
-    if state.terminals and draw(st.booleans()):
+    if bool(state.terminals) and draw(st.booleans()):
         terminal_id = pick(draw, sorted(state.terminals))
         members: dict[str, Any] = {"terminalId": terminal_id, "supersedes": state.terminals[terminal_id],
                          "status": draw(open_enum("exited", "killed", "stopped", "unknown"))}
@@ -681,7 +684,7 @@ def add_hook(draw: st.DrawFn, state: StreamState) -> None:
                        status=draw(open_enum("completed", "failed", "blocked")))
     if draw(st.booleans()):
         members["exitCode"] = draw(choice(0, 2, 2**32 - 1))
-    if state.calls and draw(st.booleans()):
+    if bool(state.calls) and draw(st.booleans()):
         members["callId"] = pick(draw, sorted(state.calls))
     maybe(draw, members, HOOK_OPTIONAL)
     state.add(draw, "hook", **only_one(draw, members, ("event",)))
@@ -704,7 +707,7 @@ def add_compaction(draw: st.DrawFn, state: StreamState) -> None:
 
 
 #: Record types the pages mention but define elsewhere, each with a member of its own: accepted as they are.
-MENTIONED_TYPES = {
+MENTIONED_TYPES: dict[str, dict[str, Any]] = {
     "file_change": {"path": {"root": None, "path": "src/lib.rs"}, "change": "modified"},
     "inference": {"model": "claude-sonnet-5-5", "usage": {"inputTokens": 1200}},
     "plan": {"entries": [{"content": "fix the parser", "status": "pending"}]},

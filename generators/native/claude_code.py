@@ -135,12 +135,14 @@ class Session:
             members["permissionMode"] = self.mode
         line = self.envelope("user", **members)
         self.add(line)
-        return line["uuid"]
+        uuid: str = line["uuid"]
+        return uuid
 
     def user_line(self, content: Any, **flags: Any) -> str:
         line = self.envelope("user", message={"role": "user", "content": content}, **flags)
         self.add(line)
-        return line["uuid"]
+        uuid: str = line["uuid"]
+        return uuid
 
     def response(self, blocks: list[dict[str, Any]], sidechain: bool = False, stop: str | None = "tool_use") -> list[str]:
         """One model response, one block per line (as Claude Code writes it), sharing message.id."""

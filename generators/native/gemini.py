@@ -25,6 +25,7 @@ any session's bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -211,7 +212,7 @@ class _Session:
     def tick(self, most_ms: int = 4000) -> str:
         return self.clock.tick(self.draw, most_ms)
 
-    def fresh(self, make: Any) -> str:
+    def fresh(self, make: Callable[[], str]) -> str:
         """A new ID: drawn once, then made unique without drawing again (shrinking draws the same value)."""
         value, extra = make(), 0
         while value in self.ids:
@@ -335,7 +336,7 @@ class _Session:
         root = f"/home/{draw(words)}/{draw(words)}"
         kind = draw(st.sampled_from(["read_file", "run_shell_command", "glob", "list_directory", "search_file_content",
                                      "replace", "write_todos", "google_web_search"]))
-        args: dict[str, Any] = {
+        makers: dict[str, Callable[[], dict[str, Any]]] = {
             "read_file": lambda: {"absolute_path": f"{root}/{draw(words)}.py"},
             "run_shell_command": lambda: {"command": draw(st.sampled_from(["npm test", "git status", "go vet ./..."])),
                                           "description": draw(_prose)},
@@ -347,7 +348,8 @@ class _Session:
             "write_todos": lambda: {"todos": [{"description": draw(_prose), "status": draw(st.sampled_from(
                 ["pending", "in_progress", "completed"]))} for _ in range(draw(st.integers(1, 3)))]},
             "google_web_search": lambda: {"query": self.text()},
-        }[kind]()
+        }
+        args = makers[kind]()
         return self.call(kind, args, status, result=result)
 
     def shell(self, code: int) -> dict[str, Any]:

@@ -44,7 +44,7 @@ from asr_conformance.fidelity.timestamps import parse_instant
 try:  # orjson is a dependency of the suite; the witness still works without it
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]  # the module or None: mypy types an import as the module
 
 FORMAT = "claude-code-jsonl"
 #: Line types only Claude Code writes; one of them must appear before the witness answers yes.
@@ -312,7 +312,7 @@ class _Reading:
             raise NotThisFormat(f"line {number}: a {line['type']} line without a message object")
         content = message.get("content")
         if isinstance(content, str):
-            blocks: list = [{"type": "text", "text": content}]
+            blocks: list[Any] = [{"type": "text", "text": content}]
         elif isinstance(content, list):
             blocks = content
         else:

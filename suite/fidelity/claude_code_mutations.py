@@ -46,7 +46,7 @@ def _encode(value: dict[str, Any]) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _blocks(value: Any) -> list:
+def _blocks(value: Any) -> list[Any]:
     message = value.get("message") if isinstance(value, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, list) else []

@@ -93,7 +93,7 @@ class CodexWitness:
 
     format = FORMAT
 
-    def accepts_format_name(self, name: str) -> bool:
+    def accepts_format_name(self, name: object) -> bool:
         """The canonical name and the plain variants vendors write (case, ``_``, ``.jsonl``)."""
         if not isinstance(name, str):
             return False

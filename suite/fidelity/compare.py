@@ -227,13 +227,13 @@ class Checker:
             if instant not in self.instants:
                 self.add("ASR-154", "nothing-invented",
                          f"header startedAt {started} is not a time the source records", record=header)
-            elif instant < parse_instant(facts.earliest_time):
+            elif instant is not None and (earliest := parse_instant(facts.earliest_time)) is not None and instant < earliest:
                 self.add("ASR-154", "exact-values",
                          f"header startedAt {started} is earlier than the first time the source records "
                          f"({facts.earliest_time})", record=header)
 
     def agent_version(self, header: dict[str, Any]) -> None:
-        agent = header.get("agent") if isinstance(header.get("agent"), dict) else {}
+        agent = header["agent"] if isinstance(header.get("agent"), dict) else {}
         version = agent.get("version")
         if version is not None and version not in self.facts.agent_versions:
             expected = ", ".join(map(_clip, self.facts.agent_versions)) or "none"
@@ -343,8 +343,8 @@ class Checker:
             if parent is None:
                 continue
             call_id = record.get("callId")
-            native = calls.get(call_id)
-            allowed = set(self.facts.parent_links.get(call_id, ())) | recorded.get(str(call_id), set())
+            native = calls.get(call_id) if isinstance(call_id, str) else None
+            allowed = set(self.facts.parent_links.get(call_id, ()) if isinstance(call_id, str) else ()) | recorded.get(str(call_id), set())
             if parent not in allowed:
                 self.add("ASR-275", "nothing-invented",
                          f"tool call {_clip(str(call_id))} has parentCallId {_clip(str(parent))}, a link the source does "
@@ -474,7 +474,7 @@ class Checker:
         return all(t in text for t in result.model_texts or ())
 
     def execution(self, result: NativeResult, record: dict[str, Any]) -> None:
-        exec_ = record.get("exec") if isinstance(record.get("exec"), dict) else {}
+        exec_ = record["exec"] if isinstance(record.get("exec"), dict) else {}
         if "exitCode" in exec_ and exec_["exitCode"] != result.exit_code:
             recorded = "records none" if result.exit_code is None else f"records {result.exit_code}"
             self.add("ASR-260", "nothing-invented",
@@ -576,7 +576,8 @@ class Checker:
         if self.policy.kind_policy == "source-only":
             recorded = {c.call_id: c.kind for c in self.facts.calls}
             for record in self.stream.all_calls:
-                kind, source = record.get("kind"), recorded.get(record.get("callId"))
+                call_id = record.get("callId")
+                kind, source = record.get("kind"), recorded.get(call_id) if isinstance(call_id, str) else None
                 if kind is not None and source != kind:
                     shown = _clip(source) if source is not None else "none"
                     self.add("ASR-253", "nothing-invented",
@@ -651,7 +652,7 @@ class Checker:
         for record in self.stream.records:
             permission = record.get("permission") if record.get("type") == "tool_result" else record
             if record.get("type") == "permission":
-                subject = record.get("subject") if isinstance(record.get("subject"), dict) else {}
+                subject = record["subject"] if isinstance(record.get("subject"), dict) else {}
                 call_id = subject.get("callId")
             else:
                 call_id = record.get("callId")

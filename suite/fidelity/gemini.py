@@ -55,7 +55,7 @@ import math
 import re
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeGuard
 
 from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Where
 
@@ -89,7 +89,7 @@ class GeminiWitness:
 
     format = FORMAT
 
-    def accepts_format_name(self, name: str) -> bool:
+    def accepts_format_name(self, name: object) -> bool:
         if not isinstance(name, str):
             return False
         return re.sub(r"[\s_.]+", "-", name.strip().lower()) in FORMAT_NAMES
@@ -144,7 +144,7 @@ def _loads(text: str) -> Any:
     return json.loads(text, parse_constant=_no_constant, parse_float=_finite)
 
 
-def is_timestamp(value: object) -> bool:
+def is_timestamp(value: object) -> TypeGuard[str]:
     if not isinstance(value, str) or (match := TIMESTAMP.fullmatch(value)) is None:
         return False
     year, month, day = int(match.group(1)), int(match.group(2)), int(match.group(3))
@@ -225,7 +225,7 @@ def _read_document(text: str, session: Session) -> None:
     lines = text.split("\n")
     for index, message in enumerate(value["messages"]):
         line, offset = _line_of(text, message.get("id") if isinstance(message, dict) else None, offset)
-        where = Where(line, _excerpt(lines[line - 1].strip()), f"/messages/{index}")
+        where = Where(line, _excerpt(lines[line - 1].strip()), pointer=f"/messages/{index}")
         _message(message, where, f"/messages/{index}", session)
 
 
@@ -264,12 +264,12 @@ def _read_lines(text: str, session: Session) -> None:
                 session.live = {}
                 for index, message in enumerate(value["$set"]["messages"]):
                     pointer = f"/$set/messages/{index}"
-                    _message(message, Where(number, where.excerpt, pointer), pointer, session)
+                    _message(message, Where(number, where.excerpt, pointer=pointer), pointer, session)
         elif isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str):
             _metadata(value, number, session)
             for index, message in enumerate(value.get("messages") or ()):
                 pointer = f"/messages/{index}"
-                _message(message, Where(number, where.excerpt, pointer), pointer, session)
+                _message(message, Where(number, where.excerpt, pointer=pointer), pointer, session)
         else:
             session.skipped["unknown records"] = session.skipped.get("unknown records", 0) + 1
 
@@ -410,7 +410,7 @@ def _facts(session: Session) -> SourceFacts:
             if message.get("thoughts"):
                 _count(facts.skipped, "thoughts")
             for index, call in enumerate(message.get("toolCalls") or ()):
-                _call(call, Where(where.line, where.excerpt, f"{copy.pointer}/toolCalls/{index}"), message,
+                _call(call, Where(where.line, where.excerpt, pointer=f"{copy.pointer}/toolCalls/{index}"), message,
                       stamps, facts)
         else:
             _count(facts.skipped, f"{kind} messages" if kind in MESSAGE_TYPES else "other messages")

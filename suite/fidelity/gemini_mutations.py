@@ -43,7 +43,7 @@ def _messages_in(value: Any) -> list[dict[str, Any]]:
         return []
     if isinstance(value.get("id"), str):
         return [value]
-    holder = value.get("$set") if isinstance(value.get("$set"), dict) else value
+    holder = value["$set"] if isinstance(value.get("$set"), dict) else value
     messages = holder.get("messages")
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 

@@ -17,7 +17,7 @@ from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
-from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
+from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.protocol import TooDeep, loads_bounded
 
 #: Largest input suffix kept on a staged copy (a converter may tell formats apart by it).
@@ -73,7 +73,7 @@ class OneShotValidator:
 
 
 #: Largest stream a one-shot producer may write, unless --max-output says otherwise.
-PRODUCER_STDOUT_LIMIT = containment.DEFAULT_MAX_OUTPUT
+PRODUCER_STDOUT_LIMIT = DEFAULT_MAX_OUTPUT
 
 
 #: A Python interpreter's dying words: a crash, even though the exit status is 1.

@@ -19,9 +19,10 @@ from pathlib import Path
 from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
 from asr_conformance.harness.containment import Box, Policy, UnsafeOutput
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, staged_suffix
+from asr_conformance.harness.oneshot import staged_suffix
 from asr_conformance.harness.processes import Child, spawn, wait_readable
 from asr_conformance.vocabulary import protocol
+from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
 
 #: Longest reply line the harness reads; longer is a flood.
 LINE_LIMIT = 8 * 1024 * 1024

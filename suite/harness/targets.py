@@ -19,9 +19,9 @@ from pathlib import Path
 
 from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.manifest import ManifestError, load_manifest
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, OneShotReader, OneShotValidator
+from asr_conformance.harness.oneshot import OneShotReader, OneShotValidator
 from asr_conformance.harness.persistent import PersistentValidator
-from asr_conformance.vocabulary.option_defaults import ROLES
+from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
 REFERENCE_SAMPLES = tuple(
@@ -79,14 +79,14 @@ class Target:
     def label(self) -> str:
         return " ".join(filter(None, [self.name, self.version]))
 
-    def validator(self, check_protocol: bool = False):
+    def validator(self, check_protocol: bool = False) -> PersistentValidator | OneShotValidator:
         if self.protocol == "persistent":
             return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
                                        pass_env=self.pass_env, policy=self.policy)
         return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
                                 self.placeholder, self.cwd, self.pass_env, self.policy)
 
-    def reader(self, check_protocol: bool = False):
+    def reader(self, check_protocol: bool = False) -> PersistentValidator | OneShotReader:
         if self.protocol == "persistent":
             return PersistentValidator(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
                                        role="reader", pass_env=self.pass_env, policy=self.policy)

@@ -65,7 +65,8 @@ class Difference:
 def view_schema() -> dict[str, Any]:
     """The published view schema (schemas/view.schema.json)."""
     text = resources.files("asr_conformance").joinpath("schemas", "view.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def check_view(view: Any) -> str | None:
@@ -236,7 +237,8 @@ def _check_partial(value: Any, schema: dict[str, Any], path: str, partial: froze
 def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     reference = schema.get("$ref")
     if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        return view_schema()["$defs"][reference.rsplit("/", 1)[-1]]
+        value: dict[str, Any] = view_schema()["$defs"][reference.rsplit("/", 1)[-1]]
+        return value
     return schema
 
 
@@ -257,10 +259,12 @@ def _member_schema(schema: dict[str, Any], name: str) -> dict[str, Any] | None:
     """The schema of member ``name`` of an object schema, or None when it allows no such member."""
     properties = schema.get("properties", {})
     if name in properties:
-        return properties[name]
+        value: dict[str, Any] | None = properties[name]
+        return value
     for pattern, member in schema.get("patternProperties", {}).items():
         if re.search(pattern, name):
-            return member
+            found: dict[str, Any] | None = member
+            return found
     names = schema.get("propertyNames")
     if isinstance(names, dict) and "pattern" in names and not re.search(names["pattern"], name):
         return None

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from asr_conformance import __version__
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
-from asr_conformance.harness.targets import ROLES, TargetError, resolve_targets
+from asr_conformance.harness.targets import TargetError, resolve_targets
+from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 from asr_conformance.vocabulary.untrusted import terminal_line
 
 EXIT_OK = 0

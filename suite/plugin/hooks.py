@@ -40,17 +40,15 @@ from asr_conformance.harness.fuzzing import (
     ensure_profiles,
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.limits import NAMES as LIMIT_NAMES
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
 from asr_conformance.plugin.classify import MODULES, classify
-from asr_conformance.plugin.entry import checkout_without_configuration
+from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
-    CONFORMANCE_DIR,
     RUN_DEADLINE_KEY,
     SEED_KEY,
     TARGETS_KEY,
@@ -65,6 +63,7 @@ from asr_conformance.plugin.run_config import (
 from asr_conformance.plugin.session import GATE_KEY, CertificationSession, WorkerCollections
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
 from asr_conformance.vocabulary.inline import inline_input
+from asr_conformance.vocabulary.option_defaults import LIMIT_NAMES
 from asr_conformance.vocabulary.rules import CatalogError, load_catalog
 from asr_conformance.vocabulary.untrusted import terminal_line
 
@@ -340,7 +339,8 @@ def _generated_params(config: pytest.Config) -> list[Any]:
 def _item_target(item: pytest.Item, targets: list[Target]) -> Target:
     callspec = getattr(item, "callspec", None)
     if callspec is not None and isinstance(callspec.params.get("asr_target"), Target):
-        return callspec.params["asr_target"]
+        value: Target = callspec.params["asr_target"]
+        return value
     return targets[0]
 
 
@@ -350,7 +350,8 @@ def result_id(item: pytest.Item, role: str) -> str:
     params = dict(callspec.params) if callspec is not None else {}
     for name in ("validator_case", "reader_case"):
         if isinstance(params.get(name), Case):
-            return params[name].id
+            value: str = params[name].id
+            return value
     parts = []
     for name, value in params.items():
         if name == "asr_target":

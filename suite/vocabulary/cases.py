@@ -63,13 +63,15 @@ class Case:
         """The expected view of a reader case (checked to be a JSON object when loaded)."""
         if self.expected_view is None:
             raise CorpusError(f"{self.id} is not a reader case: it has no expected view")
-        return json.loads(self.expected_view.read_text(encoding="utf-8"))
+        loaded: dict[str, Any] = json.loads(self.expected_view.read_text(encoding="utf-8"))
+        return loaded
 
 
 @cache
 def case_schema() -> dict[str, Any]:
     """The metadata schema is the suite's, whichever folder of cases is read."""
-    return json.loads((CORPUS_DIR / "schema" / "case.schema.json").read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads((CORPUS_DIR / "schema" / "case.schema.json").read_text(encoding="utf-8"))
+    return loaded
 
 
 def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:

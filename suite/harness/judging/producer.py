@@ -285,13 +285,13 @@ def _record(line: object) -> object:
     try:
         return json.loads(line)  # type: ignore[arg-type]
     except ValueError:
-        return bytes(line).decode("utf-8", "replace")  # type: ignore[arg-type]
+        return bytes(line).decode("utf-8", "replace")  # type: ignore[call-overload]  # a line is bytes: _ABSENT is the only other value
 
 
 def _label(record: object) -> tuple[str, str]:
     if not isinstance(record, dict):
         return "", ""
-    kind = record.get("type") if isinstance(record.get("type"), str) else "?"
+    kind: str = record["type"] if isinstance(record.get("type"), str) else "?"
     return (f"{kind} {record['id']}" if isinstance(record.get("id"), str) else kind), kind
 
 
