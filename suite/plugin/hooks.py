@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -204,7 +204,7 @@ def _configure_hypothesis(config: pytest.Config) -> None:
 
     problem = ensure_profiles()  # before Hypothesis' plugin loads a --hypothesis-profile (see entry.py)
     chosen = config.getoption("hypothesis_profile", None) or os.environ.get(PROFILE_VARIABLE) or None
-    if chosen is not None and chosen not in PROFILES and chosen not in settings._profiles:  # type: ignore[attr-defined]
+    if chosen is not None and chosen not in PROFILES and chosen not in settings._profiles:
         raise pytest.UsageError(f"asr-conformance: {PROFILE_VARIABLE}={chosen}: no such Hypothesis profile "
                                 f"(the suite's: {', '.join(PROFILES)})")
     if chosen == "asr-deep" and problem is not None:
@@ -214,7 +214,7 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     seed = config.getoption("hypothesis_seed", None)
     if hasattr(config, "workerinput"):
         seed = config.workerinput.get("asr_seed", seed)
-    elif seed is None and settings.default.derandomize is False and settings.default.database is None:
+    elif seed is None and (loaded := settings.default) is not None and loaded.derandomize is False and loaded.database is None:
         # A forced seed switches the example database off, so only profiles without one get it.
         import random
 
@@ -234,7 +234,7 @@ class _SeedToWorkers:
     def __init__(self, seed: object) -> None:
         self.seed = seed
 
-    def pytest_configure_node(self, node) -> None:
+    def pytest_configure_node(self, node: Any) -> None:  # xdist's WorkerController: xdist ships no types
         node.workerinput["asr_seed"] = self.seed
         node.workerinput["asr_run_deadline"] = node.config.stash.get(RUN_DEADLINE_KEY, None)
         node.workerinput["asr_staging"] = node.config.stash.get(STAGING_KEY, None)
@@ -280,7 +280,7 @@ def validator_cases(config: pytest.Config) -> list[Case]:
     return _cases(config, "validator")
 
 
-def _rule_marks(rules) -> list[pytest.MarkDecorator]:
+def _rule_marks(rules: Iterable[str]) -> list[pytest.MarkDecorator]:
     return [getattr(pytest.mark, rule) for rule in rules]
 
 
@@ -350,8 +350,8 @@ def result_id(item: pytest.Item, role: str) -> str:
     params = dict(callspec.params) if callspec is not None else {}
     for name in ("validator_case", "reader_case"):
         if isinstance(params.get(name), Case):
-            value: str = params[name].id
-            return value
+            case_id: str = params[name].id
+            return case_id
     parts = []
     for name, value in params.items():
         if name == "asr_target":
@@ -409,7 +409,7 @@ def _fuzzes(config: pytest.Config, target: Target, generated: GeneratedInput | N
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     """Each report of a conformance test carries the test's record; a failure the expectations file (or
     the baseline) lists is reported as an expected failure."""
     outcome = yield
@@ -467,7 +467,7 @@ def asr_record(request: pytest.FixtureRequest) -> Recorder:
 
 
 @pytest.fixture
-def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, asr_also_named,
+def asr_fuzz(request: pytest.FixtureRequest, asr_validator: object, asr_target: Target, asr_also_named: dict[str, set[str]],
              tmp_path: Path, asr_record: Recorder) -> Iterator[FuzzSession]:
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
@@ -484,7 +484,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
 
 
 @pytest.fixture
-def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader, asr_target: Target, tmp_path: Path,
+def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader: object, asr_target: Target, tmp_path: Path,
                     asr_record: Recorder) -> Iterator[ReaderFuzzSession]:
     """Runs a property of generated streams against the reader under test, the reference reader as oracle."""
     from hypothesis import settings

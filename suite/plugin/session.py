@@ -177,11 +177,11 @@ class CertificationSession:
     # -- progress ------------------------------------------------------------------
 
     @pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
-    def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         if self.active:
             self.progress.planned(ids)
 
-    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         if self.active:
             self.progress.started(nodeid)
 
@@ -286,7 +286,7 @@ class CertificationSession:
 
     # -- the terminal ----------------------------------------------------------
 
-    def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
         if not self.active:
             return
 

@@ -111,7 +111,7 @@ class Pairing:
 # --- reading -------------------------------------------------------------------
 
 
-def read_view(path: str | os.PathLike) -> dict[str, Any]:
+def read_view(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The reference view of the stream at ``path`` (see the module docstring for what raises)."""
     records, problems = read_records(StreamReader().read_path(os.fspath(path)))
     view = build_view(records, problems)

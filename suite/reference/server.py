@@ -21,7 +21,7 @@ from asr_conformance.vocabulary import protocol
 
 ROLES = ("validator", "reader") + (("producer",) if available() else ())
 #: A validator as a function: path -> (conforms, [{"rule", "seq"?, "message"?}, ...]).
-Judge = Callable[[str], "tuple[bool, list[dict]]"]
+Judge = Callable[[str], "tuple[bool, list[dict[str, Any]]]"]
 #: A reader as a function: path -> view (raises OSError or UnreadableStream when there is none).
 Reader = Callable[[str], dict[str, Any]]
 #: A producer as a function: path -> stream bytes (raises Refusal for input it will not convert).

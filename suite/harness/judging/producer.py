@@ -411,12 +411,20 @@ def _invented_derived_links(stream: bytes) -> Iterator[Problem]:
 
 
 class TargetLike(Protocol):
-    name: str
-    command: tuple[str, ...]
-    protocol: str
-    timeout: float
-    cwd: str | None
-    placeholder: str | None
+    """What a producer runner reads of a target (read-only: targets are frozen)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def command(self) -> tuple[str, ...]: ...
+    @property
+    def protocol(self) -> str: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def placeholder(self) -> str | None: ...
 
 
 class ProducerRunner:

@@ -253,7 +253,7 @@ def _check_extensions(ctx: RecordContext, extensions: object) -> None:
         check_members(ctx, extension, EXTENSION, pointer)
 
 
-def _declare_roots(ctx: RecordContext, index: StreamIndex, roots: list, pointer: str, rule: str) -> None:
+def _declare_roots(ctx: RecordContext, index: StreamIndex, roots: list[Any], pointer: str, rule: str) -> None:
     """ASR-158 / ASR-166: roots have new, well-formed IDs and null-or-absolute paths."""
     for position, root in enumerate(roots):
         where = f"{pointer}/{position}"

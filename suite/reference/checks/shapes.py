@@ -12,7 +12,7 @@ import calendar
 import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from asr_conformance.reference.checks.context import RecordContext
 from asr_conformance.reference.stream import MAX_SAFE_INTEGER
@@ -42,7 +42,7 @@ class Kind:
         return Kind(f"{self.words} or {other.words}", self.plain | other.plain, test)
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
@@ -66,7 +66,7 @@ CONTENT_PARTS = OBJECTS
 #: Actor references are objects (stated: config_change.actor "is not" one because it is a string).
 ACTOR = OBJECT
 SAFE_INTEGER = Kind(
-    "a safe integer", test=lambda v: is_int(v) and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER  # type: ignore[operator]
+    "a safe integer", test=lambda v: is_int(v) and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER
 )
 
 _TIMESTAMP = re.compile(
@@ -107,18 +107,18 @@ def check_members(ctx: RecordContext, obj: dict[str, Any], table: FieldTable, po
     if len(table) < len(obj):
         for name, spec in table.items():
             if name in obj:
-                kind = spec[0] if type(spec) is tuple else spec
+                kind = spec[0] if isinstance(spec, tuple) else spec
                 value = obj[name]
                 if type(value) not in kind.plain and (kind.test is None or not kind.test(value)):
                     _mismatch(ctx, name, value, spec, pointer)
     else:
         for name, value in obj.items():
-            spec = table.get(name)
-            if spec is None:
+            entry = table.get(name)
+            if entry is None:
                 continue
-            kind = spec[0] if type(spec) is tuple else spec
+            kind = entry[0] if isinstance(entry, tuple) else entry
             if type(value) not in kind.plain and (kind.test is None or not kind.test(value)):
-                _mismatch(ctx, name, value, spec, pointer)
+                _mismatch(ctx, name, value, entry, pointer)
 
 
 def _mismatch(ctx: RecordContext, name: str, value: object, spec: Kind | tuple[Kind, str], pointer: str) -> None:

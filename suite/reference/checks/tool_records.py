@@ -258,7 +258,7 @@ def _check_exec(ctx: RecordContext, index: StreamIndex, exec_: dict[str, Any]) -
 def check_exit_code(ctx: RecordContext, holder: dict[str, Any], pointer: str) -> None:
     """exitCode lies between -2^31 and 2^32-1 (the exec table; filed under ASR-260)."""
     code = holder.get("exitCode")
-    if is_int(code) and not EXIT_CODE_MIN <= code <= EXIT_CODE_MAX:  # type: ignore[operator]
+    if is_int(code) and not EXIT_CODE_MIN <= code <= EXIT_CODE_MAX:
         ctx.error("ASR-260", f"exitCode {code} is outside the range of exit statuses, -2^31 to 2^32-1",
                   f"{pointer}/exitCode")
 
@@ -336,7 +336,7 @@ def check_input_request(ctx: RecordContext, index: StreamIndex) -> None:
     require(ctx, request, ("requestId", "mode"), "ASR-282", "an input_request")
     if request.get("mode") == "questions" and "questions" not in request:
         ctx.error("ASR-282", "mode is \"questions\", so the input_request must contain questions", "/questions")
-    questions = request.get("questions") if type(request.get("questions")) is list else []
+    questions = request["questions"] if type(request.get("questions")) is list else []
     secret_questions: set[str] = set()
     question_ids: set[str] = set()
     for position, question in enumerate(questions):
@@ -361,7 +361,7 @@ def check_input_request(ctx: RecordContext, index: StreamIndex) -> None:
                 if type(option) is dict and "label" not in option:
                     ctx.error("ASR-282", "each option must contain label", f"{where}/options/{number}/label")
     whole_secret = request.get("secret") is True
-    answers = request.get("answers") if type(request.get("answers")) is list else []
+    answers = request["answers"] if type(request.get("answers")) is list else []
     for position, answer in enumerate(answers):
         if type(answer) is not dict:
             continue
