@@ -140,7 +140,7 @@ def _key(value: Any) -> str:
     return json.dumps(["line", value.text if isinstance(value, Raw) else value], ensure_ascii=False, default=str)
 
 
-def _line_changes(index: int, before: dict, after: Any, before_line: bytes, line: bytes) -> list[Change]:
+def _line_changes(index: int, before: dict[str, Any], after: Any, before_line: bytes, line: bytes) -> list[Change]:
     if isinstance(after, Raw) or not isinstance(after, dict):
         return [_bytes_change(index, before_line, line)]
     if after.get("type") != before.get("type"):  # another record in its place

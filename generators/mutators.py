@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import copy
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import strategies as st
 
-Records = list[dict]
+Records = list[dict[str, Any]]
 Mutator = Callable[[st.DrawFn, Records], bytes]
 
 MUTATORS: dict[str, Mutator] = {}
@@ -72,12 +73,15 @@ MODES: dict[str, dict[str, Mode]] = {}
 _DRAWN: dict[str, Mode] = {}
 
 
-def modes(rule: str, names: tuple[str, ...] = (), **declared: tuple[str, ...] | str | dict) -> None:
+def modes(rule: str, names: tuple[str, ...] = (), /, **declared: object) -> None:
     """Declare a mutator's modes: ``mode="defect"`` or ``mode={"defect": ..., "assumptions": (...),
-    "names": (...)}``.  ``names`` given here applies to every mode without its own."""
+    "names": (...)}``.  ``names`` given here applies to every mode without its own.  (Each mode is
+    typed ``object``: mypy joins a ``**{...}`` literal's mixed values to a type no narrower.)"""
     table = MODES.setdefault(rule, {})
-    for name, spec in declared.items():
-        spec = {"defect": spec} if isinstance(spec, str) else dict(spec)
+    for name, given in declared.items():
+        if not isinstance(given, str | Mapping):
+            raise TypeError(f"mode {rule}/{name}: a defect name or a mapping, not {given!r}")
+        spec: Mapping[str, Any] = {"defect": given} if isinstance(given, str) else given
         table[name] = Mode(rule, name, spec.get("defect", f"{rule}/{name}"),
                            tuple(spec.get("assumptions", RULE_ASSUMPTIONS.get(rule, ()))),
                            tuple(spec.get("names", names or (rule,))))
@@ -145,16 +149,16 @@ def fresh_id(records: Records, prefix: str = "m") -> str:
     return f"{prefix}{number}"
 
 
-def append(records: Records, record_type: str, **members: object) -> dict:
+def append(records: Records, record_type: str, **members: object) -> dict[str, Any]:
     """Append a record with the next seq and a fresh id; return it."""
     record = {"type": record_type, "seq": next_seq(records), "id": fresh_id(records), **members}
     records.append(record)
     return record
 
 
-def header(records: Records) -> dict:
+def header(records: Records) -> dict[str, Any]:
     return records[0]
 
 
-def of_type(records: Records, record_type: str) -> list[dict]:
+def of_type(records: Records, record_type: str) -> list[dict[str, Any]]:
     return [r for r in records if r.get("type") == record_type]

@@ -13,6 +13,7 @@ from __future__ import annotations
 import copy
 import json
 import string
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -119,14 +120,14 @@ def effective_content_level(records: Records) -> str:
     return level if level in CONTENT_LEVELS else "full"
 
 
-def valid_trigger(draw: st.DrawFn) -> dict:
-    trigger: dict = {"kind": draw(st.sampled_from(TRIGGER_KINDS))}
+def valid_trigger(draw: st.DrawFn) -> dict[str, Any]:
+    trigger: dict[str, Any] = {"kind": draw(st.sampled_from(TRIGGER_KINDS))}
     if draw(st.booleans()):
         trigger["native"] = draw(st.sampled_from(["scheduled", "cron", "heartbeat"]))
     return trigger
 
 
-def line_of(record: dict) -> bytes:
+def line_of(record: dict[str, Any]) -> bytes:
     return serialize([record])
 
 
@@ -142,7 +143,7 @@ def fill(line: bytes, raw: bytes, quoted: bool = False) -> bytes:
     return line.replace(hole, raw)
 
 
-def append_carrier(draw: st.DrawFn, records: Records, text: str) -> dict:
+def append_carrier(draw: st.DrawFn, records: Records, text: str) -> dict[str, Any]:
     """Append a valid record whose one free string is ``text`` (ASCII around the placeholder)."""
     shape = draw(st.sampled_from(["state", "session_info", "config_change"]))
     if shape == "state":
@@ -152,7 +153,7 @@ def append_carrier(draw: st.DrawFn, records: Records, text: str) -> dict:
     return append(records, "config_change", mode=text)
 
 
-SIMPLE_RECORDS = (
+SIMPLE_RECORDS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("state", {"state": "running"}),
     ("session_info", {"title": "Fix failing parser test"}),
     ("config_change", {"effort": "high"}),
@@ -160,13 +161,13 @@ SIMPLE_RECORDS = (
 )
 
 
-def simple_record(draw: st.DrawFn) -> tuple[str, dict]:
+def simple_record(draw: st.DrawFn) -> tuple[str, dict[str, Any]]:
     """A record type and members (a fresh copy) that are valid on their own, anywhere in a stream."""
     kind, members = draw(st.sampled_from(SIMPLE_RECORDS))
     return kind, copy.deepcopy(members)
 
 
-def with_meta(record: dict, value: object) -> None:
+def with_meta(record: dict[str, Any], value: object) -> None:
     """Add one member to the record's _meta (creating it)."""
     meta = record.setdefault("_meta", {})
     meta[fresh_name(set(meta), "asr.fuzz")] = value
@@ -183,7 +184,7 @@ modes("ASR-003", **{
 })
 modes("ASR-018", all="id-not-a-record-id")
 modes("ASR-032", all="integer-outside-safe-range")
-modes("ASR-075", names=("ASR-075", "ASR-182"), all="continuation-not-a-turn-ref")
+modes("ASR-075", ("ASR-075", "ASR-182"), all="continuation-not-a-turn-ref")
 modes("ASR-076", **{
     "decider": "actor-not-an-object",
     "answeredBy": "actor-not-an-object",
@@ -280,7 +281,7 @@ def actor_not_an_object(draw: st.DrawFn, records: Records) -> bytes:
         append(stream, "permission", requestId=request_id, subject={"command": "git push origin main"},
                reviews=[{"by": bad, "verdict": draw(st.sampled_from(["denied", "approved"]))}])
     elif how == "decider":
-        members: dict = {"requestId": request_id, "subject": {"command": "git push origin main"}, "decider": bad}
+        members: dict[str, Any] = {"requestId": request_id, "subject": {"command": "git push origin main"}, "decider": bad}
         if draw(st.booleans()):
             members.update(status="resolved", decision="allow_once", decidedBy="user")
         append(stream, "permission", **members)
@@ -533,7 +534,7 @@ def head_not_a_context_reference(draw: st.DrawFn, records: Records) -> bytes:
 def declaration_declares_nothing(draw: st.DrawFn, records: Records) -> bytes:
     """A declaration contains none of its defined members."""
     stream = copied(records)
-    extra = draw(
+    extra: dict[str, Any] = draw(
         st.sampled_from([{}, {"ts": "2026-10-26T14:10:19.006Z"}, {"_meta": {"dev.example": {"note": "x"}}},
                          {"note": "new root"}, {"root": {"id": "lib", "path": "/work/lib"}}, {"level": "metadata"}])
     )
@@ -601,7 +602,7 @@ def root_redeclared_or_used_before_declaration(draw: st.DrawFn, records: Records
 def state_without_state(draw: st.DrawFn, records: Records) -> bytes:
     """A state record lacks state (or its state is not a string)."""
     stream = copied(records)
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["state"] = draw(st.sampled_from([None, 1, ["idle"], {"value": "idle"}, True]))
     if draw(st.booleans()):
@@ -634,7 +635,7 @@ modes("ASR-182", **{
 def turn_link_malformed(draw: st.DrawFn, records: Records) -> bytes:
     """A turn link sits on a state without turnId, attempt.n is not an integer >= 1, or a link lacks turnId/session."""
     stream = copied(records)
-    members: dict = {"state": draw(st.sampled_from(["running", "queued", "idle"]))}
+    members: dict[str, Any] = {"state": draw(st.sampled_from(["running", "queued", "idle"]))}
     how = pick(draw, "ASR-182")
     if how == "no-turnId":
         link = draw(st.sampled_from(["attempt", "continuationOf", "parentTurn", "rootTurn", "executedBy"]))
@@ -688,7 +689,7 @@ def trigger_not_on_turns_first_record(draw: st.DrawFn, records: Records) -> byte
         turn = fresh_name(turn_ids(stream), "turn-fuzz-")
         if draw(st.booleans()):
             append(stream, "compaction", turnId=turn)
-        first: dict = {"turnId": turn, "state": "running"}
+        first: dict[str, Any] = {"turnId": turn, "state": "running"}
         if draw(st.booleans()):
             first["trigger"] = valid_trigger(draw)
         append(stream, "state", **first)
@@ -734,7 +735,7 @@ def trigger_without_kind_or_native(draw: st.DrawFn, records: Records) -> bytes:
 def config_change_changes_nothing(draw: st.DrawFn, records: Records) -> bytes:
     """A config_change contains none of model, effort, mode, permissionMode, sandbox, agent, options, capability."""
     stream = copied(records)
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["actor"] = draw(st.sampled_from(["user", "harness", "model", "policy"]))
     if draw(st.booleans()):
@@ -751,7 +752,7 @@ def config_change_changes_nothing(draw: st.DrawFn, records: Records) -> bytes:
 def instructions_without_kind_or_body(draw: st.DrawFn, records: Records) -> bytes:
     """An instructions record lacks kind, or has none of content, tools, removed, digest or a capture.content state."""
     stream = copied(records)
-    body = draw(st.sampled_from([{"removed": ["mcp__github__list_issues"]}, {"tools": [{"name": "Bash"}]},
+    body: dict[str, Any] = draw(st.sampled_from([{"removed": ["mcp__github__list_issues"]}, {"tools": [{"name": "Bash"}]},
                                  {"capture": {"content": {"state": "absent"}}}]))
     how = draw(st.sampled_from(["no-kind", "kind-not-string", "no-body"]))
     if how == "no-kind":
@@ -759,7 +760,7 @@ def instructions_without_kind_or_body(draw: st.DrawFn, records: Records) -> byte
     elif how == "kind-not-string":
         append(stream, "instructions", kind=draw(non_strings), **body)
     else:
-        extra = draw(st.sampled_from([{}, {"name": "CLAUDE.md"}, {"scope": "session", "truncated": True},
+        extra: dict[str, Any] = draw(st.sampled_from([{}, {"name": "CLAUDE.md"}, {"scope": "session", "truncated": True},
                                       {"capture": {"tools": {"state": "absent"}}}]))
         append(stream, "instructions", kind=draw(st.sampled_from(["project", "system_prompt", "skill"])), **extra)
     return serialize(stream)
@@ -777,13 +778,14 @@ modes("ASR-188", **{
 def capability_incomplete(draw: st.DrawFn, records: Records) -> bytes:
     """A config_change capability lacks kind, name or op (or one is not a string)."""
     stream = copied(records)
-    capability: object = {"kind": "mcp_server", "name": "github", "op": "needs_auth"}
+    members: dict[str, object] = {"kind": "mcp_server", "name": "github", "op": "needs_auth"}
+    capability: object = members
     how = pick(draw, "ASR-188")
     member = draw(st.sampled_from(["kind", "name", "op"]))
     if how == "missing":
-        capability.pop(member)  # type: ignore[union-attr]
+        members.pop(member)
     elif how == "not-string":
-        capability[member] = draw(non_strings)  # type: ignore[index]
+        members[member] = draw(non_strings)
     else:
         capability = draw(st.sampled_from(["github", None, 1, ["mcp_server", "github", "install"]]))
     append(stream, "config_change", capability=capability, actor="harness")
@@ -794,7 +796,7 @@ def capability_incomplete(draw: st.DrawFn, records: Records) -> bytes:
 def memory_change_incomplete(draw: st.DrawFn, records: Records) -> bytes:
     """A memory_change lacks store, op or cause, or its cause has not exactly one of callId or actor."""
     stream = copied(records)
-    members: dict = {"store": "auto_memory", "op": "update", "cause": {"actor": "agent"}}
+    members: dict[str, Any] = {"store": "auto_memory", "op": "update", "cause": {"actor": "agent"}}
     how = draw(st.sampled_from(["missing", "not-string", "cause-both", "cause-neither", "cause-not-object"]))
     if how == "missing":
         members.pop(draw(st.sampled_from(["store", "op", "cause"])))
@@ -838,7 +840,7 @@ def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) ->
     elif how == "participant-shape":
         entry = draw(st.sampled_from(["p9", None, 1, ["p9"]]))
     elif how in ("identity", "identity-not-string"):
-        identity: dict = {"scheme": "whatsapp", "value": "+15125550147", "basis": "profile"}
+        identity: dict[str, Any] = {"scheme": "whatsapp", "value": "+15125550147", "basis": "profile"}
         if how == "identity":
             identity.pop(draw(st.sampled_from(["scheme", "value"])))
         else:
@@ -847,9 +849,10 @@ def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) ->
     elif how == "conversation-id":
         entry = {"channel": "whatsapp", "kind": "group"}
     elif how == "conversation-channel":
-        entry = {"id": conversation_id, "kind": "direct"}
+        conversation: dict[str, object] = {"id": conversation_id, "kind": "direct"}
         if draw(st.booleans()):
-            entry["channel"] = draw(non_strings)
+            conversation["channel"] = draw(non_strings)
+        entry = conversation
     else:
         entry = draw(st.sampled_from(["c9", None, 1, ["c9"]]))
     if draw(st.booleans()):
@@ -859,7 +862,7 @@ def participant_or_conversation_incomplete(draw: st.DrawFn, records: Records) ->
     return serialize(stream)
 
 
-def _people_entry(member: str, ident: str) -> dict:
+def _people_entry(member: str, ident: str) -> dict[str, Any]:
     """A minimal valid participant or conversation."""
     return {"id": ident, "channel": "slack"} if member == "conversations" else {"id": ident}
 
@@ -872,7 +875,7 @@ def participant_or_conversation_redeclared(draw: st.DrawFn, records: Records) ->
     if how in ("participant-again", "conversation-again"):
         member = how.split("-")[0] + "s"
         known = sorted(declared_ids(stream, member))
-        if known and draw(st.booleans()):
+        if bool(known) and draw(st.booleans()):
             append(stream, "declaration", **{member: [_people_entry(member, draw(st.sampled_from(known)))]})
         else:
             twice = _people_entry(member, fresh_name(set(known), member[0]))
@@ -882,10 +885,10 @@ def participant_or_conversation_redeclared(draw: st.DrawFn, records: Records) ->
                 append(stream, "declaration", **{member: [twice]})
                 append(stream, "declaration", **{member: [dict(twice)]})
         return serialize(stream)
-    known = declared_ids(stream, "conversations")
-    conversation_id = fresh_name(known, "c")
+    declared = declared_ids(stream, "conversations")
+    conversation_id = fresh_name(declared, "c")
     if how == "parent-undeclared":
-        parent: object = fresh_name(known | {conversation_id}, "parent")
+        parent: object = fresh_name(declared | {conversation_id}, "parent")
     else:
         parent = draw(non_strings)
     append(stream, "declaration", conversations=[{"id": conversation_id, "channel": "slack", "kind": "thread",
@@ -1007,7 +1010,7 @@ def duplicate_key(draw: st.DrawFn, records: Records) -> bytes:
     record = stream[position]
     owner, member = record, None
     nested = [k for k, v in record.items() if isinstance(v, dict) and v]
-    if nested and draw(st.booleans()):
+    if bool(nested) and draw(st.booleans()):
         member = draw(st.sampled_from(sorted(nested)))
         owner = record[member]
     key = draw(st.sampled_from(sorted(owner)))
@@ -1061,7 +1064,7 @@ def record_without_type(draw: st.DrawFn, records: Records) -> bytes:
     """A record has no type, or a type that is not a string."""
     stream = copied(records)
     _, members = simple_record(draw)
-    record: dict = {"seq": next_seq(stream), "id": fresh_id(stream), **members}
+    record: dict[str, Any] = {"seq": next_seq(stream), "id": fresh_id(stream), **members}
     how = draw(st.sampled_from(["missing", 1, None, True, 2.5]))
     if how != "missing":
         record["type"] = how
@@ -1108,7 +1111,7 @@ def id_missing_or_repeated(draw: st.DrawFn, records: Records) -> bytes:
 def timestamp_not_rfc3339(draw: st.DrawFn, records: Records) -> bytes:
     """ts (or another Timestamp: startedAt, error.resetAt) is not an RFC 3339 date-time with an offset."""
     stream = copied(records)
-    bad = draw(
+    bad: object = draw(
         st.sampled_from([
             "2026-10-26T14:02:11.204", "2026-10-26 14:02:11Z", "2026-02-29T10:00:00Z", "2026-04-31T00:00:00Z",
             "2026-13-01T00:00:00Z", "2026-10-26T24:00:00Z", "2026-10-26T14:02:11+0100", "2026-10-26T14:61:00Z",
@@ -1166,8 +1169,9 @@ def member_of_wrong_type(draw: st.DrawFn, records: Records) -> bytes:
         header(stream)["namespace"] = draw(st.sampled_from([1, True, ["ns"], {"ns": 1}]))
         return serialize(stream)
     if how.startswith("client"):
-        header(stream)["client"] = draw(st.sampled_from({"client": ["vscode", []], "client-without-name":
-                                                         [{"version": "1.0"}], "client-name": [{"name": 1}]}[how]))
+        clients: dict[str, list[object]] = {"client": ["vscode", []], "client-without-name": [{"version": "1.0"}],
+                                            "client-name": [{"name": 1}]}
+        header(stream)["client"] = draw(st.sampled_from(clients[how]))
         return serialize(stream)
     kind, members = simple_record(draw)
     if how == "meta":

@@ -10,6 +10,8 @@ and no cwd, trigger or turn is added.
 
 from __future__ import annotations
 
+from typing import Any
+
 from hypothesis import strategies as st
 
 from asr_conformance.generators.mutators import NO_MUTATOR, Records, copied, fresh_id, modes, mutator, of_type, pick, serialize
@@ -58,18 +60,18 @@ def fresh_name(records: Records, prefix: str) -> str:
     return f"{prefix}{number}"
 
 
-def choose(draw: st.DrawFn, candidates: list[dict]) -> dict | None:
+def choose(draw: st.DrawFn, candidates: list[dict[str, Any]]) -> dict[str, Any] | None:
     """One of ``candidates``, or None (meaning: add a new record instead)."""
-    if candidates and draw(st.booleans()):
+    if bool(candidates) and draw(st.booleans()):
         return candidates[draw(st.integers(0, len(candidates) - 1))]
     return None
 
 
-def position_of(records: Records, record: dict) -> int:
+def position_of(records: Records, record: dict[str, Any]) -> int:
     return next(number for number, r in enumerate(records) if r is record)
 
 
-def insert(records: Records, position: int, record_type: str, **members: object) -> dict:
+def insert(records: Records, position: int, record_type: str, **members: object) -> dict[str, Any]:
     """Insert a record at ``position`` (never 0, the header) with the seq after its predecessor's.
 
     Later records move up by one when there is no gap, so seq keeps increasing."""
@@ -82,19 +84,19 @@ def insert(records: Records, position: int, record_type: str, **members: object)
     return record
 
 
-def place(draw: st.DrawFn, records: Records, record_type: str, after: int = 1, **members: object) -> dict:
+def place(draw: st.DrawFn, records: Records, record_type: str, after: int = 1, **members: object) -> dict[str, Any]:
     """Insert a record at a drawn position at or after ``after``."""
     return insert(records, draw(st.integers(max(after, 1), len(records))), record_type, **members)
 
 
-def new_call(draw: st.DrawFn, records: Records, call_id: str | None = None, source: str = "native") -> dict:
+def new_call(draw: st.DrawFn, records: Records, call_id: str | None = None, source: str = "native") -> dict[str, Any]:
     """A valid tool_call with a fresh callId (unless one is given)."""
     return place(draw, records, "tool_call", callId=call_id or fresh_name(records, "call_m"), callIdSource=source,
                  name=draw(TOOL_NAMES), requestedBy="model", input={"command": draw(COMMANDS)})
 
 
-def new_result(draw: st.DrawFn, records: Records, call: dict | None = None, linkage: str = "exact",
-               **members: object) -> dict:
+def new_result(draw: st.DrawFn, records: Records, call: dict[str, Any] | None = None, linkage: str = "exact",
+               **members: object) -> dict[str, Any]:
     """A valid tool_result with content, after ``call`` (a new one when None) and linked to it."""
     if call is None:
         call = new_call(draw, records)
@@ -103,24 +105,24 @@ def new_result(draw: st.DrawFn, records: Records, call: dict | None = None, link
     return place(draw, records, "tool_result", after=position_of(records, call) + 1, **{**fields, **members})
 
 
-def new_terminal(draw: st.DrawFn, records: Records, **members: object) -> dict:
+def new_terminal(draw: st.DrawFn, records: Records, **members: object) -> dict[str, Any]:
     fields = {"terminalId": fresh_name(records, "term_m"), "kind": "shell", "command": draw(COMMANDS),
               "status": "running", "awaited": False}
-    return place(draw, records, "terminal", **{**fields, **members})
+    return place(draw, records, "terminal", after=1, **{**fields, **members})
 
 
-def new_hook(draw: st.DrawFn, records: Records) -> dict:
+def new_hook(draw: st.DrawFn, records: Records) -> dict[str, Any]:
     return place(draw, records, "hook", event=draw(HOOK_EVENTS), handlerKind="command", command=draw(COMMANDS),
                  status="completed")
 
 
-def new_permission(draw: st.DrawFn, records: Records) -> dict:
+def new_permission(draw: st.DrawFn, records: Records) -> dict[str, Any]:
     subject = {"callId": fresh_name(records, "call_m")} if draw(st.booleans()) else {"command": draw(COMMANDS)}
     return place(draw, records, "permission", requestId=fresh_name(records, "perm_m"), subject=subject,
                  status="resolved", decision=draw(DECISIONS), decidedBy=draw(DECIDERS))
 
 
-def new_input_request(draw: st.DrawFn, records: Records) -> dict:
+def new_input_request(draw: st.DrawFn, records: Records) -> dict[str, Any]:
     question = {"id": "0", "text": "Which fix?", "options": [{"label": "Parser only"}, {"label": "Everything"}]}
     answered = draw(st.booleans())
     return place(draw, records, "input_request", requestId=fresh_name(records, "req_m"), mode="questions",
@@ -128,21 +130,22 @@ def new_input_request(draw: st.DrawFn, records: Records) -> dict:
                  answers=[{"questionId": "0", "selected": ["Parser only"]}] if answered else [])
 
 
-def native_calls(records: Records) -> list[dict]:
+def native_calls(records: Records) -> list[dict[str, Any]]:
     return [c for c in of_type(records, "tool_call") if c.get("callIdSource") == "native"]
 
 
-def results_with_exec(records: Records) -> list[dict]:
+def results_with_exec(records: Records) -> list[dict[str, Any]]:
     return [r for r in of_type(records, "tool_result") if type(r.get("exec")) is dict]
 
 
-def exec_of(draw: st.DrawFn, records: Records) -> dict:
+def exec_of(draw: st.DrawFn, records: Records) -> dict[str, Any]:
     """The exec object of a result of the stream, or of a new result."""
     result = choose(draw, results_with_exec(records)) or new_result(draw, records, exec={"command": draw(COMMANDS)})
-    return result["exec"]
+    exec_object: dict[str, Any] = result["exec"]
+    return exec_object
 
 
-def call_entities(records: Records, call_id: str) -> list[dict]:
+def call_entities(records: Records, call_id: str) -> list[dict[str, Any]]:
     """The tool_call entities with ``call_id`` (revisions are not new entities)."""
     return [c for c in of_type(records, "tool_call") if c.get("callId") == call_id and "supersedes" not in c]
 
@@ -153,7 +156,7 @@ def permission_subjects(records: Records) -> set[str]:
             if type(p.get("subject")) is dict and type(p["subject"].get("callId")) is str}
 
 
-def question_of(draw: st.DrawFn, request: dict) -> dict:
+def question_of(draw: st.DrawFn, request: dict[str, Any]) -> dict[str, Any]:
     """A question of the request, or a new one with an ID unique in it."""
     questions = request.get("questions")
     present = [q for q in questions if type(q) is dict and type(q.get("id")) is str] if type(questions) is list else []
@@ -585,9 +588,9 @@ def terminal_without_id_or_supersession(draw: st.DrawFn, records: Records) -> by
     """A terminal lacks terminalId, or records a terminal again without superseding its latest snapshot."""
     records = copied(records)
     terminals = of_type(records, "terminal")
-    latest: dict[str, dict] = {}  # terminalId -> its latest snapshot
+    latest: dict[str, dict[str, Any]] = {}  # terminalId -> its latest snapshot
     snapshots: dict[str, int] = {}  # terminalId -> how many records carry it
-    revisions: list[dict] = []  # later snapshots that supersede an earlier one
+    revisions: list[dict[str, Any]] = []  # later snapshots that supersede an earlier one
     for terminal in terminals:
         terminal_id = terminal.get("terminalId")
         if type(terminal_id) is str:

@@ -20,6 +20,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 #: Record types the pages define or mention with members of their own; any other is ``other``.
 KNOWN_TYPES = frozenset({
@@ -86,7 +87,7 @@ LONG_LINE = 1_000_000
 STATE_MEMBERS = ("stopReason", "error", "attempt", "continuationOf", "parentTurn", "rootTurn", "executedBy")
 
 
-def parse_lines(data: bytes) -> list[dict]:
+def parse_lines(data: bytes) -> list[dict[str, Any]]:
     """The records of a stream's bytes (lines that are not JSON objects are skipped: they are defects)."""
     records = []
     for line in data.splitlines():
@@ -131,12 +132,12 @@ def _byte_features(data: bytes) -> Iterator[str]:
 # --- one record ------------------------------------------------------------------------------
 
 
-def _kind(record: dict) -> str:
+def _kind(record: dict[str, Any]) -> str:
     kind = record.get("type")
     return kind if isinstance(kind, str) and kind in KNOWN_TYPES else "other"
 
 
-def _record_features(record: dict) -> Iterator[str]:
+def _record_features(record: dict[str, Any]) -> Iterator[str]:
     kind = _kind(record)
     yield f"type:{kind}"
     if kind == "other":
@@ -212,9 +213,9 @@ def _listed(key: tuple[str, str], value: object) -> bool:
     return isinstance(value, str) and value in OPEN_ENUMS[key]
 
 
-def _unlisted(kind: str, record: dict) -> Iterator[str]:
+def _unlisted(kind: str, record: dict[str, Any]) -> Iterator[str]:
     """``unlisted:<owner>.<path>`` for each open-enumeration value the pages do not list."""
-    holders: list[tuple[str, dict]] = [(kind, record)]
+    holders: list[tuple[str, dict[str, Any]]] = [(kind, record)]
     for name in ("participants", "conversations"):
         for entry in _entries(record.get(name)):
             holders.append((name[:-1], entry))
@@ -232,7 +233,7 @@ def _unlisted(kind: str, record: dict) -> Iterator[str]:
                     yield f"unlisted:{owner}.{path}"
 
 
-def _entries(value: object) -> list[dict]:
+def _entries(value: object) -> list[dict[str, Any]]:
     return [item for item in value if isinstance(item, dict)] if isinstance(value, list) else []
 
 
@@ -253,7 +254,7 @@ def _values_at(holder: object, path: str) -> Iterator[object]:
 # --- relations between records ------------------------------------------------------------------
 
 
-def _relations(records: list[dict]) -> Iterator[str]:
+def _relations(records: list[dict[str, Any]]) -> Iterator[str]:
     entities = [r for r in records if "supersedes" not in r]
     calls = Counter(r.get("callId") for r in entities if r.get("type") == "tool_call" and isinstance(r.get("callId"), str))
     results = [r for r in entities if r.get("type") == "tool_result"]
@@ -282,7 +283,7 @@ def _relations(records: list[dict]) -> Iterator[str]:
     yield from _terminals(records)
 
 
-def _session_order(records: list[dict]) -> Iterator[str]:
+def _session_order(records: list[dict[str, Any]]) -> Iterator[str]:
     ended = 0
     for record in records:
         if record.get("type") == "state" and record.get("state") == "ended":
@@ -307,10 +308,11 @@ def _path_roots(value: object) -> Iterator[str]:
             yield from _path_roots(item)
 
 
-def _declarations(records: list[dict]) -> Iterator[str]:
-    header_roots: set[str] = set()
-    declared_roots: set[str] = set()
-    conversations: set[str] = set()
+def _declarations(records: list[dict[str, Any]]) -> Iterator[str]:
+    # What the records name, as written: a defective stream may name None or a number.
+    header_roots: set[object] = set()
+    declared_roots: set[object] = set()
+    conversations: set[object] = set()
     levels = ("full", "redacted", "metadata")
     level = None
     content_seen = False
@@ -350,7 +352,7 @@ def _declarations(records: list[dict]) -> Iterator[str]:
                 yield "heads:null-primary-then-lanes"
 
 
-def _turns(records: list[dict]) -> Iterator[str]:
+def _turns(records: list[dict[str, Any]]) -> Iterator[str]:
     first: dict[str, str] = {}  # turnId -> type of its first record other than a compaction
     leading_compaction: set[str] = set()
     with_trigger = set()
@@ -373,8 +375,8 @@ def _turns(records: list[dict]) -> Iterator[str]:
         yield "trigger:two-turns-each-with-one"
 
 
-def _terminals(records: list[dict]) -> Iterator[str]:
-    seen: set[str] = set()
+def _terminals(records: list[dict[str, Any]]) -> Iterator[str]:
+    seen: set[object] = set()
     recorded = {r.get("terminalId") for r in records if r.get("type") == "terminal"}
     if len({t for t in recorded if isinstance(t, str)}) > 1:
         yield "terminals:two-terminals"
@@ -394,7 +396,7 @@ _QUOTED = re.compile(r"(?<!\w)'(?:[^'\\]|\\.)*'(?!\w)|(?<!\w)\"(?:[^\"\\]|\\.)*\
 _NUMBER = re.compile(r"(?<![\w.])-?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?(?![\w])")
 
 
-def _number_class(match: re.Match) -> str:
+def _number_class(match: re.Match[str]) -> str:
     number = float(match.group(0))
     return "<zero>" if number == 0 else "<negative>" if number < 0 else "<positive>"
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from hypothesis import strategies as st
 
@@ -36,7 +37,7 @@ ENVIRONMENTS = ({"os": "linux"}, {"vcs": {"type": "git"}}, {"shell": "zsh", "os"
 TOOL_NAMES = ("mcp__github__create_issue", "mcp__github__list_issues", "WebSearch")
 
 
-def _header_extras(draw: st.DrawFn, header: dict) -> None:
+def _header_extras(draw: st.DrawFn, header: dict[str, Any]) -> None:
     """Members of the header later declarations amend: a client and extensions."""
     if draw(st.booleans()):
         header["client"] = dict(draw(st.sampled_from(CLIENTS)))
@@ -47,7 +48,7 @@ def _header_extras(draw: st.DrawFn, header: dict) -> None:
 
 def add_client(draw: st.DrawFn, state: StreamState) -> None:
     """A declared client (replaces the old one whole) and maybe an environment patch (ASR-179)."""
-    members: dict = {"client": dict(draw(st.sampled_from(CLIENTS)))}
+    members: dict[str, Any] = {"client": dict(draw(st.sampled_from(CLIENTS)))}
     if draw(st.booleans()):
         members["environment"] = copy.deepcopy(draw(st.sampled_from(ENVIRONMENTS)))
     state.add(draw, "declaration", turn_record=False, **members)
@@ -76,7 +77,7 @@ def add_titles(draw: st.DrawFn, state: StreamState) -> None:
               titleSource=draw(choice("user", "model", "harness")))
     if draw(st.booleans()):
         streams.add_message(draw, state)
-    members: dict = {"title": draw(words)}
+    members: dict[str, Any] = {"title": draw(words)}
     if draw(st.booleans()):
         members["tags"] = [draw(words)]
     state.add(draw, "session_info", turn_record=False, **members)
@@ -134,7 +135,7 @@ def add_removed(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_decision_without_status(draw: st.DrawFn, state: StreamState) -> None:
     """A permission with a decision and no status: resolved, not unresolved (ASR-269)."""
-    members: dict = {"requestId": state.fresh("perm_"), "subject": {"command": "git push origin main"},
+    members: dict[str, Any] = {"requestId": state.fresh("perm_"), "subject": {"command": "git push origin main"},
                      "decision": draw(choice("allow_once", "reject_once", "allow_session"))}
     if draw(st.booleans()):
         members["decidedBy"] = draw(choice("user", "policy"))
@@ -143,7 +144,7 @@ def add_decision_without_status(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_compact_beside_command(draw: st.DrawFn, state: StreamState) -> None:
     """A permission for a command, then a call whose result carries a compact decision (ASR-279)."""
-    members: dict = {"requestId": state.fresh("perm_"), "subject": {"command": draw(choice("git push", "rm -rf build"))}}
+    members: dict[str, Any] = {"requestId": state.fresh("perm_"), "subject": {"command": draw(choice("git push", "rm -rf build"))}}
     if draw(st.booleans()):
         members.update(status="resolved", decision=draw(choice("allow_once", "reject_once")))
     else:
@@ -164,7 +165,7 @@ def add_terminal_revisions(draw: st.DrawFn, state: StreamState) -> None:
                       status="running", output={"text": draw(words)})
     state.terminals[terminal_id] = first["id"]
     for _ in range(draw(st.integers(1, 2))):
-        members: dict = {"terminalId": terminal_id, "supersedes": state.terminals[terminal_id], "kind": "shell",
+        members: dict[str, Any] = {"terminalId": terminal_id, "supersedes": state.terminals[terminal_id], "kind": "shell",
                          "command": "npm run dev", "status": draw(choice("running", "exited", "stopped"))}
         if draw(st.booleans()):
             members["exitCode"] = draw(choice(0, 1))
@@ -178,7 +179,7 @@ def add_terminal_reads(draw: st.DrawFn, state: StreamState) -> None:
         add_terminal_revisions(draw, state)
     terminal_id = pick(draw, sorted(state.terminals))
     call_id = streams.add_call(draw, state)
-    execution: dict = {"processId": terminal_id}
+    execution: dict[str, Any] = {"processId": terminal_id}
     if draw(st.booleans()):
         execution = {"terminalId": terminal_id, "processId": draw(st.integers(1, 99999))}
     state.add(draw, "tool_result", callId=call_id,
@@ -218,7 +219,7 @@ FEATURES: dict[str, Feature] = {f.name: f for f in (
 
 
 @st.composite
-def reader_streams(draw: st.DrawFn, feature: str, max_steps: int = 10) -> list[dict]:
+def reader_streams(draw: st.DrawFn, feature: str, max_steps: int = 10) -> list[dict[str, Any]]:
     """A valid stream of generated records with ``feature`` added one to three times at drawn places."""
     chosen = FEATURES[feature]
     state = StreamState()

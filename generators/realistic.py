@@ -12,6 +12,7 @@ import json
 import random
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 WORDS = (
     "parser test cargo build failed passed module error index value return empty list "
@@ -23,12 +24,12 @@ def _text(rng: random.Random, words: int) -> str:
     return " ".join(rng.choice(WORDS) for _ in range(words))
 
 
-def realistic_records(seed: int = 0) -> Iterator[dict]:
+def realistic_records(seed: int = 0) -> Iterator[dict[str, Any]]:
     """An endless valid stream: a header, then turn after turn."""
     rng = random.Random(seed)
     seq = 0
 
-    def record(record_type: str, /, **members: object) -> dict:
+    def record(record_type: str, /, **members: object) -> dict[str, Any]:
         nonlocal seq
         seq += 1
         return {"type": record_type, "seq": seq, "id": f"r{seq}", "ts": f"2026-10-26T14:{seq // 60 % 60:02d}:{seq % 60:02d}.{seq % 1000:03d}Z", **members}

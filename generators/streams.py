@@ -18,12 +18,16 @@ Unicode in every string.
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cache
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
 from asr_conformance.vocabulary.terms import CONTENT_LEVELS
+
+T = TypeVar("T")
 
 # --- small value strategies -------------------------------------------------------
 
@@ -56,7 +60,7 @@ def _index(size: int) -> st.SearchStrategy[int]:
     return st.integers(0, size - 1)
 
 
-def pick(draw: st.DrawFn, items: list | tuple | set) -> object:
+def pick(draw: st.DrawFn, items: Sequence[str] | set[str]) -> str:
     """One of ``items`` (which change as the stream grows, so no strategy is built per draw)."""
     ordered = sorted(items) if isinstance(items, set) else items
     return ordered[draw(_index(len(ordered)))]
@@ -67,7 +71,7 @@ def choice(*items: object) -> st.SearchStrategy:
     return st.sampled_from(items)
 
 
-def one_value(draw: st.DrawFn, *values: object) -> object:
+def one_value(draw: st.DrawFn, *values: T) -> T:
     """One of ``values`` (objects and arrays, which ``choice`` cannot cache), as a fresh copy."""
     return copy.deepcopy(values[draw(_index(len(values)))])
 
@@ -81,7 +85,7 @@ def only_one(draw: st.DrawFn, state: StreamState, members: dict, names: tuple[st
     return members
 
 
-def maybe(draw: st.DrawFn, members: dict, optional: dict[str, st.SearchStrategy]) -> None:
+def maybe(draw: st.DrawFn, members: dict[str, Any], optional: dict[str, st.SearchStrategy]) -> None:
     """Add each optional member with even odds (so every one is reached, and each shrinks away)."""
     for name, strategy in optional.items():
         if draw(st.booleans()):
@@ -144,7 +148,7 @@ class StreamState:
 
     text: st.SearchStrategy[str] = words
     seq: int = 0
-    records: list[dict] = field(default_factory=list)
+    records: list[dict[str, Any]] = field(default_factory=list)
     content_level: str = "full"
     roots: list[str] = field(default_factory=list)
     participants: list[str] = field(default_factory=list)
@@ -156,7 +160,7 @@ class StreamState:
     compact_calls: set[str] = field(default_factory=set)
     #: terminalId -> id of its latest record.
     terminals: dict[str, str] = field(default_factory=dict)
-    pending_permissions: dict[str, dict] = field(default_factory=dict)
+    pending_permissions: dict[str, dict[str, Any]] = field(default_factory=dict)
     turn: str | None = None
     turn_started: bool = False
     started_turns: set[str] = field(default_factory=set)
@@ -180,10 +184,10 @@ class StreamState:
         self.counter += 1
         return f"{prefix}{self.counter}"
 
-    def add(self, draw: st.DrawFn, record_type: str, turn_record: bool = True, **members: object) -> dict:
+    def add(self, draw: st.DrawFn, record_type: str, turn_record: bool = True, **members: object) -> dict[str, Any]:
         """Append a record with the envelope members, maybe in the current turn."""
         self.seq += draw(st.integers(1, 3))
-        record: dict = {"type": record_type, "seq": self.seq, "id": self.fresh("r")}
+        record: dict[str, Any] = {"type": record_type, "seq": self.seq, "id": self.fresh("r")}
         if draw(st.booleans()):
             record["ts"] = draw(timestamps)
         if turn_record and self.turn is not None and record_type != "session":
@@ -202,7 +206,7 @@ class StreamState:
 
 
 @cache
-def triggers() -> st.SearchStrategy[dict]:
+def triggers() -> st.SearchStrategy[dict[str, Any]]:
     kinds = open_enum("schedule", "heartbeat", "event", "webhook", "task_completion", "peer",
                       "auto_continuation", "recovery", "manual")
     return st.one_of(
@@ -237,9 +241,9 @@ CONVERSATION_OPTIONAL = {"kind": open_enum("direct", "group", "channel", "thread
 
 
 @st.composite
-def headers(draw: st.DrawFn, state: StreamState) -> dict:
+def headers(draw: st.DrawFn, state: StreamState) -> dict[str, Any]:
     method = draw(open_enum("native", "converter", "decoded", "recorder", "observer", "import"))
-    producer: dict = {"name": draw(words), "version": "1.0.0", "method": method, "instance": state.fresh("inst-")}
+    producer: dict[str, Any] = {"name": draw(words), "version": "1.0.0", "method": method, "instance": state.fresh("inst-")}
     if method != "native" or draw(st.booleans()):
         producer["source"] = {"format": draw(words)}
         if draw(st.booleans()):
@@ -247,7 +251,7 @@ def headers(draw: st.DrawFn, state: StreamState) -> dict:
         producer["lossy"] = draw(LOSSY)
     profiles = ["core", *draw(EXTRA_PROFILES)]
     state.content_level = draw(choice(*CONTENT_LEVELS))
-    header: dict = {
+    header: dict[str, Any] = {
         "type": "session", "seq": 0, "id": "h", "formatVersion": "0.1",
         "agent": {"name": draw(choice("claude-code", "codex", "openclaw", "dev.example.agent"))},
         "sessionId": draw(ids), "producer": producer, "profiles": profiles, "contentLevel": state.content_level,
@@ -270,11 +274,11 @@ def headers(draw: st.DrawFn, state: StreamState) -> dict:
 
 
 @st.composite
-def new_roots(draw: st.DrawFn, state: StreamState, min_size: int = 0) -> list[dict]:
+def new_roots(draw: st.DrawFn, state: StreamState, min_size: int = 0) -> list[dict[str, Any]]:
     roots = []
     for _ in range(draw(st.integers(min_size, 2))):
         root_id = state.fresh("root")
-        root: dict = {"id": root_id, "path": draw(ROOT_PATHS)}
+        root: dict[str, Any] = {"id": root_id, "path": draw(ROOT_PATHS)}
         if draw(st.booleans()):
             root["vcs"] = {"type": draw(open_enum("git", "jj", "hg", "svn", "other")), "branch": "main"}
         roots.append(root)
@@ -283,10 +287,10 @@ def new_roots(draw: st.DrawFn, state: StreamState, min_size: int = 0) -> list[di
 
 
 @st.composite
-def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict]:
+def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict[str, Any]]:
     people = []
     for _ in range(draw(st.integers(1, 2))):
-        person: dict = {"id": state.fresh("p")}
+        person: dict[str, Any] = {"id": state.fresh("p")}
         if draw(st.booleans()):
             person["kind"] = draw(open_enum("human", "agent", "bot", "unknown"))
         if draw(st.booleans()):
@@ -298,11 +302,11 @@ def new_participants(draw: st.DrawFn, state: StreamState) -> list[dict]:
 
 
 @st.composite
-def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict]:
+def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict[str, Any]]:
     conversations = []
     for _ in range(draw(st.integers(1, 2))):
-        conversation: dict = {"id": state.fresh("c"), "channel": draw(open_enum("whatsapp", "slack", "web"))}
-        if state.conversations and draw(st.booleans()):
+        conversation: dict[str, Any] = {"id": state.fresh("c"), "channel": draw(open_enum("whatsapp", "slack", "web"))}
+        if bool(state.conversations) and draw(st.booleans()):
             conversation["parent"] = pick(draw, state.conversations)
         maybe(draw, conversation, state.optional(CONVERSATION_OPTIONAL))
         conversations.append(conversation)
@@ -310,8 +314,8 @@ def new_conversations(draw: st.DrawFn, state: StreamState) -> list[dict]:
     return conversations
 
 
-def path_ref(draw: st.DrawFn, state: StreamState) -> dict:
-    root = pick(draw, state.roots) if state.roots and draw(st.booleans()) else None
+def path_ref(draw: st.DrawFn, state: StreamState) -> dict[str, Any]:
+    root = pick(draw, state.roots) if bool(state.roots) and draw(st.booleans()) else None
     return {"root": root, "path": draw(choice(".", "src", "web/app"))}
 
 
@@ -319,7 +323,7 @@ def path_ref(draw: st.DrawFn, state: StreamState) -> dict:
 
 
 def add_declaration(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {}
+    members: dict[str, Any] = {}
     stricter = CONTENT_LEVELS[CONTENT_LEVELS.index(state.content_level):]
     choices = draw(DECLARATION_CHOICES)
     for member in choices:
@@ -345,12 +349,12 @@ def add_declaration(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["title"] = None if draw(st.integers(0, 4)) == 0 else draw(state.text)
         if draw(st.booleans()):
             members["titleSource"] = draw(TITLE_SOURCES)
-    if state.messages and draw(st.booleans()):
+    if bool(state.messages) and draw(st.booleans()):
         head = pick(draw, state.messages)
         # a primary head, a primary and a lane, no primary but lanes, or heads cleared
         members["heads"] = one_value(draw, [head], [head, None], [None, head, state.messages[0]], None)
@@ -369,7 +373,7 @@ def add_session_info(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_state(draw: st.DrawFn, state: StreamState) -> None:
     value = draw(open_enum("queued", "running", "idle", "requires_action", "error", "resumed", "ended"))
-    members: dict = {"state": value}
+    members: dict[str, Any] = {"state": value}
     # stopReason SHOULD appear only on idle, error or ended (ASR-168): a SHOULD, so any state may carry it.
     if draw(st.integers(0, 1 if value in ("idle", "error", "ended") else 5)) == 0:
         members["stopReason"] = draw(open_enum("end_turn", "max_tokens", "refusal", "cancelled", "error"))
@@ -385,9 +389,9 @@ def add_state(draw: st.DrawFn, state: StreamState) -> None:
     state.add(draw, "state", **members)
 
 
-def state_error(draw: st.DrawFn, state: StreamState) -> dict:
+def state_error(draw: st.DrawFn, state: StreamState) -> dict[str, Any]:
     """A state's error details: message, class, retry; a usage limit may say when it resets."""
-    error: dict = {"message": draw(state.text), "class": draw(open_enum("usage_limit", "unknown")),
+    error: dict[str, Any] = {"message": draw(state.text), "class": draw(open_enum("usage_limit", "unknown")),
                    "retryable": draw(st.booleans()), "retry": {"attempt": 1, "maxAttempts": 3}}
     if draw(st.booleans()):
         error["resetAt"] = draw(timestamps)
@@ -416,7 +420,7 @@ def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
         "capability": {"kind": draw(open_enum("skill", "plugin", "mcp_server", "connector", "tool")),
                        "name": "github", "op": draw(open_enum("install", "remove", "connect", "needs_auth"))},
     }[member]
-    members: dict = {member: value}
+    members: dict[str, Any] = {member: value}
     if draw(st.booleans()):
         members["actor"] = draw(open_enum("user", "harness", "model", "policy"))
     if draw(st.booleans()):
@@ -427,7 +431,7 @@ def add_config_change(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {"kind": draw(open_enum("system_prompt", "project", "user", "rules", "skill", "memory",
+    members: dict[str, Any] = {"kind": draw(open_enum("system_prompt", "project", "user", "rules", "skill", "memory",
                                             "tool_definitions", "other"))}
     body = draw(choice("content", "tools", "removed", "capture"))
     if body == "content":
@@ -445,9 +449,9 @@ def add_instructions(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_memory_change(draw: st.DrawFn, state: StreamState) -> None:
-    cause = {"callId": pick(draw, sorted(state.calls))} if state.calls and draw(st.booleans()) else \
+    cause = {"callId": pick(draw, sorted(state.calls))} if bool(state.calls) and draw(st.booleans()) else \
         {"actor": draw(open_enum("human", "harness", "hook", "agent"))}
-    members: dict = {"store": "auto_memory", "op": draw(open_enum("add", "update", "delete", "forget", "consolidate")),
+    members: dict[str, Any] = {"store": "auto_memory", "op": draw(open_enum("add", "update", "delete", "forget", "consolidate")),
                      "cause": cause}
     if draw(st.booleans()):
         members["target"] = draw(choice("path", "key")) == "path" and {"path": path_ref(draw, state)} or \
@@ -463,7 +467,7 @@ def add_call(draw: st.DrawFn, state: StreamState, call_id: str | None = None) ->
     """A tool_call; with ``call_id``, a duplicate native ID (valid, ASR-262)."""
     source = "native" if call_id else draw(choice("native", "derived"))
     call_id = call_id or state.fresh("call_")
-    members: dict = {"callId": call_id, "callIdSource": source}
+    members: dict[str, Any] = {"callId": call_id, "callIdSource": source}
     if draw(st.integers(0, 5)) == 0:
         members["capture"] = {"name": {"state": "absent"}}
     else:
@@ -494,9 +498,9 @@ def add_call(draw: st.DrawFn, state: StreamState, call_id: str | None = None) ->
 
 def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None:
     """A tool_result for ``call_id`` (exact or derived linkage), or an orphan when None."""
-    members: dict = {"status": draw(open_enum("completed", "failed", "denied", "cancelled", "interrupted", "unknown"))}
+    members: dict[str, Any] = {"status": draw(open_enum("completed", "failed", "denied", "cancelled", "interrupted", "unknown"))}
     pairable = call_id is not None and state.call_counts.get(call_id) == 1
-    if pairable:
+    if pairable and call_id is not None:
         members["callId"] = call_id
         members["linkage"] = "derived" if state.calls[call_id] == "derived" else "exact"
     elif call_id is not None and draw(st.integers(0, 2)) == 0:
@@ -519,7 +523,7 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
         members["capture"] = {"content": {"state": "truncated", "originalBytes": draw(st.integers(1, 10**9)),
                                           "blob": "sha256:4f2a9c"}}
     if draw(st.booleans()):
-        exec_: dict = {"command": draw(COMMANDS)}
+        exec_: dict[str, Any] = {"command": draw(COMMANDS)}
         if draw(st.booleans()):
             exec_["exitCode"] = draw(choice(0, 1, 101, -(2**31), 2**32 - 1))
         if draw(st.booleans()):
@@ -531,7 +535,7 @@ def add_result(draw: st.DrawFn, state: StreamState, call_id: str | None) -> None
         if state.reaches(draw, 8):  # a terminal the stream records later
             exec_["terminalId"] = state.fresh("term_later_")
             state.later_terminals.append(exec_["terminalId"])
-        elif state.terminals and draw(st.booleans()):
+        elif bool(state.terminals) and draw(st.booleans()):
             exec_["terminalId"] = pick(draw, sorted(state.terminals))
         members["exec"] = exec_
     if draw(st.booleans()):
@@ -572,7 +576,7 @@ def add_orphan_result(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_permission(draw: st.DrawFn, state: StreamState, call_id: str | None = None) -> None:
-    members: dict = {"requestId": state.fresh("perm_")}
+    members: dict[str, Any] = {"requestId": state.fresh("perm_")}
     if call_id is not None and call_id not in state.compact_calls:
         members["subject"] = {"callId": call_id}
         state.permission_calls.add(call_id)
@@ -641,7 +645,7 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
         members.update(callId=pick(draw, sorted(state.calls)), idSource=draw(choice("native", "derived")))
     if draw(st.booleans()):
         members["blocking"] = draw(st.booleans())
-    if state.messages and draw(st.booleans()):
+    if bool(state.messages) and draw(st.booleans()):
         members["answerRef"] = pick(draw, state.messages)
     if draw(st.booleans()):
         members["answeredBy"] = draw(actors)
@@ -653,9 +657,9 @@ def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_terminal(draw: st.DrawFn, state: StreamState) -> None:
-    if state.terminals and draw(st.booleans()):
+    if bool(state.terminals) and draw(st.booleans()):
         terminal_id = pick(draw, sorted(state.terminals))
-        members: dict = {"terminalId": terminal_id, "supersedes": state.terminals[terminal_id],
+        members: dict[str, Any] = {"terminalId": terminal_id, "supersedes": state.terminals[terminal_id],
                          "status": draw(open_enum("exited", "killed", "stopped", "unknown"))}
         if draw(st.booleans()):
             members["exitCode"] = draw(choice(0, 1, -(2**31), 2**32 - 1))
@@ -685,14 +689,14 @@ def record_later_terminals(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_hook(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {"event": draw(open_enum("pre_tool_use", "post_tool_use", "stop", "session_start",
+    members: dict[str, Any] = {"event": draw(open_enum("pre_tool_use", "post_tool_use", "stop", "session_start",
                                              "workspace_setup"))}
     if draw(st.booleans()):
         members.update(handlerKind=draw(open_enum("command", "prompt", "http")), command="cargo fmt --check",
                        status=draw(open_enum("completed", "failed", "blocked")))
     if draw(st.booleans()):
         members["exitCode"] = draw(choice(0, 2, 2**32 - 1))
-    if state.calls and draw(st.booleans()):
+    if bool(state.calls) and draw(st.booleans()):
         members["callId"] = pick(draw, sorted(state.calls))
     maybe(draw, members, HOOK_OPTIONAL)
     state.add(draw, "hook", **only_one(draw, state, members, ("event",)))
@@ -706,7 +710,7 @@ def add_message(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_compaction(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {}
+    members: dict[str, Any] = {}
     if draw(st.booleans()):
         members["trigger"] = "auto"  # compaction.trigger: what caused the compaction
     if state.reaches(draw, 2):
@@ -715,7 +719,7 @@ def add_compaction(draw: st.DrawFn, state: StreamState) -> None:
 
 
 #: Record types the pages mention but define elsewhere, each with a member of its own: accepted as they are.
-MENTIONED_TYPES = {
+MENTIONED_TYPES: dict[str, dict[str, Any]] = {
     "file_change": {"path": {"root": None, "path": "src/lib.rs"}, "change": "modified"},
     "inference": {"model": "claude-sonnet-5-5", "usage": {"inputTokens": 1200}},
     "plan": {"entries": [{"content": "fix the parser", "status": "pending"}]},
@@ -779,7 +783,7 @@ def add_call_with_two_results(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_error_state(draw: st.DrawFn, state: StreamState) -> None:
     """state error with a stopReason beside it (and maybe the error's details): what ASR-168's SHOULD allows."""
-    members: dict = {"state": "error", "stopReason": draw(open_enum("error", "max_tokens", "refusal"))}
+    members: dict[str, Any] = {"state": "error", "stopReason": draw(open_enum("error", "max_tokens", "refusal"))}
     if draw(st.booleans()):
         members["error"] = state_error(draw, state)
     state.add(draw, "state", **members)

@@ -80,7 +80,7 @@ def build_report(facts: RunFacts, results: Sequence[Result]) -> dict[str, Any]:
     }
 
 
-def rule_status(outcomes: Counter, tested: str) -> str:
+def rule_status(outcomes: Counter[str], tested: str) -> str:
     if any(outcomes[o] for o in FAILING):
         return "fail"
     if outcomes["expected-fail"]:
@@ -100,13 +100,13 @@ def rule_matrix(catalog: dict[str, Rule], keys: list[str], results: Sequence[Res
     shows that rule "not run"."""
     by_rule: dict[tuple[str, str], list[Result]] = {}
     for result in results:
-        for rule in result.rules:
-            binds = catalog[rule].binds if rule in catalog else ()
+        for rule_id in result.rules:
+            binds = catalog[rule_id].binds if rule_id in catalog else ()
             if result.role in binds or not binds:
-                by_rule.setdefault((rule, result.implementation), []).append(result)
-    rows = []
+                by_rule.setdefault((rule_id, result.implementation), []).append(result)
+    rows: list[dict[str, Any]] = []
     for rule in catalog.values():
-        cells = {}
+        cells: dict[str, dict[str, Any]] = {}
         for key in keys:
             mine = by_rule.get((rule.id, key), [])
             counts = Counter(r.outcome for r in mine)

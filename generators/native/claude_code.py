@@ -124,10 +124,10 @@ class Session:
 
     # Lines.
 
-    def add(self, line: dict) -> None:
+    def add(self, line: dict[str, Any]) -> None:
         self.lines.append(dumps(line))
 
-    def envelope(self, kind: str, ts: str | None = None, sidechain: bool = False, **members: Any) -> dict:
+    def envelope(self, kind: str, ts: str | None = None, sidechain: bool = False, **members: Any) -> dict[str, Any]:
         """A conversation line as Claude Code orders its keys; the chain moves to the new line."""
         uuid = self.uuid()
         line: dict[str, Any] = {"parentUuid": self.parent, "isSidechain": sidechain, "userType": "external",
@@ -148,14 +148,16 @@ class Session:
             members["permissionMode"] = self.mode
         line = self.envelope("user", **members)
         self.add(line)
-        return line["uuid"]
+        uuid: str = line["uuid"]
+        return uuid
 
     def user_line(self, content: Any, **flags: Any) -> str:
         line = self.envelope("user", message={"role": "user", "content": content}, **flags)
         self.add(line)
-        return line["uuid"]
+        uuid: str = line["uuid"]
+        return uuid
 
-    def response(self, blocks: list[dict], sidechain: bool = False, stop: str | None = "tool_use") -> list[str]:
+    def response(self, blocks: list[dict[str, Any]], sidechain: bool = False, stop: str | None = "tool_use") -> list[str]:
         """One model response, one block per line (as Claude Code writes it), sharing message.id."""
         message_id, request_id = "msg_01" + self.token(22), "req_011C" + self.token(20)
         uuids = []
@@ -175,7 +177,7 @@ class Session:
         """The model's closing text."""
         self.response([{"type": "text", "text": text if text is not None else self.draw(prose)}], stop="end_turn")
 
-    def call_block(self, tool: Tool, caller: dict | None = None) -> dict:
+    def call_block(self, tool: Tool, caller: dict[str, Any] | None = None) -> dict[str, Any]:
         block: dict[str, Any] = {"type": "tool_use", "id": tool.call_id, "name": tool.name}
         if tool.has_input:
             block["input"] = tool.input
@@ -198,7 +200,7 @@ class Session:
             line = self.envelope("user", sidechain=sidechain, **members)
             self.add(line)
 
-    def progress(self, data: dict, parent_tool: str, tool_use: str) -> None:
+    def progress(self, data: dict[str, Any], parent_tool: str, tool_use: str) -> None:
         self.add(self.envelope("progress", data=data, parentToolUseID=parent_tool, toolUseID=tool_use))
 
     def system(self, subtype: str, **members: Any) -> None:
@@ -239,7 +241,7 @@ class ResultEntry:
     def has_raw(self) -> bool:
         return self.raw is not MISSING
 
-    def block(self) -> dict:
+    def block(self) -> dict[str, Any]:
         block: dict[str, Any] = {"tool_use_id": self.call_id, "type": "tool_result"}
         if self.content is not MISSING:
             block["content"] = self.content
@@ -385,9 +387,9 @@ def _everyday(s: Session, draw: st.DrawFn) -> tuple[Tool, Runner]:
     return make(s, draw), run
 
 
-def _preamble(s: Session, draw: st.DrawFn) -> list[dict]:
+def _preamble(s: Session, draw: st.DrawFn) -> list[dict[str, Any]]:
     """What may come before a response's calls: thinking and a sentence of text."""
-    blocks: list[dict] = []
+    blocks: list[dict[str, Any]] = []
     if draw(st.integers(0, 3)) == 0:
         blocks.append({"type": "thinking", "thinking": draw(prose), "signature": "c2lnbmF0dXJl" + s.token(12)})
     if draw(st.booleans()):

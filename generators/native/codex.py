@@ -127,7 +127,7 @@ def variant_of(data: bytes) -> str | None:
     originator or source. Old: no exec_command_end, no task_started and no turn_context with a
     turn_id (the protocol before turn IDs). Anything else with the envelope is cli. A line that
     is not a JSON object (a file cut short, a damaged copy) is passed over; the first must be one."""
-    lines: list[dict] = []
+    lines: list[dict[str, Any]] = []
     for raw in data.decode("utf-8", "replace").split("\n"):
         if not raw.strip():
             continue
@@ -252,7 +252,7 @@ class _Rollout:
     def tick(self, most_ms: int = 40) -> str:
         return self.clock.tick(self.draw, most_ms)
 
-    def write(self, kind: str, payload: dict, most_ms: int = 40) -> None:
+    def write(self, kind: str, payload: dict[str, Any], most_ms: int = 40) -> None:
         """One line; a legacy rollout keeps only response items, bare and without a time."""
         stamp = self.tick(most_ms)
         if self.envelope:
@@ -260,10 +260,10 @@ class _Rollout:
         elif kind == "response_item":
             self.lines.append(dumps(payload))
 
-    def item(self, payload: dict, most_ms: int = 40) -> None:
+    def item(self, payload: dict[str, Any], most_ms: int = 40) -> None:
         self.write("response_item", payload, most_ms)
 
-    def event(self, payload: dict, most_ms: int = 40) -> None:
+    def event(self, payload: dict[str, Any], most_ms: int = 40) -> None:
         if self.envelope:
             self.write("event_msg", payload, most_ms)
 
@@ -314,7 +314,7 @@ class _Rollout:
         # The line's own time is a little later than the session's start.
         self.write("session_meta", payload, most_ms=30)
 
-    def git(self) -> dict:
+    def git(self) -> dict[str, Any]:
         draw = self.draw
         git: dict[str, Any] = {}
         if draw(st.booleans()):
@@ -337,7 +337,7 @@ class _Rollout:
         self.item(self.user_item(f"<environment_context>\n  <cwd>{self.cwd}</cwd>\n  <shell>bash</shell>\n</environment_context>"), 2)
 
     @staticmethod
-    def user_item(text: str) -> dict:
+    def user_item(text: str) -> dict[str, Any]:
         return {"type": "message", "role": "user", "content": [{"type": "input_text", "text": text}]}
 
     def open_turn(self) -> None:

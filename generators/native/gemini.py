@@ -25,6 +25,7 @@ any session's bytes.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from typing import Any
 
 from hypothesis import strategies as st
@@ -198,7 +199,7 @@ class _Session:
         self.draw, self.variant, self.odd = draw, variant, odd
         self.clock: Clock = clock(draw)
         self.values: list[Any] = []
-        self.live: dict[str, dict] = {}
+        self.live: dict[str, dict[str, Any]] = {}
         self.present: set[str] = set()
         self.ids: set[str] = set()
         self.model = draw(st.sampled_from(_MODELS))
@@ -213,7 +214,7 @@ class _Session:
     def tick(self, most_ms: int = 4000) -> str:
         return self.clock.tick(self.draw, most_ms)
 
-    def fresh(self, make: Any) -> str:
+    def fresh(self, make: Callable[[], str]) -> str:
         """A new ID: drawn once, then made unique without drawing again (shrinking draws the same value)."""
         value, extra = make(), 0
         while value in self.ids:
@@ -248,7 +249,7 @@ class _Session:
         if self.jsonl:
             self.values.append(dict(self.meta))
 
-    def record(self, message: dict) -> None:
+    def record(self, message: dict[str, Any]) -> None:
         """A message's current state: appended again whole (jsonl); the final state is what json keeps."""
         copy = json.loads(json.dumps(message))  # the record as written now, untouched by later changes
         copy = _restore_raw(copy, message)
@@ -258,18 +259,18 @@ class _Session:
             if self.sets:
                 self.values.append({"$set": {"lastUpdated": self.tick(3)}})
 
-    def set(self, updates: dict) -> None:
+    def set(self, updates: dict[str, Any]) -> None:
         if self.jsonl:
             self.values.append({"$set": updates})
             self.present.add("set")
 
-    def message(self, kind: str, content: Any, **members: Any) -> dict:
+    def message(self, kind: str, content: Any, **members: Any) -> dict[str, Any]:
         message = {"id": self.fresh(lambda: _uuid(self.draw)), "timestamp": self.tick(), "type": kind,
                    "content": content, **members}
         self.record(message)
         return message
 
-    def user(self, text: str | None = None) -> dict:
+    def user(self, text: str | None = None) -> dict[str, Any]:
         """A prompt: a list of parts, or (as older sessions wrote it) a plain string."""
         text = self.text() if text is None else text
         return self.message("user", text if self.draw(st.integers(0, 3)) == 3 else [{"text": text}])
@@ -280,7 +281,7 @@ class _Session:
                 "error": "[API Error: You exceeded your current quota (RESOURCE_EXHAUSTED)]"}[kind]
         self.message(kind, text)
 
-    def gemini(self, text: str = "", calls: list[dict] | None = None) -> dict:
+    def gemini(self, text: str = "", calls: list[dict[str, Any]] | None = None) -> dict[str, Any]:
         """A model message; with re-recording, it is first written without tokens, then again with them."""
         draw = self.draw
         members: dict[str, Any] = {}
@@ -299,15 +300,15 @@ class _Session:
             self.add_call(message, call)
         return message
 
-    def add_call(self, message: dict, call: dict) -> None:
+    def add_call(self, message: dict[str, Any], call: dict[str, Any]) -> None:
         message.setdefault("toolCalls", []).append(call)
         self.record(message)
         self.has_calls = True
 
     # -- calls --
 
-    def call(self, name: str, args: dict, status: str = "success", output: str | None = None,
-             result: Any = "default", **members: Any) -> dict:
+    def call(self, name: str, args: dict[str, Any], status: str = "success", output: str | None = None,
+             result: Any = "default", **members: Any) -> dict[str, Any]:
         stamp = self.tick(20_000)
         call_id = self.fresh(lambda: f"{name}-{self.clock.now.timestamp() * 1000:.0f}-{_hex(self.draw, 8)}")
         if result == "default":
@@ -332,12 +333,12 @@ class _Session:
                                          "params/absolute_path must be absolute"])) + " " + self.text()
         return self.text() + "\n"
 
-    def any_call(self, status: str = "success", result: Any = "default") -> dict:
+    def any_call(self, status: str = "success", result: Any = "default") -> dict[str, Any]:
         draw = self.draw
         root = project_path(draw)
         kind = draw(st.sampled_from(["read_file", "run_shell_command", "glob", "list_directory", "search_file_content",
                                      "replace", "write_todos", "google_web_search"]))
-        args: dict[str, Any] = {
+        makers: dict[str, Callable[[], dict[str, Any]]] = {
             "read_file": lambda: {"absolute_path": f"{root}/{draw(words)}.py"},
             "run_shell_command": lambda: {"command": draw(st.sampled_from(["npm test", "git status", "go vet ./..."])),
                                           "description": draw(_prose)},
@@ -349,10 +350,11 @@ class _Session:
             "write_todos": lambda: {"todos": [{"description": draw(_prose), "status": draw(st.sampled_from(
                 ["pending", "in_progress", "completed"]))} for _ in range(draw(st.integers(1, 3)))]},
             "google_web_search": lambda: {"query": self.text()},
-        }[kind]()
+        }
+        args = makers[kind]()
         return self.call(kind, args, status, result=result)
 
-    def shell(self, code: int) -> dict:
+    def shell(self, code: int) -> dict[str, Any]:
         """run_shell_command: its output text says the exit code; the record holds no number."""
         draw = self.draw
         command = draw(st.sampled_from(["pytest -q", "make check", "cargo test", "false"]))
@@ -364,7 +366,7 @@ class _Session:
 
     # -- segments: each one model turn or more --
 
-    def turn_with(self, calls: list[dict], parallel: bool = False) -> None:
+    def turn_with(self, calls: list[dict[str, Any]], parallel: bool = False) -> None:
         self.user()
         if parallel:
             self.gemini(self.maybe_text(), calls)

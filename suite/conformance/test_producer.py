@@ -9,8 +9,9 @@ valid stream; never a crash, a hang or an invalid stream.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pytest
 
@@ -38,7 +39,12 @@ from asr_conformance.harness.judging.producer import (
     summarize,
     variants,
 )
+from asr_conformance.harness.targets import ProducerInput
+from asr_conformance.packs.registry import Packs
 from asr_conformance.vocabulary.inline import inline_input
+
+#: A test function, returned as it was given by the marking decorator.
+Test = TypeVar("Test", bound=Callable[..., Any])
 
 pytestmark = [pytest.mark.conformance, pytest.mark.producer]
 
@@ -51,9 +57,9 @@ def _marks(rules: Iterable[str]) -> list[pytest.MarkDecorator]:
     return [getattr(pytest.mark, rule) for rule in rules]
 
 
-def _marked(rules: Iterable[str]):
+def _marked(rules: Iterable[str]) -> Callable[[Test], Test]:
     """Marks a test with the rules it checks, so that -m ASR-154 selects it."""
-    def apply(function):
+    def apply(function: Test) -> Test:
         for mark in _marks(rules):
             function = mark(function)
         return function
@@ -61,7 +67,7 @@ def _marked(rules: Iterable[str]):
 
 
 @_marked(OUTPUT_RULES)
-def test_output_conforms(producer_input, asr_producer: ProducerRunner, asr_record) -> None:
+def test_output_conforms(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_record: Callable[..., None]) -> None:
     producer_input = _path(producer_input)
     conversion = asr_producer.baseline(producer_input)
     expected = "exit 0 with a stream that conforms"
@@ -79,15 +85,15 @@ def test_output_conforms(producer_input, asr_producer: ProducerRunner, asr_recor
 
 
 @_marked(VARIANTS["again"].rules)
-def test_deterministic(producer_input, asr_producer: ProducerRunner, asr_record) -> None:
+def test_deterministic(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_record: Callable[..., None]) -> None:
     _compare_with_baseline(_path(producer_input), asr_producer, VARIANTS["again"], asr_record)
 
 
 @pytest.mark.parametrize("variant_name", [
     pytest.param(name, id=name, marks=_marks(VARIANTS[name].rules)) for name in INDEPENDENCE
 ])
-def test_independent_of(producer_input, asr_producer: ProducerRunner, variant_name: str,
-                        asr_record) -> None:
+def test_independent_of(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, variant_name: str,
+                        asr_record: Callable[..., None]) -> None:
     variant = VARIANTS[variant_name]
     if not variant.available:
         pytest.skip(f"the {variant.name} variant is unavailable here: {variant.unavailable}")
@@ -95,8 +101,8 @@ def test_independent_of(producer_input, asr_producer: ProducerRunner, variant_na
 
 
 @pytest.mark.parametrize("damage", sorted(damaged_inputs(b"")))
-def test_damaged_input(producer_input, asr_producer: ProducerRunner, damage: str, tmp_path: Path,
-                       asr_record) -> None:
+def test_damaged_input(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, damage: str, tmp_path: Path,
+                       asr_record: Callable[..., None]) -> None:
     """No ASR rule governs a refusal (docs/contract.md §2.4 and §6 do); a stream, when given, must conform."""
     producer_input = _path(producer_input)
     damaged = tmp_path / f"{producer_input.stem}.{damage}{producer_input.suffix}"
@@ -127,7 +133,7 @@ def test_damaged_input(producer_input, asr_producer: ProducerRunner, damage: str
 
 
 @_marked(FIDELITY_RULES)
-def test_fidelity(producer_input, asr_producer: ProducerRunner, asr_packs, asr_record) -> None:
+def test_fidelity(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_packs: Packs, asr_record: Callable[..., None]) -> None:
     """The stream keeps what the native input records and invents nothing (the format pack's witness reads the input)."""
     source = _path(producer_input)
     baseline = asr_producer.baseline(source)
@@ -197,7 +203,7 @@ def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunn
                            "not follow")
 
 
-def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, asr_record,
+def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, asr_record: Callable[..., None],
                            headline: str) -> None:
     if result.judge is not None:
         asr_record(judge=result.judge.to_json())
@@ -218,12 +224,12 @@ def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expect
 # --- helpers ---------------------------------------------------------------------------
 
 
-def _path(producer_input) -> Path:
+def _path(producer_input: ProducerInput | Path) -> Path:
     """The input's file (the plugin gives a ProducerInput, with its test ID and path)."""
-    return Path(getattr(producer_input, "path", producer_input))
+    return producer_input if isinstance(producer_input, Path) else Path(producer_input.path)
 
 
-def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Variant, asr_record) -> None:
+def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Variant, asr_record: Callable[..., None]) -> None:
     baseline = runner.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no baseline stream to compare with ({baseline.outcome.value}; see test_output_conforms)")
@@ -241,7 +247,7 @@ def _compare_with_baseline(source: Path, runner: ProducerRunner, variant: Varian
             + "\n".join(summarize(found, baseline.stream, stream)), pytrace=False)
 
 
-def _stream_or_fail(conversion: Conversion, source: Path, expected: str, rules: Iterable[str], asr_record,
+def _stream_or_fail(conversion: Conversion, source: Path, expected: str, rules: Iterable[str], asr_record: Callable[..., None],
                     when: str = "") -> bytes:
     if conversion.outcome is Outcome.CONVERTED and conversion.stream is not None:
         return conversion.stream
@@ -259,7 +265,7 @@ def _shown(conversion: Conversion) -> str:
     return conversion.explain()
 
 
-def _record(record, source: Path, output: str | bytes, expected: str, rules: Iterable[str],
+def _record(record: Callable[..., None], source: Path, output: str | bytes, expected: str, rules: Iterable[str],
             status: str) -> None:
     """What run_validator_case records, for reports."""
     text = output.decode("utf-8", "replace") if isinstance(output, bytes) else output

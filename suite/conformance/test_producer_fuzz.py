@@ -8,13 +8,16 @@ failure is shrunk and written as a ready producer input with a replay command.""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from asr_conformance.harness.judging.fidelity import FIDELITY_RULES
 from asr_conformance.harness.judging.producer import OUTPUT_RULES
-from asr_conformance.harness.producer_fuzzing import GeneratedInput, pack_named
+from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, pack_named
+from asr_conformance.packs.pack import Transcript
 
 RULES = tuple(sorted(set(FIDELITY_RULES) | set(OUTPUT_RULES)))
 
@@ -22,12 +25,13 @@ pytestmark = [pytest.mark.conformance, pytest.mark.producer, pytest.mark.fuzz,
               *(getattr(pytest.mark, rule) for rule in RULES)]
 
 
-def test_converts_generated_transcripts(generated_input: GeneratedInput, asr_producer_fuzz, asr_record) -> None:
+def test_converts_generated_transcripts(generated_input: GeneratedInput, asr_producer_fuzz: ProducerFuzzSession,
+                                        asr_record: Callable[..., None]) -> None:
     name = generated_input.id
 
     @asr_producer_fuzz.settings
     @given(generated_input.strategy(), st.data())
-    def faithful(transcript, data: st.DataObject) -> None:
+    def faithful(transcript: Transcript, data: st.DataObject) -> None:
         asr_producer_fuzz.expect_faithful(transcript, data.draw, name)
 
     asr_record(expected="every generated transcript converted to a conforming stream that follows its source")

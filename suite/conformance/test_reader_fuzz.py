@@ -8,12 +8,16 @@ differ, is shrunk, and is written as a reader case that replays with ``--cases``
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+from typing import Any
+
 import pytest
 from hypothesis import given
 
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.reader_streams import FEATURES, reader_streams
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
+from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 
 #: The reader rules every generated stream exercises (the plain properties name these when no member says).
 READER_RULES = ("ASR-160", "ASR-163", "ASR-263", "ASR-265", "ASR-266", "ASR-269", "ASR-279")
@@ -23,32 +27,32 @@ pytestmark = [pytest.mark.conformance, pytest.mark.reader, pytest.mark.fuzz]
 
 @pytest.mark.parametrize("feature", [pytest.param(name, marks=[getattr(pytest.mark, rule) for rule in f.rules])
                                      for name, f in sorted(FEATURES.items())])
-def test_reader_views_of_streams_with(asr_reader_fuzz, asr_record, feature: str) -> None:
+def test_reader_views_of_streams_with(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None], feature: str) -> None:
     chosen = FEATURES[feature]
 
     @asr_reader_fuzz.settings
     @given(reader_streams(feature))
-    def agrees(records: list[dict]) -> None:
+    def agrees(records: list[dict[str, Any]]) -> None:
         asr_reader_fuzz.expect_view(records, serialize(records), f"fuzz-{feature}",
                                     f"a valid stream with {chosen.description}", chosen.rules)
 
     _run(asr_reader_fuzz, asr_record, agrees, chosen.rules)
 
 
-def test_reader_views_of_valid_streams(asr_reader_fuzz, asr_record) -> None:
+def test_reader_views_of_valid_streams(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None]) -> None:
     @asr_reader_fuzz.settings
     @given(valid_streams(max_steps=15))
-    def agrees(records: list[dict]) -> None:
+    def agrees(records: list[dict[str, Any]]) -> None:
         asr_reader_fuzz.expect_view(records, serialize(records), "fuzz-valid", "a valid generated stream",
                                     READER_RULES)
 
     _run(asr_reader_fuzz, asr_record, agrees, READER_RULES)
 
 
-def test_reader_views_of_adversarial_streams(asr_reader_fuzz, asr_record) -> None:
+def test_reader_views_of_adversarial_streams(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None]) -> None:
     @asr_reader_fuzz.settings
     @given(adversarial_streams(max_steps=15))
-    def agrees(records: list[dict]) -> None:
+    def agrees(records: list[dict[str, Any]]) -> None:
         asr_reader_fuzz.expect_view(records, serialize(records), "fuzz-adversarial",
                                     "a valid stream with duplicate native call IDs, records after ended, orphans, "
                                     "dangling calls, pending permissions and Unicode strings", READER_RULES)
@@ -56,7 +60,7 @@ def test_reader_views_of_adversarial_streams(asr_reader_fuzz, asr_record) -> Non
     _run(asr_reader_fuzz, asr_record, agrees, READER_RULES)
 
 
-def _run(session, record, prop, rules) -> None:
+def _run(session: ReaderFuzzSession, record: Callable[..., None], prop: Callable[[], None], rules: Iterable[str]) -> None:
     record(expected="the reference reader's view on every member the pages settle")
     try:
         session.run(prop)

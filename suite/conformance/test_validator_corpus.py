@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from asr_conformance.harness.judging.validator import run_validator_case
+from asr_conformance.vocabulary.cases import Case
 
 pytestmark = [pytest.mark.conformance, pytest.mark.validator]
 
 
-def test_validator_case(validator_case, asr_validator, asr_record) -> None:
+def test_validator_case(validator_case: Case, asr_validator: object, asr_record: Callable[..., None]) -> None:
     run_validator_case(validator_case, asr_validator, asr_record)

@@ -10,6 +10,7 @@ Hypothesis within the shrink budget and written as a ready case file."""
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import Any
 
 import pytest
 from hypothesis import given
@@ -20,23 +21,24 @@ from asr_conformance.generators.mutated import registry
 from asr_conformance.generators.mutation import explain, mutate
 from asr_conformance.generators.mutators import drawn_mode, serialize
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
+from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 
 pytestmark = [pytest.mark.conformance, pytest.mark.validator, pytest.mark.fuzz]
 
 
-def test_accepts_valid_streams(asr_fuzz) -> None:
+def test_accepts_valid_streams(asr_fuzz: ValidatorFuzzSession) -> None:
     @asr_fuzz.settings
     @given(valid_streams())
-    def accepts(records: list[dict]) -> None:
+    def accepts(records: list[dict[str, Any]]) -> None:
         asr_fuzz.expect("valid", serialize(records), "accepts-valid", ["X-SHAPE"], "a valid stream built by construction")
 
     asr_fuzz.run(accepts)
 
 
-def test_accepts_adversarial_valid_streams(asr_fuzz) -> None:
+def test_accepts_adversarial_valid_streams(asr_fuzz: ValidatorFuzzSession) -> None:
     @asr_fuzz.settings
     @given(adversarial_streams())
-    def accepts(records: list[dict]) -> None:
+    def accepts(records: list[dict[str, Any]]) -> None:
         asr_fuzz.expect("valid", serialize(records), "accepts-adversarial", ["ASR-262", "ASR-264", "ASR-168"],
                         "a valid stream with duplicate native call IDs, two results for one call, stopReason "
                         "beside state error, records after ended, orphans, dangling calls, pending permissions, "
@@ -48,13 +50,14 @@ def test_accepts_adversarial_valid_streams(asr_fuzz) -> None:
 @pytest.mark.parametrize(
     "rule", [pytest.param(rule, marks=getattr(pytest.mark, rule)) for rule in sorted(registry())]
 )
-def test_rejects_mutated_streams(asr_fuzz, rule: str) -> None:
+def test_rejects_mutated_streams(asr_fuzz: ValidatorFuzzSession, rule: str) -> None:
     mutator = registry()[rule]
 
     @asr_fuzz.settings
     @given(valid_streams(max_steps=12), st.data())
-    def rejects(records: list[dict], data: st.DataObject) -> None:
-        mutation = mutate(mutator, data.draw, records, rule)
+    def rejects(records: list[dict[str, Any]], data: st.DataObject) -> None:
+        # DataObject.draw draws as a DrawFn does, but lacks the __signature__ attribute the protocol lists.
+        mutation = mutate(mutator, data.draw, records, rule)  # type: ignore[arg-type]
         mode = drawn_mode(rule)
         # A mode resting on an open assumption is reported, not scored (cases/README.md, Scoring policy).
         asr_fuzz.expect(mode.expected, mutation.data, f"mutated-{rule}", list(mode.names),
@@ -65,13 +68,14 @@ def test_rejects_mutated_streams(asr_fuzz, rule: str) -> None:
 
 
 @pytest.mark.parametrize("kind", sorted(DAMAGES))
-def test_survives_damaged_bytes(asr_fuzz, kind: str) -> None:
+def test_survives_damaged_bytes(asr_fuzz: ValidatorFuzzSession, kind: str) -> None:
     damage = DAMAGES[kind]
 
     @asr_fuzz.settings
     @given(valid_streams(max_steps=6), st.data())
-    def survives(records: list[dict], data: st.DataObject) -> None:
-        mutation = explain(records, damage(data.draw, serialize(records)), "damage", kind)
+    def survives(records: list[dict[str, Any]], data: st.DataObject) -> None:
+        # DataObject.draw draws as a DrawFn does, but lacks the __signature__ attribute the protocol lists.
+        mutation = explain(records, damage(data.draw, serialize(records)), "damage", kind)  # type: ignore[arg-type]
         asr_fuzz.expect_damaged(mutation.data, f"damaged-{kind}", f"a valid stream with {kind} damage", kind=kind,
                                 mutation=mutation)
 

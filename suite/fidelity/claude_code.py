@@ -45,7 +45,7 @@ from asr_conformance.vocabulary.strict_json import no_constant
 try:  # orjson is a dependency of the suite; the witness still works without it
     import orjson as _orjson
 except ImportError:  # pragma: no cover - exercised only where orjson is missing
-    _orjson = None
+    _orjson = None  # type: ignore[assignment]  # the module or None: mypy types an import as the module
 
 FORMAT = "claude-code-jsonl"
 #: Line types only Claude Code writes; one of them must appear before the witness answers yes.
@@ -105,7 +105,7 @@ def _loads(raw: bytes) -> Any:
     return value
 
 
-def iter_lines(data: bytes) -> Iterator[tuple[int, bytes, dict]]:
+def iter_lines(data: bytes) -> Iterator[tuple[int, bytes, dict[str, Any]]]:
     """(line number, raw line, object) for each non-blank line; ``NotThisFormat`` names the bad line."""
     if not data.strip():
         raise NotThisFormat("the input is empty: a Claude Code transcript has at least one line")
@@ -128,7 +128,7 @@ def iter_lines(data: bytes) -> Iterator[tuple[int, bytes, dict]]:
         yield number, raw, value
 
 
-def looks_like_claude_code(line: dict) -> bool:
+def looks_like_claude_code(line: dict[str, Any]) -> bool:
     return line.get("type") in CLAUDE_TYPES and any(key in line for key in CLAUDE_KEYS)
 
 
@@ -238,7 +238,7 @@ class _Reading:
 
     # --- one line -------------------------------------------------------------
 
-    def line(self, number: int, raw: bytes, line: dict) -> None:
+    def line(self, number: int, raw: bytes, line: dict[str, Any]) -> None:
         where = Where(number, _excerpt(raw))
         ts = self.timestamp(number, line.get("timestamp"))
         self.note_identity(line)
@@ -259,7 +259,7 @@ class _Reading:
             self.decision_near(raw, line)
             self.skipped[f"{kind}:{line.get('subtype')}" if "subtype" in line else kind] += 1
 
-    def decision_near(self, raw: bytes, line: dict) -> None:
+    def decision_near(self, raw: bytes, line: dict[str, Any]) -> None:
         """A hook, attachment or system line that speaks of a decision for one tool use (ASR-270).
 
         Which decider such a line establishes is not documented, so any ``decidedBy`` for that call
@@ -279,13 +279,13 @@ class _Reading:
         self.times.add(value)
         return value
 
-    def note_identity(self, line: dict) -> None:
+    def note_identity(self, line: dict[str, Any]) -> None:
         for key, store in (("sessionId", self.session_ids), ("agentId", self.agent_ids), ("version", self.versions)):
             value = line.get(key)
             if isinstance(value, str) and value and (not store or store[-1] != value):
                 store.append(value)
 
-    def progress(self, line: dict) -> None:
+    def progress(self, line: dict[str, Any]) -> None:
         """Agent progress copies a subagent's lines and records the Task call that ran them."""
         self.skipped["progress"] += 1
         data, parent = line.get("data"), line.get("parentToolUseID")
@@ -303,13 +303,13 @@ class _Reading:
             if isinstance(block, dict) and block.get("type") == "tool_use" and isinstance(block.get("id"), str):
                 self.parent_links.setdefault(block["id"], set()).add(parent)
 
-    def message_line(self, number: int, where: Where, raw: bytes, line: dict, ts: str | None) -> None:
+    def message_line(self, number: int, where: Where, raw: bytes, line: dict[str, Any], ts: str | None) -> None:
         message = line.get("message")
         if not isinstance(message, dict):
             raise NotThisFormat(f"line {number}: a {line['type']} line without a message object")
         content = message.get("content")
         if isinstance(content, str):
-            blocks: list = [{"type": "text", "text": content}]
+            blocks: list[Any] = [{"type": "text", "text": content}]
         elif isinstance(content, list):
             blocks = content
         else:
@@ -335,7 +335,7 @@ class _Reading:
                             len(results))
         self.message(_excerpt_at(where, raw, texts[0]) if texts else where, line, texts, ts)
 
-    def message(self, where: Where, line: dict, texts: list[str], ts: str | None) -> None:
+    def message(self, where: Where, line: dict[str, Any], texts: list[str], ts: str | None) -> None:
         """A message is demanded only for text that is plainly the person's or the model's own."""
         role = line["type"]
         if role == "assistant" and (line.get("isApiErrorMessage") is True or _model(line) == "<synthetic>"):
@@ -360,7 +360,7 @@ class _Reading:
             self.facts.messages.append(NativeMessage(role=role, texts=tuple(kept), where=where, native_id=native, ts=ts,
                                                      sidechain=sidechain))
 
-    def call(self, number: int, index: int, where: Where, line: dict, block: dict, ts: str | None) -> None:
+    def call(self, number: int, index: int, where: Where, line: dict[str, Any], block: dict[str, Any], ts: str | None) -> None:
         call_id, name = block.get("id"), block.get("name")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
             raise NotThisFormat(f"line {number}: tool_use block {index} lacks a string id or name")
@@ -373,7 +373,7 @@ class _Reading:
             self.questions[call_id] = (call, _question_texts(block.get("input")))
 
     @staticmethod
-    def requester(line: dict, block: dict) -> tuple[str | None, str | None]:
+    def requester(line: dict[str, Any], block: dict[str, Any]) -> tuple[str | None, str | None]:
         """Who asked (ASR-274) and the containing call (ASR-275), from the block's own ``caller``."""
         if line["type"] != "assistant":
             return None, None
@@ -383,7 +383,7 @@ class _Reading:
         tool = caller.get("tool_id")
         return "code", tool if isinstance(tool, str) and tool else None
 
-    def result(self, number: int, index: int, where: Where, line: dict, block: dict, ts: str | None,
+    def result(self, number: int, index: int, where: Where, line: dict[str, Any], block: dict[str, Any], ts: str | None,
                siblings: int) -> None:
         native = block.get("tool_use_id")
         if native is not None and (not isinstance(native, str) or not native):
@@ -403,7 +403,7 @@ class _Reading:
                 self.answers[native] = (answers, where)
 
 
-def _model(line: dict) -> object:
+def _model(line: dict[str, Any]) -> object:
     message = line.get("message")
     return message.get("model") if isinstance(message, dict) else None
 

@@ -42,17 +42,17 @@ def _dump(lines: Lines) -> bytes:
     return b"\n".join(raw for raw, _ in lines)
 
 
-def _encode(value: dict) -> bytes:
+def _encode(value: dict[str, Any]) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _blocks(value: Any) -> list:
+def _blocks(value: Any) -> list[Any]:
     message = value.get("message") if isinstance(value, dict) else None
     content = message.get("content") if isinstance(message, dict) else None
     return content if isinstance(content, list) else []
 
 
-def _blocks_of(lines: Lines, kind: str) -> list[tuple[int, dict]]:
+def _blocks_of(lines: Lines, kind: str) -> list[tuple[int, dict[str, Any]]]:
     return [(i, b) for i, (_, v) in enumerate(lines) for b in _blocks(v) if isinstance(b, dict) and b.get("type") == kind]
 
 
@@ -63,7 +63,7 @@ def _clean_pairs(lines: Lines) -> list[str]:
     return [i for i in uses if isinstance(i, str) and uses.count(i) == 1 and results.count(i) == 1]
 
 
-def _replace(lines: Lines, index: int, value: dict | None) -> Lines:
+def _replace(lines: Lines, index: int, value: dict[str, Any] | None) -> Lines:
     """The lines with one line rewritten, or dropped when ``value`` is None."""
     changed = list(lines)
     if value is None:
@@ -83,7 +83,7 @@ def _remove_block(lines: Lines, kind: str, key: str, call_id: str) -> Lines:
     return _replace(lines, index, value if value["message"]["content"] else None)
 
 
-def _edit_block(lines: Lines, kind: str, key: str, call_id: str, edit: Callable[[dict, dict], None]) -> Lines:
+def _edit_block(lines: Lines, kind: str, key: str, call_id: str, edit: Callable[[dict[str, Any], dict[str, Any]], None]) -> Lines:
     index, value = next((i, v) for i, (_, v) in enumerate(lines) if any(
         isinstance(b, dict) and b.get("type") == kind and b.get(key) == call_id for b in _blocks(v)))
     value = json.loads(json.dumps(value))
@@ -146,7 +146,7 @@ def move_timestamp(data: bytes) -> bytes | None:
         return None
     lines, (call_id,) = found
 
-    def move(line: dict, _: dict) -> None:
+    def move(line: dict[str, Any], _: dict[str, Any]) -> None:
         instant = parse_instant(str(line.get("timestamp")))
         if instant is None:
             raise LookupError("no timestamp")
@@ -190,7 +190,7 @@ def _changed_call(before: SourceFacts, after: SourceFacts, attribute: str) -> tu
     return None
 
 
-def expect_dangling(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_dangling(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     answered = {r.call_id for r in after.results}
     dangling = [c for c in after.calls if c.call_id not in answered and c.call_id in {r.call_id for r in before.results}]
     findings = []
@@ -206,7 +206,7 @@ def expect_dangling(before: SourceFacts, after: SourceFacts, _: list[dict], stre
     return findings
 
 
-def expect_orphan(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_orphan(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     calls = {c.call_id for c in after.calls}
     orphans = [r for r in after.results if r.call_id not in calls and r.call_id in {c.call_id for c in before.calls}]
     findings = []
@@ -222,7 +222,7 @@ def expect_orphan(before: SourceFacts, after: SourceFacts, _: list[dict], stream
     return findings
 
 
-def expect_duplicates_kept(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_duplicates_kept(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     counts: dict[str, int] = {}
     for call in after.calls:
         counts[call.call_id] = counts.get(call.call_id, 0) + 1
@@ -244,7 +244,7 @@ def expect_duplicates_kept(before: SourceFacts, after: SourceFacts, _: list[dict
     return findings
 
 
-def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     findings = []
     for old, new in zip(before.results, after.results, strict=False):
         if old.statuses == new.statuses or new.call_id is None:
@@ -259,7 +259,7 @@ def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict], stream
     return findings
 
 
-def expect_name(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_name(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     changed = _changed_call(before, after, "name")
     if changed is None:
         return []
@@ -274,7 +274,7 @@ def expect_name(before: SourceFacts, after: SourceFacts, _: list[dict], stream: 
     return []
 
 
-def expect_time(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_time(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     changed = _changed_call(before, after, "ts")
     if changed is None:
         return []
@@ -292,7 +292,7 @@ def expect_time(before: SourceFacts, after: SourceFacts, _: list[dict], stream: 
     return []
 
 
-def expect_text(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_text(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     new_texts = [(m, t) for m in after.messages for t in m.texts if t.endswith(ADDED_TEXT)]
     findings = []
     for message, text in new_texts:
@@ -304,7 +304,7 @@ def expect_text(before: SourceFacts, after: SourceFacts, _: list[dict], stream: 
     return findings
 
 
-def _text(record: dict) -> str:
+def _text(record: dict[str, Any]) -> str:
     content = record.get("content")
     if isinstance(content, str):
         return content

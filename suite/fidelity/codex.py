@@ -85,7 +85,7 @@ class CodexWitness:
 
     format = FORMAT
 
-    def accepts_format_name(self, name: str) -> bool:
+    def accepts_format_name(self, name: object) -> bool:
         """The canonical name and the plain variants vendors write (case, ``_``, ``.jsonl``)."""
         if not isinstance(name, str):
             return False
@@ -136,7 +136,7 @@ def _int(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def _text(mapping: dict, key: str) -> str | None:
+def _text(mapping: dict[str, Any], key: str) -> str | None:
     value = mapping.get(key)
     return value if isinstance(value, str) and value else None
 
@@ -151,7 +151,7 @@ def _texts(content: Any) -> tuple[str, ...] | None:
 class _Line:
     __slots__ = ("number", "kind", "payload", "ts", "raw")
 
-    def __init__(self, number: int, kind: str, payload: dict, ts: str | None, raw: str) -> None:
+    def __init__(self, number: int, kind: str, payload: dict[str, Any], ts: str | None, raw: str) -> None:
         self.number, self.kind, self.payload, self.ts, self.raw = number, kind, payload, ts, raw
 
     def where(self) -> Where:
@@ -176,7 +176,7 @@ class _Reader:
             text = data.decode("utf-8")
         except UnicodeDecodeError as error:
             raise NotThisFormat(f"the input is not UTF-8 (bad byte at offset {error.start})") from None
-        values: list[tuple[int, dict, str]] = []
+        values: list[tuple[int, dict[str, Any], str]] = []
         for number, raw in enumerate(text.split("\n"), 1):
             if not raw.strip():
                 continue
@@ -195,7 +195,7 @@ class _Reader:
         raise NotThisFormat(f"line {number} is neither a rollout line (type and payload) nor a rollout header")
 
     @staticmethod
-    def _envelope(number: int, value: dict, raw: str) -> _Line:
+    def _envelope(number: int, value: dict[str, Any], raw: str) -> _Line:
         kind, payload, ts = value.get("type"), value.get("payload"), value.get("timestamp")
         if not isinstance(kind, str):
             raise NotThisFormat(f"line {number} has no type; it is not a rollout line")
@@ -206,7 +206,7 @@ class _Reader:
         return _Line(number, kind, payload, ts, raw)
 
     @staticmethod
-    def _pre_envelope(values: list[tuple[int, dict, str]]) -> list[_Line]:
+    def _pre_envelope(values: list[tuple[int, dict[str, Any], str]]) -> list[_Line]:
         (number, header, raw), rest = values[0], values[1:]
         lines = [_Line(number, "session_meta", header, None, raw)]
         for number, value, raw in rest:
@@ -359,7 +359,7 @@ class _Reader:
 
     @staticmethod
     def _result(line: _Line, call_id: str, texts: tuple[str, ...] | None, output: Any,
-                event: dict | None) -> NativeResult:
+                event: dict[str, Any] | None) -> NativeResult:
         exit_code = None
         timing = Timing()
         if event is not None and event.get("type") == "exec_command_end":
@@ -426,7 +426,7 @@ def _typed(texts: tuple[str, ...], typed: set[str], has_events: bool) -> bool:
     return not any(t.lstrip().startswith(INJECTED_OPENINGS) for t in texts[:1])
 
 
-def _statuses(output: Any, event: dict | None) -> frozenset[str]:
+def _statuses(output: Any, event: dict[str, Any] | None) -> frozenset[str]:
     """Stream statuses consistent with the outcome the rollout records (ASR-258); empty means any."""
     if event is not None:
         word = event.get("status")

@@ -63,11 +63,11 @@ def _dump(lines: Lines) -> bytes:
     return b"\n".join(raw for raw, _ in lines)
 
 
-def _encode(value: dict) -> bytes:
+def _encode(value: dict[str, Any]) -> bytes:
     return json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
 
 
-def _item(value: Any) -> dict:
+def _item(value: Any) -> dict[str, Any]:
     """The response item or event of a line (envelope payload, or a bare pre-envelope item)."""
     if not isinstance(value, dict):
         return {}
@@ -75,7 +75,7 @@ def _item(value: Any) -> dict:
     return payload if isinstance(payload, dict) else value
 
 
-def _of(lines: Lines, kinds: tuple[str, ...]) -> list[tuple[int, dict]]:
+def _of(lines: Lines, kinds: tuple[str, ...]) -> list[tuple[int, dict[str, Any]]]:
     return [(i, _item(v)) for i, (_, v) in enumerate(lines) if _item(v).get("type") in kinds]
 
 
@@ -94,7 +94,7 @@ def _exec_pairs(lines: Lines) -> list[str]:
     return [c for c in _clean_pairs(lines) if ends.count(c) == 1 and c in coded]
 
 
-def _rewrite(lines: Lines, index: int, edit: Callable[[dict], None] | None) -> Lines:
+def _rewrite(lines: Lines, index: int, edit: Callable[[dict[str, Any]], None] | None) -> Lines:
     """The lines with one line edited in a copy, or dropped when ``edit`` is None."""
     changed = list(lines)
     if edit is None:
@@ -123,7 +123,7 @@ def _target(data: bytes, pick: Callable[[Lines], list[str]] = _clean_pairs, coun
     return (lines, found[:count]) if len(found) >= count else None
 
 
-def _in_item(edit: Callable[[dict], None]) -> Callable[[dict], None]:
+def _in_item(edit: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
     return lambda value: edit(_item(value))
 
 
@@ -191,7 +191,7 @@ def change_message(data: bytes) -> bytes | None:
         if typed and twin is None:
             continue  # injected context, not something the person typed
 
-        def extend(value: dict) -> None:
+        def extend(value: dict[str, Any]) -> None:
             part = next(p for p in _item(value)["content"] if isinstance(p, dict) and isinstance(p.get("text"), str))
             part["text"] += ADDED_TEXT
 
@@ -208,7 +208,7 @@ def alter_exit_code(data: bytes) -> bytes | None:
         return None
     lines, (call_id,) = found
 
-    def alter(event: dict) -> None:
+    def alter(event: dict[str, Any]) -> None:
         event["exit_code"] = ALTERED_EXIT_CODE if event["exit_code"] != ALTERED_EXIT_CODE else ALTERED_EXIT_CODE + 1
 
     return _dump(_rewrite(lines, _index(lines, ("exec_command_end",), call_id), _in_item(alter)))
@@ -248,7 +248,7 @@ def _changed_exit(before: SourceFacts, after: SourceFacts) -> list[tuple[Any, An
     return pairs
 
 
-def expect_exit_code(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_exit_code(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     """exec.exitCode follows the rollout exactly: the new number, or nothing when none is recorded."""
     findings = []
     excused = Lossy.of(stream).excuses(EXIT_CODE_CATEGORIES)
@@ -272,7 +272,7 @@ def expect_exit_code(before: SourceFacts, after: SourceFacts, _: list[dict], str
     return findings
 
 
-def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     findings = []
     for old, new in zip(before.results, after.results, strict=False):
         if old.statuses == new.statuses or new.call_id is None or not new.statuses:

@@ -71,7 +71,7 @@ class Lossy:
     names: frozenset[str]
 
     @classmethod
-    def of(cls, records: list[dict], namespaces: tuple[str, ...] = DEFAULT_NAMESPACES) -> Lossy:
+    def of(cls, records: list[dict[str, Any]], namespaces: tuple[str, ...] = DEFAULT_NAMESPACES) -> Lossy:
         names: set[str] = set()
         for record in records:
             source = record.get("producer") if record.get("type") == "session" else record
@@ -103,19 +103,19 @@ def _normal(name: str, namespaces: tuple[str, ...] = DEFAULT_NAMESPACES) -> str:
 class Stream:
     """The stream's records indexed for the checks; superseded revisions are left out."""
 
-    records: list[dict]
-    header: dict = field(default_factory=dict)
-    calls: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
-    results: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
-    unlinked_results: list[dict] = field(default_factory=list)
-    all_calls: list[dict] = field(default_factory=list)
-    all_results: list[dict] = field(default_factory=list)
-    messages: list[dict] = field(default_factory=list)
-    message_ids: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
-    texts: dict[str, list[dict]] = field(default_factory=lambda: defaultdict(list))
+    records: list[dict[str, Any]]
+    header: dict[str, Any] = field(default_factory=dict)
+    calls: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    results: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    unlinked_results: list[dict[str, Any]] = field(default_factory=list)
+    all_calls: list[dict[str, Any]] = field(default_factory=list)
+    all_results: list[dict[str, Any]] = field(default_factory=list)
+    messages: list[dict[str, Any]] = field(default_factory=list)
+    message_ids: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    texts: dict[str, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
 
     @classmethod
-    def of(cls, records: list[dict]) -> Stream:
+    def of(cls, records: list[dict[str, Any]]) -> Stream:
         stream = cls(records)
         superseded = {r.get("supersedes") for r in records if isinstance(r.get("supersedes"), str)}
         for record in records:
@@ -124,7 +124,7 @@ class Stream:
             stream.add(record)
         return stream
 
-    def add(self, record: dict) -> None:
+    def add(self, record: dict[str, Any]) -> None:
         kind = record.get("type")
         if kind == "session":
             self.header = record
@@ -157,7 +157,7 @@ def parts_text(content: Any) -> list[str]:
     return [p["text"] for p in content if isinstance(p, dict) and isinstance(p.get("text"), str)]
 
 
-def joined(record: dict, key: str = "content") -> str:
+def joined(record: dict[str, Any], key: str = "content") -> str:
     return "".join(parts_text(record.get(key)))
 
 
@@ -182,7 +182,7 @@ def json_equal(a: Any, b: Any) -> bool:
 class Checker:
     """All checks of one stream against one source; ``findings`` grows as they run."""
 
-    def __init__(self, facts: SourceFacts, records: list[dict], policy: Policy | None = None) -> None:
+    def __init__(self, facts: SourceFacts, records: list[dict[str, Any]], policy: Policy | None = None) -> None:
         self.facts = facts
         self.policy = policy or Policy()
         self.stream = Stream.of(records)
@@ -192,7 +192,7 @@ class Checker:
         self.instants = {parse_instant(t) for t in facts.times} - {None}
         self.matched: set[int] = set()  # id() of stream records tied to a native item
 
-    def add(self, rule: str, family: str, message: str, where: Where | None = None, record: dict | None = None) -> None:
+    def add(self, rule: str, family: str, message: str, where: Where | None = None, record: dict[str, Any] | None = None) -> None:
         seq = record.get("seq") if isinstance(record, dict) and isinstance(record.get("seq"), int) else None
         self.findings.append(Finding(rule, family, message, where, seq))
 
@@ -227,13 +227,13 @@ class Checker:
             if instant not in self.instants:
                 self.add("ASR-154", "nothing-invented",
                          f"header startedAt {started} is not a time the source records", record=header)
-            elif instant < parse_instant(facts.earliest_time):
+            elif instant is not None and (earliest := parse_instant(facts.earliest_time)) is not None and instant < earliest:
                 self.add("ASR-154", "exact-values",
                          f"header startedAt {started} is earlier than the first time the source records "
                          f"({facts.earliest_time})", record=header)
 
-    def agent_version(self, header: dict) -> None:
-        agent = header.get("agent") if isinstance(header.get("agent"), dict) else {}
+    def agent_version(self, header: dict[str, Any]) -> None:
+        agent = header["agent"] if isinstance(header.get("agent"), dict) else {}
         version = agent.get("version")
         if version is not None and version not in self.facts.agent_versions:
             expected = ", ".join(map(_clip, self.facts.agent_versions)) or "none"
@@ -264,7 +264,7 @@ class Checker:
                 self.missing_call(call, index, unmatched)
         self.parent_links()
 
-    def missing_call(self, call: NativeCall, index: int, unmatched: list[dict]) -> None:
+    def missing_call(self, call: NativeCall, index: int, unmatched: list[dict[str, Any]]) -> None:
         if index and self.stream.calls.get(call.call_id):
             self.add("ASR-262", "identity",
                      f"the source has {index + 1} or more tool calls with ID {call.call_id}; duplicate native "
@@ -288,7 +288,7 @@ class Checker:
     def excused(self, categories: Iterable[str], sidechain: bool) -> bool:
         return self.lossy.excuses(categories) or (sidechain and self.lossy.excuses(SIDECHAIN_CATEGORIES))
 
-    def call(self, call: NativeCall, record: dict) -> None:
+    def call(self, call: NativeCall, record: dict[str, Any]) -> None:
         if record.get("callIdSource") != "native":
             self.add("ASR-250", "identity",
                      f"tool call {call.call_id} keeps the native ID but says callIdSource "
@@ -306,7 +306,7 @@ class Checker:
                      f"{call.requested_by}", call.where, record)
         self.same_time(call.ts, record, call.where, call.other_ts)
 
-    def arguments(self, call: NativeCall, record: dict) -> None:
+    def arguments(self, call: NativeCall, record: dict[str, Any]) -> None:
         if "input" in record:
             if not json_equal(record["input"], call.arguments):
                 self.add("ASR-254", "exact-values",
@@ -343,8 +343,8 @@ class Checker:
             if parent is None:
                 continue
             call_id = record.get("callId")
-            native = calls.get(call_id)
-            allowed = set(self.facts.parent_links.get(call_id, ())) | recorded.get(str(call_id), set())
+            native = calls.get(call_id) if isinstance(call_id, str) else None
+            allowed = set(self.facts.parent_links.get(call_id, ()) if isinstance(call_id, str) else ()) | recorded.get(str(call_id), set())
             if parent not in allowed:
                 self.add("ASR-275", "nothing-invented",
                          f"tool call {_clip(str(call_id))} has parentCallId {_clip(str(parent))}, a link the source does "
@@ -374,7 +374,7 @@ class Checker:
                 self.missing_result(result, call_counts[result.call_id])
         self.dangling(call_counts)
 
-    def unlinked_result(self, result: NativeResult, unlinked: list[dict]) -> None:
+    def unlinked_result(self, result: NativeResult, unlinked: list[dict[str, Any]]) -> None:
         record = next((r for r in unlinked if self.holds_texts(r, result)), None)
         if record is None:
             if not self.excused(RESULT_CATEGORIES, result.sidechain):
@@ -408,7 +408,7 @@ class Checker:
                      f"the result for tool call {result.call_id} is missing from the stream, and producer.lossy declares "
                      f"no such loss", result.where)
 
-    def result(self, result: NativeResult, record: dict, calls: int) -> None:
+    def result(self, result: NativeResult, record: dict[str, Any], calls: int) -> None:
         if self.paired_elsewhere(result, record):
             return
         self.pairing(result, record, calls)
@@ -422,7 +422,7 @@ class Checker:
         self.execution(result, record)
         self.same_time(result.ts, record, result.where, result.other_ts)
 
-    def paired_elsewhere(self, result: NativeResult, record: dict) -> bool:
+    def paired_elsewhere(self, result: NativeResult, record: dict[str, Any]) -> bool:
         """The result's text sits under another call's ID: pairing by position, not by the source's ID."""
         if not result.model_texts or not any(result.model_texts) or self.holds_texts(record, result):
             return False
@@ -436,7 +436,7 @@ class Checker:
                  result.where, other)
         return True
 
-    def pairing(self, result: NativeResult, record: dict, calls: int) -> None:
+    def pairing(self, result: NativeResult, record: dict[str, Any], calls: int) -> None:
         call_id, linkage = record.get("callId"), record.get("linkage")
         if call_id is not None and call_id != result.call_id:
             self.add("ASR-262", "identity",
@@ -447,7 +447,7 @@ class Checker:
                      f"{calls} calls share the native ID {result.call_id}, so the source does not show which one this "
                      f"result answers: it must stay unpaired (linkage ambiguous, nativeCallId kept)", result.where, record)
 
-    def result_text(self, result: NativeResult, record: dict) -> None:
+    def result_text(self, result: NativeResult, record: dict[str, Any]) -> None:
         if not result.content_recorded and "content" in record:
             self.add("ASR-259", "nothing-invented",
                      f"result {result.call_id}: the source records no result content (what reached the model is not "
@@ -469,12 +469,12 @@ class Checker:
                      f"(source: {_clip(text)}, stream: {_clip(joined(record))})", result.where, record)
 
     @staticmethod
-    def holds_texts(record: dict, result: NativeResult) -> bool:
+    def holds_texts(record: dict[str, Any], result: NativeResult) -> bool:
         text = joined(record)
         return all(t in text for t in result.model_texts or ())
 
-    def execution(self, result: NativeResult, record: dict) -> None:
-        exec_ = record.get("exec") if isinstance(record.get("exec"), dict) else {}
+    def execution(self, result: NativeResult, record: dict[str, Any]) -> None:
+        exec_ = record["exec"] if isinstance(record.get("exec"), dict) else {}
         if "exitCode" in exec_ and exec_["exitCode"] != result.exit_code:
             recorded = "records none" if result.exit_code is None else f"records {result.exit_code}"
             self.add("ASR-260", "nothing-invented",
@@ -499,7 +499,7 @@ class Checker:
                      f"other records' times", result.where, record)
 
     @staticmethod
-    def recorded_duration(duration: Any, record: dict, recorded: float | None) -> bool:
+    def recorded_duration(duration: Any, record: dict[str, Any], recorded: float | None) -> bool:
         if recorded is not None and isinstance(duration, (int, float)) and abs(duration - recorded) < 1:
             return True
         start, end = parse_instant(str(record.get("startedAt"))), parse_instant(str(record.get("completedAt")))
@@ -598,7 +598,7 @@ class Checker:
                              f"tool call {call.call_id} ({_clip(call.name)}) has kind {_clip(str(kind))}, but the source "
                              f"{recorded} and the agent publishes no mapping of tool names to kinds", call.where, record)
 
-    def same_time(self, native: str | None, record: dict, where: Where, others: frozenset[str] = frozenset()) -> None:
+    def same_time(self, native: str | None, record: dict[str, Any], where: Where, others: frozenset[str] = frozenset()) -> None:
         ts = record.get("ts")
         if ts is None:
             return
@@ -641,7 +641,7 @@ class Checker:
         for record in self.stream.records:
             permission = record.get("permission") if record.get("type") == "tool_result" else record
             if record.get("type") == "permission":
-                subject = record.get("subject") if isinstance(record.get("subject"), dict) else {}
+                subject = record["subject"] if isinstance(record.get("subject"), dict) else {}
                 call_id = subject.get("callId")
             else:
                 call_id = record.get("callId")
@@ -680,14 +680,14 @@ def _spelling(name: str) -> str:
     return "".join(c for c in name.lower() if c.isalnum())
 
 
-def _answer_values(answer: dict) -> list[str]:
+def _answer_values(answer: dict[str, Any]) -> list[str]:
     values = [v for v in answer.get("selected") or () if isinstance(v, str)]
     if isinstance(answer.get("text"), str):
         values.append(answer["text"])
     return values
 
 
-def check_fidelity(facts: SourceFacts, records: list[dict], policy: Policy | None = None) -> list[Finding]:
+def check_fidelity(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy | None = None) -> list[Finding]:
     """Every disagreement between the stream (a list of record dicts) and the source's facts, under the
     judging pack's policy (``Policy()``: kind from a published mapping, the default loss namespaces)."""
     return Checker(facts, records, policy).run()

@@ -192,7 +192,10 @@ class SourceFacts:
     def duplicate_ids(self) -> set[str]:
         """Native call IDs that more than one call carries (ASR-262)."""
         seen: set[str] = set()
-        return {c.call_id for c in self.calls if c.call_id in seen or seen.add(c.call_id)}
+        twice: set[str] = set()
+        for call in self.calls:
+            (twice if call.call_id in seen else seen).add(call.call_id)
+        return twice
 
 
 @dataclass(frozen=True)

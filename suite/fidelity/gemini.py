@@ -83,7 +83,7 @@ class GeminiWitness:
 
     format = FORMAT
 
-    def accepts_format_name(self, name: str) -> bool:
+    def accepts_format_name(self, name: object) -> bool:
         if not isinstance(name, str):
             return False
         return re.sub(r"[\s_.]+", "-", name.strip().lower()) in FORMAT_NAMES
@@ -140,7 +140,7 @@ def _excerpt(text: str) -> str:
 class Copy:
     """One recorded copy of a message: the record and where it is."""
 
-    record: dict
+    record: dict[str, Any]
     where: Where
     #: The pointer prefix of the message inside its line or document ("" for a message line of its own).
     pointer: str = ""
@@ -246,7 +246,7 @@ def _read_lines(text: str, session: Session) -> None:
             session.skipped["unknown records"] = session.skipped.get("unknown records", 0) + 1
 
 
-def _metadata(value: dict, line: int, session: Session, update: bool = False) -> None:
+def _metadata(value: dict[str, Any], line: int, session: Session, update: bool = False) -> None:
     session_id = value.get("sessionId")
     if isinstance(session_id, str) and session_id:
         if session_id not in session.session_ids:
@@ -391,7 +391,7 @@ def _call_stamps(session: Session) -> dict[str, set[str]]:
     return stamps
 
 
-def _call(call: dict, where: Where, message: dict, stamps: dict[str, set[str]], facts: SourceFacts) -> None:
+def _call(call: dict[str, Any], where: Where, message: dict[str, Any], stamps: dict[str, set[str]], facts: SourceFacts) -> None:
     args = call.get("args")
     arguments_text = None
     if isinstance(args, dict) and not fits(args):

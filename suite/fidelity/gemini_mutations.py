@@ -34,21 +34,21 @@ from asr_conformance.fidelity.gemini import GeminiWitness, layout_of
 from asr_conformance.fidelity.mutations import SourceMutation, records_of
 from asr_conformance.fidelity.timestamps import parse_instant
 
-Edit = Callable[[dict], None]
+Edit = Callable[[dict[str, Any]], None]
 
 
-def _messages_in(value: Any) -> list[dict]:
+def _messages_in(value: Any) -> list[dict[str, Any]]:
     """The message records one line (or the document) holds: itself, a checkpoint's, or a session's."""
     if not isinstance(value, dict):
         return []
     if isinstance(value.get("id"), str):
         return [value]
-    holder = value.get("$set") if isinstance(value.get("$set"), dict) else value
+    holder = value["$set"] if isinstance(value.get("$set"), dict) else value
     messages = holder.get("messages")
     return [m for m in messages if isinstance(m, dict)] if isinstance(messages, list) else []
 
 
-def _rewrite(data: bytes, edit_message: Callable[[dict], bool]) -> bytes | None:
+def _rewrite(data: bytes, edit_message: Callable[[dict[str, Any]], bool]) -> bytes | None:
     """Apply ``edit_message`` (True when it changed something) to every message record; None if none changed."""
     layout = layout_of(data)
     if layout is None:
@@ -75,7 +75,7 @@ def _rewrite(data: bytes, edit_message: Callable[[dict], bool]) -> bytes | None:
 
 
 def _edit_calls(data: bytes, call_id: str, edit: Edit) -> bytes | None:
-    def each(message: dict) -> bool:
+    def each(message: dict[str, Any]) -> bool:
         hit = False
         for call in message.get("toolCalls") or ():
             if isinstance(call, dict) and call.get("id") == call_id:
@@ -158,7 +158,7 @@ def change_message(data: bytes) -> bytes | None:
     if target is None:
         return None
 
-    def extend(message: dict) -> bool:
+    def extend(message: dict[str, Any]) -> bool:
         if message.get("id") != target:
             return False
         content = message.get("content")
@@ -178,7 +178,7 @@ def change_message(data: bytes) -> bytes | None:
 # --- Gemini's own expectation ----------------------------------------------------------
 
 
-def expect_no_content(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
+def expect_no_content(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]], stream: list[dict[str, Any]]) -> list[Finding]:
     """A result whose source became null records no content: the stream's content must be absent (ASR-259)."""
     findings = []
     earlier = {r.call_id: r for r in before.results}

@@ -17,10 +17,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from asr_conformance.fidelity.facts import Finding, SourceFacts
 
-Expectation = Callable[[SourceFacts, SourceFacts, list[dict], list[dict]], list[Finding]]
+Expectation = Callable[[SourceFacts, SourceFacts, list[dict[str, Any]], list[dict[str, Any]]], list[Finding]]
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class SourceMutation:
     expect: Expectation
 
 
-def records_of(stream: list[dict], kind: str, call_id: str) -> list[dict]:
+def records_of(stream: list[dict[str, Any]], kind: str, call_id: str) -> list[dict[str, Any]]:
     """Records of one type whose callId (or nativeCallId) is the given native ID."""
     return [r for r in stream if r.get("type") == kind and call_id in (r.get("callId"), r.get("nativeCallId"))]
 

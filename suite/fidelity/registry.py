@@ -69,14 +69,14 @@ class Selection:
     notes: list[str] = field(default_factory=list)
 
 
-def named_format(header: dict | None) -> str | None:
+def named_format(header: dict[str, Any] | None) -> str | None:
     producer = header.get("producer") if isinstance(header, dict) else None
     source = producer.get("source") if isinstance(producer, dict) else None
     name = source.get("format") if isinstance(source, dict) else None
     return name if isinstance(name, str) else None
 
 
-def select_witness(header: dict | None, data: bytes, witnesses: Iterable[Witness] | None = None) -> Selection:
+def select_witness(header: dict[str, Any] | None, data: bytes, witnesses: Iterable[Witness] | None = None) -> Selection:
     """Choose by the header's ``producer.source.format`` and by sniffing the input."""
     pool = list(witnesses) if witnesses is not None else installed_witnesses()[0]
     name = named_format(header)

@@ -163,8 +163,8 @@ def prepare_bytecode(roots: Iterable[Path]) -> list[str]:
                         forged.append(str(path))
                 elif name.endswith(_EXTENSIONS) or name.endswith((".pyc", ".pyo")):
                     forged.append(str(path))
-    for path in forged:
-        _remove(Path(path))
+    for name in forged:
+        _remove(Path(name))
     return forged
 
 
@@ -183,7 +183,8 @@ def _cache_matches_source(cache: Path) -> bool:
         fresh = compile(source.read_bytes(), str(source), "exec", dont_inherit=True)
     except (OSError, ValueError, EOFError, TypeError, SyntaxError):
         return False
-    return loaded == fresh
+    same: bool = loaded == fresh
+    return same
 
 
 def _remove(path: Path) -> None:

@@ -118,7 +118,7 @@ NOT_FUZZED = "not fuzzed: "
 
 def judging(results: Sequence[Result]) -> dict[str, Any]:
     """Who judged a producer's fidelity (each pack once), the packs' own errors, and why it was not fuzzed."""
-    judges: dict[tuple, dict[str, Any]] = {}
+    judges: dict[tuple[object, ...], dict[str, Any]] = {}
     for result in results:
         judge = result.details.get("judge")
         if isinstance(judge, dict):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 
 class Outcome(str, Enum):
@@ -35,7 +36,7 @@ class Verdict:
     #: Rule IDs the implementation named (empty when it names none).
     rules: frozenset[str] = frozenset()
     #: The diagnostics as the implementation wrote them (parsed JSON objects).
-    diagnostics: list[dict] = field(default_factory=list)
+    diagnostics: list[dict[str, Any]] = field(default_factory=list)
     #: What was sent: a command line, or a protocol request.
     sent: str = ""
     #: What came back on stdout (truncated), and the tail of stderr.

@@ -49,7 +49,7 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -137,7 +137,7 @@ def make_staging_parent() -> Path:
 def remove_stale_staging(folder: Path | None = None) -> list[Path]:
     """Remove the staging folders of runs whose process is gone (killed runs never clean up);
     returns what was removed."""
-    removed = []
+    removed: list[Path] = []
     base = Path(folder or tempfile.gettempdir())
     try:
         entries = list(base.glob(f"{STAGING_PREFIX}*-*"))
@@ -255,12 +255,14 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
     read_only = [*sandbox.python_environment(), *folders, *(os.path.realpath(p) for p in policy.read_only),
                  *(os.path.realpath(p) for p in _settings.allow_read)]
     hidden: list[str] = []
-    for secret in (*_settings.hidden, *corpus_copies_in(read_only)):
+    hidden_sources: tuple[str | Path, ...] = (*_settings.hidden, *corpus_copies_in(read_only))
+    for secret in hidden_sources:
         hidden += _hidden_folders(os.path.realpath(secret))
     hidden += sandbox.hidden_entries(read_only)
     staging = [os.path.realpath(p) for p in (*filter(None, [_settings.staging_parent]), staging_root())]
     hidden += [p for p in staging if any(p.startswith(f + "/") for f in read_only)]
-    outputs = [os.path.realpath(p) for p in (box.path / "out", *writable)]
+    given: tuple[str | Path, ...] = (box.path / "out", *writable)
+    outputs = [os.path.realpath(p) for p in given]
     view = sandbox.View(
         read_only=(*read_only, os.path.realpath(box.path / "in")), writable=tuple(outputs), files=tuple(files),
         hidden=tuple(hidden), scratch=(os.path.realpath(box.path / "tmp"), os.path.realpath(box.path / "home")),
@@ -432,7 +434,7 @@ def _remove_spent() -> None:
 
 def _remove_tree(path: Path) -> None:
     """Remove a folder the implementation may have made unwritable."""
-    def retry(function, name, _info) -> None:
+    def retry(function: Callable[[str], object], name: str, _info: object) -> None:
         try:
             os.chmod(os.path.dirname(name), 0o700)
             os.chmod(name, 0o700)
@@ -584,7 +586,7 @@ def remove_staging() -> None:
         _remove_tree(folder)
 
 
-def _chained(previous: object):
+def _chained(previous: object) -> Callable[[int, object], None]:
     def handler(signum: int, frame: object) -> None:
         kill_all_live()
         if previous == signal.SIG_DFL:
@@ -611,7 +613,8 @@ def become_subreaper() -> bool:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        value: bool = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        return value
     except (OSError, AttributeError):
         return False
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.views import check_partial_view, check_view, compare_views
 from asr_conformance.reference.checks import validate_path
+from asr_conformance.reference.diagnostics import StreamDiagnostics
 from asr_conformance.reference.reader import UnreadableStream, read_view
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases, orphan_streams
 
@@ -70,7 +71,7 @@ def orphan_views(corpus: Path) -> list[Path]:
     return [v for v in views if not v.with_name(v.name.removesuffix(".view.json") + ".toml").is_file()]
 
 
-def _explain(outcome) -> str:
+def _explain(outcome: StreamDiagnostics) -> str:
     return "; ".join(f"line {d.line}: {d.rule}: {d.message}" for d in outcome.errors[:3])
 
 

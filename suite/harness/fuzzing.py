@@ -41,12 +41,14 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from types import FrameType
+from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, settings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
+from asr_conformance.harness.answers import Verdict
 from asr_conformance.harness.judging.validator import judge_answer
 from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
 from asr_conformance.vocabulary.option_defaults import DEFAULT_SHRINK_SECONDS, DEFAULT_SHRINK_STEPS
@@ -233,7 +235,7 @@ def _stop_shrinking() -> bool:
     property still stops asking the implementation, see ``_from_memory``)."""
     from hypothesis.internal.conjecture.engine import ConjectureRunner
 
-    frame = sys._getframe(1)
+    frame: FrameType | None = sys._getframe(1)
     while frame is not None:
         runner = frame.f_locals.get("self")
         if isinstance(runner, ConjectureRunner):
@@ -283,21 +285,23 @@ class PropertyRunner:
         self.failed_answer = ""
         self.failed_expected: str | None = None
 
-    def settings(self, test):
+    def settings(self, test: Callable[..., None]) -> Callable[..., None]:
         from hypothesis import seed as seed_decorator
 
-        decorated = self._settings(test)
+        # Any: Hypothesis attaches the ``hypothesis`` handle to the decorated test at run time.
+        decorated: Any = self._settings(test)
         if self.database_key:
             # One database key per test (the inner property's source is the same for every parameter),
             # so a shared database replays a rule's failures for that rule first.
             inner = decorated.hypothesis.inner_test
             inner._hypothesis_internal_add_digest = self.database_key.encode()
-        return seed_decorator(self.seed)(decorated) if self.seed is not None else decorated
+        seeded: Callable[..., None] = seed_decorator(self.seed)(decorated) if self.seed is not None else decorated
+        return seeded
 
-    def run(self, prop) -> None:
+    def run(self, prop: Callable[[], None]) -> None:
         import pytest
 
-        self._last_failure = None
+        self._forget_last_failure()
         self.shrinking = None
         self.first_failure = None
         self._failed.clear()
@@ -362,6 +366,11 @@ class PropertyRunner:
             self.record("asr_fuzz_first_failure_call", self.first_failure[0])
             self.record("asr_fuzz_first_failure_sha256", self.first_failure[1])
 
+    def _forget_last_failure(self) -> None:
+        """A method, not an assignment in ``run``: mypy would take the field as None for the rest of
+        ``run``, though the property sets it."""
+        self._last_failure = None
+
     def _settle(self) -> None:
         """Final shrink figures; the engine may have stopped on the time limit between two calls."""
         shrinking = self.shrinking
@@ -387,7 +396,7 @@ class PropertyRunner:
         if self.shrinking is not None:
             self.shrinking.steps += 1
 
-    def _fail(self, message: str, explained: str, failure: dict[str, Any]) -> None:
+    def _fail(self, message: str, explained: str, failure: dict[str, Any]) -> NoReturn:
         self._last_failure = failure
         self._last_message = f"{message}\n{explained}"
         key = hashlib.sha256(failure["data"]).hexdigest()
@@ -421,14 +430,15 @@ class ValidatorFuzzSession(PropertyRunner):
     def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
         return write_counterexample(self.counterexamples, replay=self.replay, **failure)
 
-    def _ask(self, data: bytes, name: str):
+    def _ask(self, data: bytes, name: str) -> Verdict:
         """Ask about ``data``; the file is named by its digest (the property's name, which says
         what is expected, never reaches the implementation: the adapter also stages a blind copy)."""
         stream = self.scratch / f"{hashlib.sha256(data).hexdigest()[:16]}.jsonl"
         stream.write_bytes(data)
         self._counted()
         try:
-            return self.adapter.validate(stream)
+            verdict: Verdict = self.adapter.validate(stream)
+            return verdict
         finally:
             stream.unlink(missing_ok=True)
 

@@ -11,12 +11,13 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
-from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
+from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.strict_json import TooDeep, loads_bounded
 
 #: Largest input suffix kept on a staged copy (a converter may tell formats apart by it).
@@ -72,7 +73,7 @@ class OneShotValidator:
 
 
 #: Largest stream a one-shot producer may write, unless --max-output says otherwise.
-PRODUCER_STDOUT_LIMIT = containment.DEFAULT_MAX_OUTPUT
+PRODUCER_STDOUT_LIMIT = DEFAULT_MAX_OUTPUT
 
 
 #: A Python interpreter's dying words: a crash, even though the exit status is 1.
@@ -97,7 +98,7 @@ class _Run:
     finished: Finished
     #: stdout as text (validators and readers; a producer's stream stays bytes).
     text: str
-    common: dict
+    common: dict[str, Any]
     timeout: float
     cut: bool
 
@@ -129,7 +130,7 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
 
 
 def trial_run(command: Sequence[str], placeholder: str | None, source: Path, timeout: float, cwd: str | None,
-              pass_env: Sequence[str] = (), policy: Policy | None = None) -> tuple[Finished, dict]:
+              pass_env: Sequence[str] = (), policy: Policy | None = None) -> tuple[Finished, dict[str, Any]]:
     """Run the command once on ``source`` as a case would run it; return how it ended and what was sent
     and received (the start-up check; spawning errors are raised, as ``OSError``)."""
     run = _run_once(command, placeholder, source, timeout, cwd, pass_env=pass_env, policy=policy)
@@ -230,7 +231,7 @@ class OneShotProducer:
         """Nothing stays running between inputs."""
 
 
-def parse_diagnostics(stdout: str) -> list[dict]:
+def parse_diagnostics(stdout: str) -> list[dict[str, Any]]:
     """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (docs/contract.md §2.2).
     A line nested too deeply to judge raises TooDeep (the answer is unusable, not ignorable)."""
     found = []

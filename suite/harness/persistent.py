@@ -12,16 +12,21 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any, TypeVar
 
 from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
 from asr_conformance.harness.containment import Box, Policy, UnsafeOutput
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, staged_suffix
-from asr_conformance.harness.processes import Child, spawn, wait_readable
+from asr_conformance.harness.oneshot import staged_suffix
+from asr_conformance.harness.processes import Child, TailBuffer, spawn, wait_readable
 from asr_conformance.vocabulary import protocol
+from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
+
+#: The answer a request comes back as, when no usable reply does.
+AnswerT = TypeVar("AnswerT", Verdict, ReadAnswer, Conversion)
 
 #: Longest reply line the harness reads; longer is a flood.
 LINE_LIMIT = 8 * 1024 * 1024
@@ -51,7 +56,7 @@ class _Session:
         return self.child.process
 
     @property
-    def stderr(self):
+    def stderr(self) -> TailBuffer:
         return self.child.stderr
 
 
@@ -254,7 +259,8 @@ class PersistentImplementation:
             assert code is not None
         return f"the process exited ({'signal ' + str(-code) if code < 0 else 'status ' + str(code)})"
 
-    def _exchange(self, request: protocol.Validate | protocol.Convert | protocol.Read, allowed: float):
+    def _exchange(self, request: protocol.Validate | protocol.Convert | protocol.Read,
+                  allowed: float) -> tuple[protocol.Reply, str, float] | _Failure:
         """Send one request; return (reply, line, seconds) or a failure (outcome, message, line, stderr, seconds)."""
         started_at = time.monotonic()
         line = ""
@@ -280,7 +286,8 @@ class PersistentImplementation:
                             line[:4000], stderr, time.monotonic() - started_at)
         return reply, line, time.monotonic() - started_at
 
-    def _ask(self, request_for, answer_type: type):
+    def _ask(self, request_for: Callable[[int], protocol.Validate | protocol.Convert | protocol.Read],
+             answer_type: type[AnswerT]) -> tuple[protocol.Reply, dict[str, Any]] | tuple[None, AnswerT]:
         """Send one request.  A usable reply comes back as (reply, common fields of the answer);
         no reply, or an errored or skipped one, as (None, the finished answer of ``answer_type``)."""
         self._seq += 1
@@ -295,7 +302,7 @@ class PersistentImplementation:
             return None, answer_type(answer.outcome, message=message, sent=sent, received=answer.line,
                                      stderr_tail=answer.stderr, seconds=answer.seconds)
         reply, line, seconds = answer
-        common = dict(sent=sent, received=line[:4000], seconds=seconds)
+        common: dict[str, Any] = dict(sent=sent, received=line[:4000], seconds=seconds)
         if isinstance(reply, (protocol.Errored, protocol.Skipped)):
             declined = Outcome.ERRORED if isinstance(reply, protocol.Errored) else Outcome.SKIPPED
             return None, answer_type(declined, message=reply.message, **common)
@@ -316,11 +323,12 @@ class PersistentImplementation:
     def validate(self, stream: Path) -> Verdict:
         box, staged = self._blind(stream)
         try:
-            reply, common = self._ask(lambda seq: protocol.Validate(seq, str(staged)), Verdict)
+            asked = self._ask(lambda seq: protocol.Validate(seq, str(staged)), Verdict)
         finally:
             self._release(box, staged)
-        if reply is None:
-            return common
+        if asked[0] is None:
+            return asked[1]
+        reply, common = asked
         assert isinstance(reply, protocol.Validated)
         violations = list(reply.violations)
         outcome = Outcome.ACCEPT if reply.verdict == "valid" else Outcome.REJECT
@@ -329,11 +337,12 @@ class PersistentImplementation:
     def read(self, stream: Path) -> ReadAnswer:
         box, staged = self._blind(stream)
         try:
-            reply, common = self._ask(lambda seq: protocol.Read(seq, str(staged)), ReadAnswer)
+            asked = self._ask(lambda seq: protocol.Read(seq, str(staged)), ReadAnswer)
         finally:
             self._release(box, staged)
-        if reply is None:
-            return common
+        if asked[0] is None:
+            return asked[1]
+        reply, common = asked
         assert isinstance(reply, protocol.Viewed)
         return ReadAnswer(Outcome.VIEWED, view=reply.view, **common)
 
@@ -343,9 +352,10 @@ class PersistentImplementation:
         box, staged = self._blind(source, staged_suffix(source))
         output = box.output_dir()
         try:
-            reply, common = self._ask(lambda seq: protocol.Convert(seq, str(staged), str(output)), Conversion)
-            if reply is None:
-                return common
+            asked = self._ask(lambda seq: protocol.Convert(seq, str(staged), str(output)), Conversion)
+            if asked[0] is None:
+                return asked[1]
+            reply, common = asked
             assert isinstance(reply, protocol.Converted)
             if reply.refused is not None:
                 return Conversion(Outcome.REFUSED, refusal=reply.refused, **common)

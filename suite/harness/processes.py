@@ -180,7 +180,8 @@ def _pidfd(pid: int) -> int | None:
     if opener is None:
         return None
     try:
-        return opener(pid)
+        value: int | None = opener(pid)
+        return value
     except OSError:
         return None
 

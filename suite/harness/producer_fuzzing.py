@@ -75,7 +75,8 @@ class GeneratedInput:
         module = generator(self.format)
         if module is None:
             raise ValueError(f"no generator for format {self.format!r}; known: {', '.join(formats())}")
-        return module.transcripts(self.feature, self.variant)
+        value: st.SearchStrategy[Transcript] = module.transcripts(self.feature, self.variant)
+        return value
 
 
 def formats() -> tuple[str, ...]:
@@ -234,7 +235,6 @@ class ProducerFuzzSession(PropertyRunner):
         except PackError as error:
             self.pack_error = str(error)
             assume(False)
-            return
         # A generator slip must not be blamed on the implementation (the project's tests catch those).
         assume(not isinstance(facts, str))
         mutation = draw(st.sampled_from(edits)) if edits else None

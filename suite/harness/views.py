@@ -65,7 +65,8 @@ class ViewDifference:
 def view_schema() -> dict[str, Any]:
     """The published view schema (schemas/view.schema.json)."""
     text = resources.files("asr_conformance").joinpath("schemas", "view.schema.json").read_text(encoding="utf-8")
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def check_view(view: Any) -> str | None:
@@ -90,7 +91,7 @@ def compare_views(expected: dict, actual: dict, partial: Iterable[str] = ()) -> 
     return found
 
 
-def comparison(schema: dict | None) -> str | None:
+def comparison(schema: dict[str, Any] | None) -> str | None:
     """How an object under ``schema`` is compared: "whole", "keys" or None (member by member)."""
     branch = _object_branch(schema) if schema is not None else None
     return branch.get(COMPARED_AS) if branch is not None else None
@@ -211,7 +212,7 @@ def check_partial_view(expected: Any, partial: Iterable[str] = ()) -> list[str]:
     return problems
 
 
-def _check_partial(value: Any, schema: dict, path: str, partial: frozenset[str], reached: set[str],
+def _check_partial(value: Any, schema: dict[str, Any], path: str, partial: frozenset[str], reached: set[str],
                    problems: list[str]) -> None:
     how = comparison(schema) if isinstance(value, dict) else None
     if path in partial and how is not None:
@@ -233,14 +234,15 @@ def _check_partial(value: Any, schema: dict, path: str, partial: frozenset[str],
         problems.append(f"{path}: {problem.removeprefix('(top level): ')}")
 
 
-def _resolve(schema: dict) -> dict:
+def _resolve(schema: dict[str, Any]) -> dict[str, Any]:
     reference = schema.get("$ref")
     if isinstance(reference, str) and reference.startswith("#/$defs/"):
-        return view_schema()["$defs"][reference.rsplit("/", 1)[-1]]
+        value: dict[str, Any] = view_schema()["$defs"][reference.rsplit("/", 1)[-1]]
+        return value
     return schema
 
 
-def _object_branch(schema: dict) -> dict | None:
+def _object_branch(schema: dict[str, Any]) -> dict[str, Any] | None:
     """The part of ``schema`` that describes an object (through $ref and anyOf), if any."""
     schema = _resolve(schema)
     for branch in schema.get("anyOf", ()):
@@ -253,14 +255,16 @@ def _object_branch(schema: dict) -> dict | None:
     return None
 
 
-def _member_schema(schema: dict, name: str) -> dict | None:
+def _member_schema(schema: dict[str, Any], name: str) -> dict[str, Any] | None:
     """The schema of member ``name`` of an object schema, or None when it allows no such member."""
     properties = schema.get("properties", {})
     if name in properties:
-        return properties[name]
+        value: dict[str, Any] | None = properties[name]
+        return value
     for pattern, member in schema.get("patternProperties", {}).items():
         if re.search(pattern, name):
-            return member
+            found: dict[str, Any] | None = member
+            return found
     names = schema.get("propertyNames")
     if isinstance(names, dict) and "pattern" in names and not re.search(names["pattern"], name):
         return None

@@ -7,6 +7,8 @@ built-in format's witness module, edits module and generator module) in one call
 
 from __future__ import annotations
 
+import functools
+
 from asr_conformance import __version__
 from asr_conformance.fidelity.facts import Witness
 from asr_conformance.packs.pack import FormatPack
@@ -22,7 +24,7 @@ def wrap_builtin(name: str, witness: Witness, generator_format: str | None = Non
     return FormatPack(
         name=name, version=__version__, witness=witness, edits=tuple(getattr(witness, "mutations", ()) or ()),
         generator=generator, kind_policy=kind_policy, loss_namespaces=loss_namespaces,
-        file_name=lambda digest, format=witness.format: native.file_name(format, digest),
+        file_name=functools.partial(native.file_name, witness.format),
     )
 
 

@@ -61,7 +61,8 @@ def bounded(identity: PackIdentity, action: str, seconds: float, function: Calla
         raise error
     if error is not None:
         raise PackError(identity, f"raised {type(error).__name__} in {action}: {error}{_where(error)}")
-    return box["value"]
+    value: T = box["value"]
+    return value
 
 
 def _where(error: BaseException) -> str:
@@ -76,7 +77,7 @@ def malformed(facts: Any) -> str | None:
     """Why a witness's answer is not well-formed ``SourceFacts``, or ``None`` when it is."""
     if not isinstance(facts, SourceFacts):
         return f"returned {type(facts).__name__}, not SourceFacts"
-    checks: list[tuple[str, list[Any], type, tuple[tuple[str, tuple[type, ...]], ...]]] = [
+    checks: list[tuple[str, object, type, tuple[tuple[str, tuple[type, ...]], ...]]] = [
         ("calls", facts.calls, NativeCall, (("call_id", (str,)), ("name", (str,)))),
         ("results", facts.results, NativeResult, (("call_id", (str, type(None))),)),
         ("messages", facts.messages, NativeMessage, (("role", (str,)), ("texts", (tuple, list)))),

@@ -163,7 +163,7 @@ class PackSelection:
     selection: Selection
 
 
-def select_pack(header: dict | None, data: bytes, packs: Packs | Iterable[FormatPack]) -> PackSelection:
+def select_pack(header: dict[str, Any] | None, data: bytes, packs: Packs | Iterable[FormatPack]) -> PackSelection:
     """``fidelity.registry.select_witness`` over the packs' witnesses, the winner named with its pack."""
     pool = packs if isinstance(packs, Packs) else Packs([Installed(p, identify(p, "(given)", False)) for p in packs])
     selection = select_witness(header, data, [p.witness for p in pool.packs])

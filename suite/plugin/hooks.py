@@ -21,7 +21,7 @@ import os
 import random
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,17 +41,15 @@ from asr_conformance.harness.fuzzing import (
     ensure_profiles,
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.limits import NAMES as LIMIT_NAMES
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
 from asr_conformance.plugin.classify import MODULES, classify
-from asr_conformance.plugin.entry import checkout_without_configuration
+from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
-    CONFORMANCE_DIR,
     RUN_DEADLINE_KEY,
     SEED_KEY,
     TARGETS_KEY,
@@ -66,6 +64,7 @@ from asr_conformance.plugin.run_config import (
 from asr_conformance.plugin.session import GATE_KEY, CertificationSession, WorkerCollections
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
 from asr_conformance.vocabulary.inline import inline_input
+from asr_conformance.vocabulary.option_defaults import LIMIT_NAMES
 from asr_conformance.vocabulary.rules import CatalogError, load_catalog
 from asr_conformance.vocabulary.untrusted import terminal_line
 
@@ -206,7 +205,7 @@ def _configure_hypothesis(config: pytest.Config) -> None:
 
     problem = ensure_profiles()  # before Hypothesis' plugin loads a --hypothesis-profile (see entry.py)
     chosen = config.getoption("hypothesis_profile", None) or os.environ.get(PROFILE_VARIABLE) or None
-    if chosen is not None and chosen not in PROFILES and chosen not in settings._profiles:  # type: ignore[attr-defined]
+    if chosen is not None and chosen not in PROFILES and chosen not in settings._profiles:
         raise pytest.UsageError(f"asr-conformance: {PROFILE_VARIABLE}={chosen}: no such Hypothesis profile "
                                 f"(the suite's: {', '.join(PROFILES)})")
     if chosen == "asr-deep" and problem is not None:
@@ -216,7 +215,7 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     seed = config.getoption("hypothesis_seed", None)
     if hasattr(config, "workerinput"):
         seed = config.workerinput.get("asr_seed", seed)
-    elif seed is None and settings.default.derandomize is False and settings.default.database is None:
+    elif seed is None and (loaded := settings.default) is not None and loaded.derandomize is False and loaded.database is None:
         # A forced seed switches the example database off, so only profiles without one get it.
         import random
 
@@ -236,7 +235,7 @@ class _SeedToWorkers:
     def __init__(self, seed: object) -> None:
         self.seed = seed
 
-    def pytest_configure_node(self, node) -> None:
+    def pytest_configure_node(self, node: Any) -> None:  # xdist's WorkerController: xdist ships no types
         node.workerinput["asr_seed"] = self.seed
         node.workerinput["asr_run_deadline"] = node.config.stash.get(RUN_DEADLINE_KEY, None)
         node.workerinput["asr_staging"] = node.config.stash.get(STAGING_KEY, None)
@@ -282,7 +281,7 @@ def validator_cases(config: pytest.Config) -> list[Case]:
     return _cases(config, "validator")
 
 
-def _rule_marks(rules) -> list[pytest.MarkDecorator]:
+def _rule_marks(rules: Iterable[str]) -> list[pytest.MarkDecorator]:
     return [getattr(pytest.mark, rule) for rule in rules]
 
 
@@ -341,7 +340,8 @@ def _generated_params(config: pytest.Config) -> list[Any]:
 def _item_target(item: pytest.Item, targets: list[Target]) -> Target:
     callspec = getattr(item, "callspec", None)
     if callspec is not None and isinstance(callspec.params.get("asr_target"), Target):
-        return callspec.params["asr_target"]
+        value: Target = callspec.params["asr_target"]
+        return value
     return targets[0]
 
 
@@ -351,7 +351,8 @@ def result_id(item: pytest.Item, role: str) -> str:
     params = dict(callspec.params) if callspec is not None else {}
     for name in ("validator_case", "reader_case"):
         if isinstance(params.get(name), Case):
-            return params[name].id
+            case_id: str = params[name].id
+            return case_id
     parts = []
     for name, value in params.items():
         if name == "asr_target":
@@ -409,7 +410,7 @@ def _fuzzes(config: pytest.Config, target: Target, generated: GeneratedInput | N
 
 
 @pytest.hookimpl(hookwrapper=True)
-def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo):
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, Any, None]:
     """Each report of a conformance test carries the test's record; a failure the expectations file (or
     the baseline) lists is reported as an expected failure."""
     outcome = yield
@@ -484,7 +485,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, 
 
 
 @pytest.fixture
-def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader, asr_target: Target, tmp_path: Path,
+def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader: object, asr_target: Target, tmp_path: Path,
                     asr_record: Recorder) -> Iterator[ReaderFuzzSession]:
     """Runs a property of generated streams against the reader under test, the reference reader as oracle."""
     from hypothesis import settings

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import math
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -111,7 +112,7 @@ def add_options(parser: pytest.Parser) -> None:
                     "incomplete")
 
 
-def _limit_option(name: str, option: str):
+def _limit_option(name: str, option: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
         from asr_conformance.harness.limits import LimitError, parse_limit
 

@@ -46,10 +46,10 @@ def hypothesis_facts(config: pytest.Config) -> dict[str, Any]:
     from hypothesis import settings
 
     seed = config.stash.get(SEED_KEY, None)
-    profile = settings._current_profile  # type: ignore[attr-defined]
+    profile = settings._current_profile
     return {"profile": profile, "seed": seed if isinstance(seed, int) else None,
             # The same examples every run: a regression gate that certifies nothing new (and earns no badge).
-            "fixed_examples": bool(settings.default.derandomize)}
+            "fixed_examples": settings.default is not None and bool(settings.default.derandomize)}
 
 
 def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict[str, Any]:

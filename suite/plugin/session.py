@@ -76,7 +76,7 @@ class CertificationSession:
         self.stale: list[tuple[str, Expectation]] = []
         self.comparison: Comparison | None = None
         self.written: dict[str, Path] = {}
-        self.verdicts: list[dict] = []
+        self.verdicts: list[dict[str, Any]] = []
         #: The name and version each persistent implementation gave in its handshake, by key.
         self.handshakes: dict[str, tuple[str, str | None]] = {}
         interval = float(config.getoption("asr_progress", 0) or 0)
@@ -177,11 +177,11 @@ class CertificationSession:
     # -- progress ------------------------------------------------------------------
 
     @pytest.hookimpl(optionalhook=True)  # an xdist hook: absent with -p no:xdist
-    def pytest_xdist_node_collection_finished(self, node, ids: list[str]) -> None:
+    def pytest_xdist_node_collection_finished(self, node: object, ids: list[str]) -> None:
         if self.active:
             self.progress.planned(ids)
 
-    def pytest_runtest_logstart(self, nodeid: str, location) -> None:
+    def pytest_runtest_logstart(self, nodeid: str, location: tuple[str, int | None, str]) -> None:
         if self.active:
             self.progress.started(nodeid)
 
@@ -269,7 +269,7 @@ class CertificationSession:
         except ReportFolderError as error:
             self.reasons.append(str(error))
 
-    def _describe(self, target: Target) -> dict:
+    def _describe(self, target: Target) -> dict[str, Any]:
         name, version = target.name, target.version
         handshake = self.handshakes.get(target.key)
         if handshake and handshake[0] and not target.source.endswith(".toml"):
@@ -286,7 +286,7 @@ class CertificationSession:
 
     # -- the terminal ----------------------------------------------------------
 
-    def pytest_terminal_summary(self, terminalreporter, exitstatus: int, config: pytest.Config) -> None:
+    def pytest_terminal_summary(self, terminalreporter: pytest.TerminalReporter, exitstatus: int, config: pytest.Config) -> None:
         if not self.active:
             return
 

@@ -85,17 +85,17 @@ def _string(entry: dict, key: str) -> str | None:
 class TranscriptConverter:
     """One pass over a transcript's entries, in file order."""
 
-    def __init__(self, entries: list[tuple[int, dict]], digest: str) -> None:
+    def __init__(self, entries: list[tuple[int, dict[str, Any]]], digest: str) -> None:
         self.entries = entries
         self.digest = digest
-        self.records: list[dict] = []
+        self.records: list[dict[str, Any]] = []
         self.lossy: set[str] = set()
         self.uuids = {e["uuid"] for _, e in entries if isinstance(e.get("uuid"), str)}
         self.call_counts = Counter(
             block["id"] for _, e in entries for block in _blocks(e)
             if block.get("type") == "tool_use" and isinstance(block.get("id"), str)
         )
-        self.questions: dict[str, dict] = {}
+        self.questions: dict[str, dict[str, Any]] = {}
         self.agent_version: str | None = None
         self.title: str | None = None
         self.permission_mode: str | None = None
@@ -108,7 +108,7 @@ class TranscriptConverter:
         record.update(members)
         self.records.append(record)
 
-    def run(self) -> list[dict]:
+    def run(self) -> list[dict[str, Any]]:
         session_id = next((s for _, e in self.entries if (s := _string(e, "sessionId"))), None)
         if session_id is None:
             raise Refused("no line carries a sessionId; this is not a Claude Code session transcript")
@@ -116,7 +116,7 @@ class TranscriptConverter:
             self.entry(number, entry)
         return [self.header(session_id), *self.records]
 
-    def header(self, session_id: str) -> dict:
+    def header(self, session_id: str) -> dict[str, Any]:
         version = next((v for _, e in self.entries if (v := _string(e, "version"))), None)
         agent_id = self.subagent_id()
         started = next((e["timestamp"] for _, e in self.entries if e.get("timestamp") is not None), None)
@@ -160,7 +160,7 @@ class TranscriptConverter:
         """ASR-006: opaque; derived from the input so that a conversion is repeatable."""
         return "conv-" + self.digest[:12]
 
-    def root(self) -> dict | None:
+    def root(self) -> dict[str, Any] | None:
         """The working directory the transcript records first, with its branch (ASR-159)."""
         first = next((e for _, e in self.entries if _string(e, "cwd")), None)
         if first is None:
@@ -187,7 +187,7 @@ class TranscriptConverter:
         if any(_string(e, key) not in (None, first) for _, e in self.entries):
             self.lossy.add(f"claude-code.{key}")
 
-    def entry(self, number: int, entry: dict) -> None:
+    def entry(self, number: int, entry: dict[str, Any]) -> None:
         kind = entry["type"]
         ts = entry.get("timestamp")
         if kind == "summary":
@@ -202,7 +202,7 @@ class TranscriptConverter:
         else:
             self.lossy.add(f"claude-code.{kind}")
 
-    def summary(self, number: int, entry: dict) -> None:
+    def summary(self, number: int, entry: dict[str, Any]) -> None:
         """A summary whose leafUuid names no line of this file was written for another session."""
         title = entry.get("summary")
         if not isinstance(title, str):
@@ -214,14 +214,14 @@ class TranscriptConverter:
             self.title = title
             self.emit("session_info", None, title=title)
 
-    def permission(self, entry: dict, ts: str | None) -> None:
+    def permission(self, entry: dict[str, Any], ts: str | None) -> None:
         """The permission mode in force where the source records it: a snapshot (ASR-187)."""
         mode = _string(entry, "permissionMode")
         if mode is not None and mode != self.permission_mode:
             self.permission_mode = mode
             self.emit("config_change", ts, snapshot=True, permissionMode=mode)
 
-    def agent_version_change(self, entry: dict, ts: str | None) -> None:
+    def agent_version_change(self, entry: dict[str, Any], ts: str | None) -> None:
         version = _string(entry, "version")
         if version is None:
             return
@@ -229,7 +229,7 @@ class TranscriptConverter:
             self.emit("declaration", ts, agentVersion=version)
         self.agent_version = version
 
-    def message(self, number: int, entry: dict, ts: str | None) -> None:
+    def message(self, number: int, entry: dict[str, Any], ts: str | None) -> None:
         message = entry.get("message")
         if not isinstance(message, dict):
             raise Refused(f"line {number}: the {entry['type']} line has no message object")
@@ -242,7 +242,7 @@ class TranscriptConverter:
             self.lossy.add("inference")
         blocks = [{"type": "text", "text": content}] if isinstance(content, str) else content
         results = sum(1 for b in blocks if isinstance(b, dict) and b.get("type") == "tool_result")
-        parts: list[dict] = []
+        parts: list[dict[str, Any]] = []
         for index, block in enumerate(blocks):
             if not isinstance(block, dict) or not isinstance(block.get("type"), str):
                 raise Refused(f"line {number}: content block {index} has no type")
@@ -266,7 +266,7 @@ class TranscriptConverter:
             else:
                 self.lossy.add(f"content.{kind}")
 
-    def tool_call(self, number: int, index: int, entry: dict, block: dict, ts: str | None) -> None:
+    def tool_call(self, number: int, index: int, entry: dict[str, Any], block: dict[str, Any], ts: str | None) -> None:
         call_id, name = block.get("id"), block.get("name")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str):
             raise Refused(f"line {number}: tool_use block {index} lacks an id or a name")
@@ -288,7 +288,7 @@ class TranscriptConverter:
         if name == "AskUserQuestion" and self.call_counts[call_id] == 1 and isinstance(block.get("input"), dict):
             self.questions[call_id] = block["input"]
 
-    def tool_result(self, number: int, index: int, block: dict, raw: Any, has_raw: bool, ts: str | None) -> None:
+    def tool_result(self, number: int, index: int, block: dict[str, Any], raw: Any, has_raw: bool, ts: str | None) -> None:
         native = block.get("tool_use_id")
         members: dict[str, Any] = {}
         if native is None:
@@ -313,7 +313,7 @@ class TranscriptConverter:
         if members.get("linkage") == "exact" and native in self.questions and has_raw:
             self.input_request(native, self.questions.pop(native), raw, ts)
 
-    def input_request(self, call_id: str, arguments: dict, raw: Any, ts: str | None) -> None:
+    def input_request(self, call_id: str, arguments: dict[str, Any], raw: Any, ts: str | None) -> None:
         """AskUserQuestion and the answers its result records (toolUseResult.answers); IDs by position."""
         asked = [q for q in arguments.get("questions") or () if isinstance(q, dict) and isinstance(q.get("question"), str)]
         answers = raw.get("answers") if isinstance(raw, dict) else None
@@ -338,7 +338,7 @@ class TranscriptConverter:
         self.emit("input_request", ts, requestId=call_id, idSource="derived", callId=call_id, mode="questions",
                   questions=questions, status="answered", answers=given)
 
-    def result_content(self, number: int, index: int, content: Any) -> list[dict]:
+    def result_content(self, number: int, index: int, content: Any) -> list[dict[str, Any]]:
         """What the model received: the result block's text (ASR-259)."""
         if isinstance(content, str):
             return [{"type": "text", "text": content}]
@@ -355,7 +355,7 @@ class TranscriptConverter:
         return parts
 
 
-def _blocks(entry: dict) -> Iterable[dict]:
+def _blocks(entry: dict[str, Any]) -> Iterable[dict[str, Any]]:
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if isinstance(content, list):

@@ -74,7 +74,7 @@ def read_lines(data: bytes) -> list[tuple[int, dict]]:
         raise Refused(f"the input is not UTF-8 text (bad byte at offset {error.start})") from None
     lines = text.split("\n")
     last = max(i for i, line in enumerate(lines, 1) if line.strip())
-    values: list[tuple[int, dict]] = []
+    values: list[tuple[int, dict[str, Any]]] = []
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
@@ -94,7 +94,7 @@ def read_lines(data: bytes) -> list[tuple[int, dict]]:
     raise Refused(f"line {values[0][0]} is neither a rollout line (type and payload) nor a rollout header")
 
 
-def _envelope(number: int, value: dict) -> tuple[int, dict]:
+def _envelope(number: int, value: dict[str, Any]) -> tuple[int, dict[str, Any]]:
     kind = value.get("type")
     if not isinstance(kind, str):
         raise Refused(f"line {number} has no type; it is not a Codex rollout line")
@@ -106,7 +106,7 @@ def _envelope(number: int, value: dict) -> tuple[int, dict]:
     return number, value
 
 
-def _unwrapped(values: list[tuple[int, dict]]) -> list[tuple[int, dict]]:
+def _unwrapped(values: list[tuple[int, dict[str, Any]]]) -> list[tuple[int, dict[str, Any]]]:
     """A rollout from before the envelope: a bare header, then bare response items."""
     (number, header), rest = values[0], values[1:]
     out = [(number, {"type": "session_meta", "payload": header})]
@@ -134,7 +134,7 @@ def parse_arguments(text: str) -> tuple[bool, Any]:
     return (True, value) if fits(value) else (False, None)
 
 
-def _string(mapping: dict, key: str) -> str | None:
+def _string(mapping: dict[str, Any], key: str) -> str | None:
     value = mapping.get(key)
     return value if isinstance(value, str) and value else None
 
@@ -175,10 +175,10 @@ def duration_ms(value: Any) -> float | None:
 class RolloutConverter:
     """One pass over a rollout's lines, in file order, after an index of the events by call ID."""
 
-    def __init__(self, lines: list[tuple[int, dict]], digest: str) -> None:
+    def __init__(self, lines: list[tuple[int, dict[str, Any]]], digest: str) -> None:
         self.lines = lines
         self.digest = digest
-        self.records: list[dict] = []
+        self.records: list[dict[str, Any]] = []
         self.lossy: set[str] = set()
         self.meta = next((v["payload"] for _, v in lines if v["type"] == "session_meta"), None)
         payloads = [(n, v["payload"]) for n, v in lines if v["type"] == "response_item"]
@@ -191,7 +191,7 @@ class RolloutConverter:
                         if p.get("type") in ("function_call_output", "custom_tool_call_output")
                         and isinstance(p.get("call_id"), str)}
         #: The last outcome event for each call ID (exec_command_end, patch_apply_end, mcp_tool_call_end).
-        self.outcomes: dict[str, tuple[int, dict]] = {}
+        self.outcomes: dict[str, tuple[int, dict[str, Any]]] = {}
         for number, event in events:
             if event.get("type") in ("exec_command_end", "patch_apply_end", "mcp_tool_call_end"):
                 call_id = event.get("call_id")
@@ -215,7 +215,7 @@ class RolloutConverter:
         record.update(members)
         self.records.append(record)
 
-    def run(self) -> list[dict]:
+    def run(self) -> list[dict[str, Any]]:
         if self.meta is None:
             raise Refused("no session_meta line; this is not a Codex rollout")
         self.session_id = _string(self.meta, "id") or _string(self.meta, "session_id")
@@ -229,7 +229,7 @@ class RolloutConverter:
 
     # -- the header --
 
-    def header(self) -> dict:
+    def header(self) -> dict[str, Any]:
         meta = self.meta or {}
         source: dict[str, Any] = {"format": SOURCE_FORMAT}
         version = _string(meta, "cli_version")
@@ -272,7 +272,7 @@ class RolloutConverter:
             return posixpath.normpath(cwd)
         return None
 
-    def root(self) -> dict | None:
+    def root(self) -> dict[str, Any] | None:
         """The working directory session_meta records, with the git facts it records (ASR-159)."""
         cwd = _string(self.meta or {}, "cwd")
         if cwd is None:
@@ -303,7 +303,7 @@ class RolloutConverter:
                 root["vcs"] = vcs
         return root
 
-    def path_ref(self, path: str) -> dict:
+    def path_ref(self, path: str) -> dict[str, Any]:
         """A recorded directory as a PathRef: relative to the workspace root when inside it."""
         if self.root_path is not None and path.startswith("/") and "\\" not in path:
             normal = posixpath.normpath(path)
@@ -314,7 +314,7 @@ class RolloutConverter:
 
     # -- lines --
 
-    def line(self, number: int, line: dict) -> None:
+    def line(self, number: int, line: dict[str, Any]) -> None:
         kind, payload, ts = line["type"], line["payload"], line.get("timestamp")
         if kind == "session_meta":
             self.session_meta(payload, ts)
@@ -329,7 +329,7 @@ class RolloutConverter:
         else:
             self.lossy.add(f"codex.{kind}")
 
-    def session_meta(self, payload: dict, ts: str | None) -> None:
+    def session_meta(self, payload: dict[str, Any], ts: str | None) -> None:
         """A later session_meta (a resumed or forked rollout) may carry another version or session."""
         if payload is self.meta:
             return
@@ -340,7 +340,7 @@ class RolloutConverter:
             self.emit("declaration", ts, agentVersion=version)
             self.agent_version = version
 
-    def turn_context(self, payload: dict, ts: str | None) -> None:
+    def turn_context(self, payload: dict[str, Any], ts: str | None) -> None:
         """The configuration in force at the start of a turn: a snapshot (ASR-187)."""
         members: dict[str, Any] = {}
         turn = _string(payload, "turn_id")
@@ -365,7 +365,7 @@ class RolloutConverter:
         if len(members) > (2 if turn is not None else 1):
             self.emit("config_change", ts, **members)
 
-    def sandbox(self, policy: Any) -> dict:
+    def sandbox(self, policy: Any) -> dict[str, Any]:
         if isinstance(policy, str) and policy:
             return {"mode": policy}
         if not isinstance(policy, dict):
@@ -380,7 +380,7 @@ class RolloutConverter:
             self.lossy.add("codex.sandbox_policy")
         return sandbox
 
-    def response_item(self, number: int, item: dict, ts: str | None) -> None:
+    def response_item(self, number: int, item: dict[str, Any], ts: str | None) -> None:
         kind = item.get("type")
         if kind == "message":
             self.message(number, item, ts)
@@ -397,7 +397,7 @@ class RolloutConverter:
         else:
             raise Refused(f"line {number}: a response_item without a type")
 
-    def message(self, number: int, item: dict, ts: str | None) -> None:
+    def message(self, number: int, item: dict[str, Any], ts: str | None) -> None:
         role = item.get("role")
         if not isinstance(role, str) or not role:
             raise Refused(f"line {number}: a message without a role")
@@ -411,7 +411,7 @@ class RolloutConverter:
         native = {"messageId": item["id"]} if _string(item, "id") else {}
         self.emit("message", ts, **native, role=role, content=[{"type": "text", "text": t} for t in texts])
 
-    def tool_call(self, number: int, item: dict, ts: str | None) -> None:
+    def tool_call(self, number: int, item: dict[str, Any], ts: str | None) -> None:
         call_id, name = item.get("call_id"), item.get("name")
         if not isinstance(call_id, str) or not call_id or not isinstance(name, str) or not name:
             raise Refused(f"line {number}: a {item['type']} without a call_id or a name")
@@ -440,12 +440,12 @@ class RolloutConverter:
                 raise Refused(f"line {number}: custom_tool_call input is not text")
         self.emit("tool_call", ts, **members)
 
-    def linkage(self, call_id: str) -> dict:
+    def linkage(self, call_id: str) -> dict[str, Any]:
         if self.call_counts[call_id] > 1:  # ASR-262: the ID cannot show which call
             return {"linkage": "ambiguous", "nativeCallId": call_id}
         return {"callId": call_id, "linkage": "exact"}
 
-    def tool_output(self, number: int, item: dict, ts: str | None) -> None:
+    def tool_output(self, number: int, item: dict[str, Any], ts: str | None) -> None:
         call_id = item.get("call_id")
         if not isinstance(call_id, str) or not call_id:
             raise Refused(f"line {number}: a {item['type']} without a call_id")
@@ -463,7 +463,7 @@ class RolloutConverter:
             self.outcome(outcome[1], members)
         self.emit("tool_result", ts, **members)
 
-    def status(self, output: Any, event: dict | None) -> str:
+    def status(self, output: Any, event: dict[str, Any] | None) -> str:
         """The outcome the source records (ASR-258); an output alone records none."""
         if event is not None:
             word = _string(event, "status")
@@ -480,7 +480,7 @@ class RolloutConverter:
             return "completed" if output["success"] else "failed"
         return "unknown"
 
-    def outcome(self, event: dict, members: dict) -> None:
+    def outcome(self, event: dict[str, Any], members: dict[str, Any]) -> None:
         """What an exec_command_end records about the process (ASR-260, 261, 267)."""
         if event.get("type") != "exec_command_end":
             return
@@ -507,7 +507,7 @@ class RolloutConverter:
         if took is not None:
             members["durationMs"] = took
 
-    def event(self, number: int, event: dict, ts: str | None) -> None:
+    def event(self, number: int, event: dict[str, Any], ts: str | None) -> None:
         kind = event.get("type")
         if not isinstance(kind, str):
             raise Refused(f"line {number}: an event_msg without a type")
@@ -530,7 +530,7 @@ class RolloutConverter:
         elif kind not in COPIES:
             self.lossy.add(f"codex.{kind}")
 
-    def state(self, event: dict, ts: str | None, state: str, reason: str | None = None) -> None:
+    def state(self, event: dict[str, Any], ts: str | None, state: str, reason: str | None = None) -> None:
         """Turn transitions the source records (ASR-169), with its own turn ID."""
         members: dict[str, Any] = {}
         if _string(event, "turn_id"):
@@ -540,7 +540,7 @@ class RolloutConverter:
             members["stopReason"] = reason
         self.emit("state", ts, **members)
 
-    def event_message(self, number: int, event: dict, ts: str | None) -> None:
+    def event_message(self, number: int, event: dict[str, Any], ts: str | None) -> None:
         """A message event is the UI's copy of a response item; kept only when the item is missing."""
         text = event.get("message")
         if not isinstance(text, str):
@@ -549,7 +549,7 @@ class RolloutConverter:
         if text not in self.item_texts[role]:
             self.emit("message", ts, role=role, content=[{"type": "text", "text": text}])
 
-    def unanswered_outcome(self, number: int, event: dict, ts: str | None) -> None:
+    def unanswered_outcome(self, number: int, event: dict[str, Any], ts: str | None) -> None:
         """An outcome event whose call has no output item still records a result."""
         call_id = event.get("call_id")
         if not isinstance(call_id, str) or not call_id:

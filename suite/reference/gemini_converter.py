@@ -74,11 +74,11 @@ class Session:
         self.session_id: str | None = None
         self.start_time: str | None = None
         self.times: list[str] = []
-        self.messages: dict[str, dict] = {}
+        self.messages: dict[str, dict[str, Any]] = {}
         self.removed = False
         self.unknown = False
 
-    def metadata(self, value: dict, where: str) -> None:
+    def metadata(self, value: dict[str, Any], where: str) -> None:
         if self.session_id is None and isinstance(value.get("sessionId"), str) and value["sessionId"]:
             self.session_id = value["sessionId"]
         for key in ("startTime", "lastUpdated"):
@@ -232,7 +232,7 @@ class SessionConverter:
     def __init__(self, session: Session, digest: str) -> None:
         self.session = session
         self.digest = digest
-        self.records: list[dict] = []
+        self.records: list[dict[str, Any]] = []
         self.lossy: set[str] = set()
         if session.removed:
             self.lossy.add("gemini.rewound")
@@ -249,12 +249,12 @@ class SessionConverter:
         record.update(members)
         self.records.append(record)
 
-    def run(self) -> list[dict]:
+    def run(self) -> list[dict[str, Any]]:
         for message in self.session.messages.values():
             self.message(message)
         return [self.header(), *self.records]
 
-    def header(self) -> dict:
+    def header(self) -> dict[str, Any]:
         header: dict[str, Any] = {
             "type": "session", "seq": 0, "id": "h", "formatVersion": "0.1",
             "agent": {"name": "gemini-cli"},
@@ -280,7 +280,7 @@ class SessionConverter:
         start = self.session.start_time
         return start if start is not None and _sort_key(start) <= _sort_key(oldest) else oldest
 
-    def message(self, message: dict) -> None:
+    def message(self, message: dict[str, Any]) -> None:
         kind, ts = message["type"], message["timestamp"]
         texts = texts_of(message.get("content"))
         content = message.get("content")
@@ -307,7 +307,7 @@ class SessionConverter:
         else:
             self.lossy.add(f"gemini.{kind}")
 
-    def tool_call(self, call: dict, message_ts: str) -> None:
+    def tool_call(self, call: dict[str, Any], message_ts: str) -> None:
         members: dict[str, Any] = {"callId": call["id"], "callIdSource": "native", "name": call["name"],
                                    "requestedBy": "model"}  # calls sit in the model's message (ASR-274)
         if "args" in call:
@@ -317,7 +317,7 @@ class SessionConverter:
                 members["inputText"] = json.dumps(call["args"], ensure_ascii=False, separators=(",", ":"))
         self.emit("tool_call", call.get("timestamp") or message_ts, **members)
 
-    def tool_result(self, call: dict, message_ts: str) -> None:
+    def tool_result(self, call: dict[str, Any], message_ts: str) -> None:
         status = call["status"]
         if status in PENDING:
             return  # still running or waiting: dangling, never given a made-up result (ASR-265)

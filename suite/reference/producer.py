@@ -51,6 +51,7 @@ def reference_convert(path: str) -> bytes:
     data = Path(path).read_bytes()
     converter = converter_for(data)
     try:
-        return converter.convert(data)
+        value: bytes = converter.convert(data)
+        return value
     except converter.Refused as refused:
         raise Refusal(str(refused)) from None

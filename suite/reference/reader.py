@@ -57,7 +57,7 @@ class Rec:
     """One record of the stream, with where it was found."""
 
     line: int
-    value: dict
+    value: dict[str, Any]
 
     @property
     def key(self) -> str:
@@ -111,7 +111,7 @@ class Pairing:
 # --- reading -------------------------------------------------------------------
 
 
-def read_view(path: str | os.PathLike) -> dict:
+def read_view(path: str | os.PathLike[str]) -> dict[str, Any]:
     """The reference view of the stream at ``path`` (see the module docstring for what raises)."""
     records, problems = read_records(StreamReader().read_path(os.fspath(path)))
     view = build_view(records, problems)
@@ -120,7 +120,7 @@ def read_view(path: str | os.PathLike) -> dict:
     return view
 
 
-def read_records(items: Iterable[Record | LineProblem]) -> tuple[list[Rec], list[dict]]:
+def read_records(items: Iterable[Record | LineProblem]) -> tuple[list[Rec], list[dict[str, Any]]]:
     """The stream's records and the reference validator's errors, in one pass over the lines."""
     validation = Validation()
     records: list[Rec] = []
@@ -135,11 +135,11 @@ def read_records(items: Iterable[Record | LineProblem]) -> tuple[list[Rec], list
     return records, problems
 
 
-def _problem(rule: str, line: int, seq: int | None, message: str) -> dict:
+def _problem(rule: str, line: int, seq: int | None, message: str) -> dict[str, Any]:
     return {"rule": rule, "line": line, "seq": seq, "message": message}
 
 
-def build_view(records: list[Rec], problems: list[dict]) -> dict:
+def build_view(records: list[Rec], problems: list[dict[str, Any]]) -> dict[str, Any]:
     """Every member of the view, derived from the records in stream order."""
     by_type = _group_by_type(records)
     calls = entities(by_type.get("tool_call", []))
@@ -197,7 +197,7 @@ def entities(records: list[Rec]) -> list[Entity]:
 # --- session_info (ASR-160, ASR-181) ----------------------------------------------
 
 
-def effective_session_info(records: list[Rec]) -> dict:
+def effective_session_info(records: list[Rec]) -> dict[str, Any]:
     """Each field from the last record that contains it: present replaces, null clears,
     absent keeps (ASR-160); a new title without titleSource makes the source unknown (ASR-181)."""
     effective: dict[str, Any] = dict.fromkeys(SESSION_INFO_FIELDS)
@@ -222,8 +222,8 @@ class Declared:
     extensions: dict[tuple[str, str], bool] = field(default_factory=dict)
     content_level: str | None = None
     agent_version: str | None = None
-    client: dict | None = None
-    environment: dict = field(default_factory=dict)
+    client: dict[str, Any] | None = None
+    environment: dict[str, Any] = field(default_factory=dict)
 
     def amend(self, record: Rec) -> None:
         """Apply a header or declaration: unions only grow, contentLevel only tightens,
@@ -246,7 +246,7 @@ class Declared:
         if type(record.get("environment")) is dict:
             self.environment.update(record.get("environment"))
 
-    def snapshot(self) -> dict:
+    def snapshot(self) -> dict[str, Any]:
         return {
             "profiles": sorted(self.profiles),
             "extensions": [
@@ -260,7 +260,7 @@ class Declared:
         }
 
 
-def in_force(records: list[Rec], header: Rec | None) -> dict[str, dict]:
+def in_force(records: list[Rec], header: Rec | None) -> dict[str, dict[str, Any]]:
     """For each record's seq: the declarations and instructions in force at that record.
 
     The header applies from its own seq; a declaration only to records with a higher
@@ -272,7 +272,7 @@ def in_force(records: list[Rec], header: Rec | None) -> dict[str, dict]:
         agent = header.get("agent")
         declared.agent_version = _text(agent.get("version")) if type(agent) is dict else None
     instructions: list[Rec] = []
-    found: dict[str, dict] = {}
+    found: dict[str, dict[str, Any]] = {}
     current = declared.snapshot()
     for record in records:
         if record.type == "instructions":
@@ -298,7 +298,7 @@ def _instructions_in_force(instructions: list[Rec], at: Rec) -> list[str]:
     return in_force_now
 
 
-def _instructions_entry(record: Rec) -> dict:
+def _instructions_entry(record: Rec) -> dict[str, Any]:
     return {"id": record.key, "seq": record.seq, "kind": _text(record.get("kind")),
             "scope": _text(record.get("scope"))}
 
@@ -352,16 +352,16 @@ def dangling_calls(calls: list[Entity], pairing: Pairing) -> list[str]:
     return [call.key for call in calls if call.key not in paired]
 
 
-def _pairs(pairing: Pairing, results: list[Entity]) -> list[dict]:
+def _pairs(pairing: Pairing, results: list[Entity]) -> list[dict[str, Any]]:
     return [{"call": pairing.pairs[r.key], "result": r.key} for r in results if r.key in pairing.pairs]
 
 
-def _orphan_entry(result: Entity, pairing: Pairing) -> dict:
+def _orphan_entry(result: Entity, pairing: Pairing) -> dict[str, Any]:
     return {"result": result.key, "reason": pairing.orphans[result.key],
             "linkage": _text(result.latest.get("linkage"))}
 
 
-def _call_entry(call: Entity, paired: Entity | None) -> dict:
+def _call_entry(call: Entity, paired: Entity | None) -> dict[str, Any]:
     """What a viewer shows for one call: the outcome only through a paired result (ASR-265),
     requestedBy only as recorded (ASR-274), the provider as ASR-276 and ASR-256 allow."""
     latest = call.latest
@@ -377,7 +377,7 @@ def _call_entry(call: Entity, paired: Entity | None) -> dict:
     }
 
 
-def effective_provider(call: Rec, result: Rec | None) -> tuple[dict | None, str | None]:
+def effective_provider(call: Rec, result: Rec | None) -> tuple[dict[str, Any] | None, str | None]:
     """The call's own provider, else its paired result's (ASR-276); never split from the
     tool name (ASR-256), so a member the provider does not record stays null."""
     for record, source in ((call, "call"), (result, "result")):
@@ -395,7 +395,7 @@ def _decision(record: Rec) -> str | None:
     return _text(record.get("decision"))
 
 
-def _permission_entry(permission: Entity) -> dict:
+def _permission_entry(permission: Entity) -> dict[str, Any]:
     """The latest revision decides: without a decision the outcome is unknown (ASR-269)."""
     latest = permission.latest
     return {
@@ -406,10 +406,10 @@ def _permission_entry(permission: Entity) -> dict:
     }
 
 
-def approval_decisions(permissions: list[Entity], results: list[Entity]) -> list[dict]:
+def approval_decisions(permissions: list[Entity], results: list[Entity]) -> list[dict[str, Any]]:
     """One entry per decided permission entity and per result entity carrying a compact
     decision: a revision repeats a decision, it does not add one (ASR-279)."""
-    found: list[tuple[int, dict]] = []
+    found: list[tuple[int, dict[str, Any]]] = []
     for permission in permissions:
         decision = _decision(permission.latest)
         if decision is not None:
@@ -421,7 +421,7 @@ def approval_decisions(permissions: list[Entity], results: list[Entity]) -> list
     return [entry for _, entry in sorted(found, key=lambda pair: pair[0])]
 
 
-def _decision_entry(entity: Entity, form: str, holder: dict) -> dict:
+def _decision_entry(entity: Entity, form: str, holder: dict[str, Any]) -> dict[str, Any]:
     return {"record": entity.key, "form": form, "decision": _text(holder.get("decision")),
             "decidedBy": _text(holder.get("decidedBy"))}
 
@@ -429,7 +429,7 @@ def _decision_entry(entity: Entity, form: str, holder: dict) -> dict:
 # --- terminals (ASR-271, ASR-290, ASR-291) ---------------------------------------------
 
 
-def terminal_reads(terminals: list[Entity], results: list[Entity]) -> list[dict]:
+def terminal_reads(terminals: list[Entity], results: list[Entity]) -> list[dict[str, Any]]:
     """Each result entity whose latest revision's exec names a terminalId or a processId: the
     terminal entity of this stream its terminalId names (null when none or several do: not
     resolved in the stream, ASR-290), and its processId verbatim, provenance only: never a
@@ -453,7 +453,7 @@ def terminal_reads(terminals: list[Entity], results: list[Entity]) -> list[dict]
     return found
 
 
-def _terminal_entry(terminal: Entity, reads: list[dict]) -> dict:
+def _terminal_entry(terminal: Entity, reads: list[dict[str, Any]]) -> dict[str, Any]:
     """A terminal entity: its latest record is a complete snapshot, never merged with earlier
     ones (ASR-271); the records of its revision chain; the results that read it."""
     latest = terminal.latest.value
@@ -468,7 +468,7 @@ def _terminal_entry(terminal: Entity, reads: list[dict]) -> dict:
 # --- memory and file changes (ASR-191, ASR-192) ---------------------------------------
 
 
-def changes(memory_changes: list[Entity], file_changes: list[Entity]) -> list[dict]:
+def changes(memory_changes: list[Entity], file_changes: list[Entity]) -> list[dict[str, Any]]:
     """One entry per write: a memory_change and the file_change of the same write (same
     call, same path; A-FILE-CHANGE) are one change (ASR-192).  status is the
     memory_change's, null when the source does not record it (ASR-191)."""
@@ -478,7 +478,7 @@ def changes(memory_changes: list[Entity], file_changes: list[Entity]) -> list[di
         if key is not None:
             waiting.setdefault(key, []).append(file_change)
     matched: set[int] = set()
-    found: list[tuple[int, dict]] = []
+    found: list[tuple[int, dict[str, Any]]] = []
     for memory in memory_changes:
         cause, target = memory.latest.get("cause"), memory.latest.get("target")
         key = _write_key(cause.get("callId") if type(cause) is dict else None,
@@ -527,7 +527,7 @@ def _strings(value: object) -> list[str]:
     return [item for item in value if type(item) is str] if type(value) is list else []
 
 
-def _objects(value: object) -> list[dict]:
+def _objects(value: object) -> list[dict[str, Any]]:
     return [item for item in value if type(item) is dict] if type(value) is list else []
 
 

@@ -11,7 +11,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
-from typing import TextIO
+from typing import Any, TextIO
 
 from asr_conformance import __version__
 from asr_conformance.reference.checks import validate_path
@@ -21,14 +21,14 @@ from asr_conformance.vocabulary import protocol
 
 ROLES = ("validator", "reader") + (("producer",) if available() else ())
 #: A validator as a function: path -> (conforms, [{"rule", "seq"?, "message"?}, ...]).
-Judge = Callable[[str], "tuple[bool, list[dict]]"]
+Judge = Callable[[str], "tuple[bool, list[dict[str, Any]]]"]
 #: A reader as a function: path -> view (raises OSError or UnreadableStream when there is none).
-Reader = Callable[[str], dict]
+Reader = Callable[[str], dict[str, Any]]
 #: A producer as a function: path -> stream bytes (raises Refusal for input it will not convert).
 Producer = Callable[[str], bytes]
 
 
-def reference_judge(path: str) -> tuple[bool, list[dict]]:
+def reference_judge(path: str) -> tuple[bool, list[dict[str, Any]]]:
     outcome = validate_path(path)
     violations = [
         {"rule": d.rule, **({"seq": d.seq} if d.seq is not None else {}), "message": d.message}

@@ -6,6 +6,9 @@
     conformance (the suite's tests)  <-  harness, gate, ...; never the plugin
 
 Read from the source with ``ast``, so the check needs nothing installed beyond the package.
+Written here rather than as import-linter contracts: those find a package's modules under one
+folder, where the package-dir mapping spreads them over three, and they do not check that imports
+are absolute and name the package rather than a folder (the last two tests below).
 """
 
 from __future__ import annotations

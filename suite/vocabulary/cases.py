@@ -16,6 +16,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.vocabulary.schemas import first_problem
@@ -58,17 +59,19 @@ class Case:
     def data(self) -> bytes:
         return self.stream.read_bytes()
 
-    def view(self) -> dict:
+    def view(self) -> dict[str, Any]:
         """The expected view of a reader case (checked to be a JSON object when loaded)."""
         if self.expected_view is None:
             raise CorpusError(f"{self.id} is not a reader case: it has no expected view")
-        return json.loads(self.expected_view.read_text(encoding="utf-8"))
+        loaded: dict[str, Any] = json.loads(self.expected_view.read_text(encoding="utf-8"))
+        return loaded
 
 
 @cache
-def case_schema() -> dict:
+def case_schema() -> dict[str, Any]:
     """The metadata schema is the suite's, whichever folder of cases is read."""
-    return json.loads((CORPUS_DIR / "schema" / "case.schema.json").read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads((CORPUS_DIR / "schema" / "case.schema.json").read_text(encoding="utf-8"))
+    return loaded
 
 
 def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
@@ -100,7 +103,7 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
     )
 
 
-def _expected_view(metadata_path: Path, metadata: dict, role: str) -> Path | None:
+def _expected_view(metadata_path: Path, metadata: dict[str, Any], role: str) -> Path | None:
     """Reader cases name their expected view; other cases must not."""
     name = metadata.get("view")
     if role != "reader":

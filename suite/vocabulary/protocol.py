@@ -185,13 +185,14 @@ class Skipped:
 
 Reply = Started | Validated | Converted | Viewed | Errored | Skipped
 #: The reply each request expects (errored and skipped are always possible).
-REPLY_TO: dict[str, type] = {"validate": Validated, "convert": Converted, "read": Viewed}
+REPLY_TO: dict[str, type[Reply]] = {"validate": Validated, "convert": Converted, "read": Viewed}
 
 
 @cache
 def schema(name: str) -> dict[str, Any]:
     text = resources.files("asr_conformance").joinpath("schemas", "protocol", f"{name}.schema.json").read_text()
-    return json.loads(text)
+    loaded: dict[str, Any] = json.loads(text)
+    return loaded
 
 
 def check(name: str, data: Any) -> None:
@@ -228,7 +229,7 @@ def decode_reply(line: str, request: Validate | Convert | Read, strict: bool = F
     wrong seq, a missing verdict, a verdict other than valid/invalid."""
     data = decode_json(line)
     if data.get("errored") is True:
-        kind: type = Errored
+        kind: type[Reply] = Errored
     elif data.get("skipped") is True:
         kind = Skipped
     else:

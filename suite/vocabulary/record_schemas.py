@@ -62,7 +62,8 @@ def record_validator(name: str = "record.schema.json") -> RecordValidator:
 
 def inlined(name: str) -> dict[str, Any]:
     """The schema with every $ref replaced by what it points to (for hypothesis-jsonschema)."""
-    return _inline(schemas()[name], BASE + name, 0)
+    value: dict[str, Any] = _inline(schemas()[name], BASE + name, 0)
+    return value
 
 
 def _inline(node: Any, base: str, depth: int) -> Any:

@@ -29,7 +29,8 @@ def first_problem(schema: dict[str, Any], data: Any, separator: str = "/") -> st
 @cache
 def published_schema(name: str) -> dict[str, Any]:
     """One of the schemas under ``schemas/`` (``"report.schema.json"``, ``"protocol/start.schema.json"``)."""
-    return json.loads(resources.files("asr_conformance").joinpath("schemas", *name.split("/")).read_text(encoding="utf-8"))
+    loaded: dict[str, Any] = json.loads(resources.files("asr_conformance").joinpath("schemas", *name.split("/")).read_text(encoding="utf-8"))
+    return loaded
 
 
 def check_report(data: Any) -> str | None:

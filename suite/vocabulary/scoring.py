@@ -22,6 +22,7 @@ and the naming sets of cases and mutator modes.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -75,7 +76,7 @@ def is_scored(ids: tuple[str, ...] | list[str], corpus: Path = CORPUS_DIR) -> bo
     return not open_assumptions(ids, corpus)
 
 
-def naming_set(rules: tuple[str, ...] | list[str] | set[str]) -> frozenset[str]:
+def naming_set(rules: Collection[str]) -> frozenset[str]:
     """The page rules among ``rules``: what a validator may name (X- rules are the suite's)."""
     return frozenset(r for r in rules if PAGE_RULE.match(r))
 

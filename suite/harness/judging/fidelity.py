@@ -60,7 +60,7 @@ class SourceEdit:
 
 
 #: What judging may be given to judge with: the installed packs (the default), a pool of packs, or bare witnesses.
-Pool = Packs | Sequence[FormatPack] | Sequence[Witness] | None
+Pool = Packs | Sequence[Installed] | Sequence[FormatPack] | Sequence[Witness] | None
 
 
 def pool_of(given: Pool) -> Packs:

@@ -281,11 +281,11 @@ def _rules_of_member(difference: StreamDifference) -> tuple[str, ...]:
 def _label(record: object) -> tuple[str, str]:
     if not isinstance(record, dict):
         return "", ""
-    kind = record.get("type") if isinstance(record.get("type"), str) else "?"
+    kind: str = record["type"] if isinstance(record.get("type"), str) else "?"
     return (f"{kind} {record['id']}" if isinstance(record.get("id"), str) else kind), kind
 
 
-def _comparable(record: dict) -> dict:
+def _comparable(record: dict[str, Any]) -> dict[str, Any]:
     """The record without producer.instance, the one member that may name the run."""
     producer = record.get("producer")
     if isinstance(producer, dict) and "instance" in producer:
@@ -395,12 +395,20 @@ def _invented_derived_links(stream: ProducedStream) -> Iterator[Problem]:
 
 
 class TargetLike(Protocol):
-    name: str
-    command: tuple[str, ...]
-    protocol: str
-    timeout: float
-    cwd: str | None
-    placeholder: str | None
+    """What a producer runner reads of a target (read-only: targets are frozen)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def command(self) -> tuple[str, ...]: ...
+    @property
+    def protocol(self) -> str: ...
+    @property
+    def timeout(self) -> float: ...
+    @property
+    def cwd(self) -> str | None: ...
+    @property
+    def placeholder(self) -> str | None: ...
 
 
 class ProducerRunner:

@@ -4,7 +4,7 @@ entities seen so far (the only memory that grows with a stream)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from asr_conformance.reference.diagnostics import Diagnostic, Level
 
@@ -13,7 +13,7 @@ from asr_conformance.reference.diagnostics import Diagnostic, Level
 class RecordContext:
     """One record under check, and where its diagnostics go."""
 
-    record: dict
+    record: dict[str, Any]
     line: int
     seq: int | None
     sink: list[Diagnostic]

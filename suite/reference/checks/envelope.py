@@ -9,6 +9,7 @@ reports are suite-defined (X-...) or referenced-and-inferred (ASR-018, ASR-032).
 from __future__ import annotations
 
 import re
+from typing import TypeGuard
 
 from asr_conformance.reference.checks.context import RecordContext, StreamIndex
 from asr_conformance.reference.checks.shapes import (
@@ -46,7 +47,7 @@ ENVELOPE: FieldTable = {
 }
 
 
-def is_record_id(value: object) -> bool:
+def is_record_id(value: object) -> TypeGuard[str]:
     return type(value) is str and RECORD_ID.fullmatch(value) is not None
 
 

@@ -5,6 +5,7 @@ memory_change."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from asr_conformance.reference.checks.context import Pending, RecordContext, Reporter, StreamIndex
 from asr_conformance.reference.checks.envelope import check_path_ref, check_session_ref, is_record_id
@@ -212,7 +213,7 @@ def _check_profile_names(ctx: RecordContext, profiles: object) -> None:
             )
 
 
-def _check_producer(ctx: RecordContext, producer: dict) -> None:
+def _check_producer(ctx: RecordContext, producer: dict[str, Any]) -> None:
     check_members(ctx, producer, PRODUCER, "/producer")
     require(ctx, producer, ("name", "version", "method", "instance"), "ASR-155", "producer", "/producer")
     method = producer.get("method")
@@ -229,7 +230,7 @@ def _check_producer(ctx: RecordContext, producer: dict) -> None:
                       "([] when the producer knows of no loss)", "/producer/lossy")
 
 
-def _check_named(ctx: RecordContext, record: dict, member: str) -> None:
+def _check_named(ctx: RecordContext, record: dict[str, Any], member: str) -> None:
     value = record.get(member)
     if type(value) is dict:
         if "name" not in value:
@@ -252,7 +253,7 @@ def _check_extensions(ctx: RecordContext, extensions: object) -> None:
         check_members(ctx, extension, EXTENSION, pointer)
 
 
-def _declare_roots(ctx: RecordContext, index: StreamIndex, roots: list, pointer: str, rule: str) -> None:
+def _declare_roots(ctx: RecordContext, index: StreamIndex, roots: list[Any], pointer: str, rule: str) -> None:
     """ASR-158 / ASR-166: roots have new, well-formed IDs and null-or-absolute paths."""
     for position, root in enumerate(roots):
         where = f"{pointer}/{position}"
@@ -284,7 +285,7 @@ def _declare_roots(ctx: RecordContext, index: StreamIndex, roots: list, pointer:
                                      "branch": STRING, "dirty": BOOLEAN}, f"{where}/vcs")
 
 
-def _declare_people(ctx: RecordContext, index: StreamIndex, record: dict) -> None:
+def _declare_people(ctx: RecordContext, index: StreamIndex, record: dict[str, Any]) -> None:
     """ASR-175 / ASR-176 for the participants and conversations of a header or declaration."""
     participants = record.get("participants")
     if type(participants) is list:
@@ -328,7 +329,7 @@ def _declare_people(ctx: RecordContext, index: StreamIndex, record: dict) -> Non
                           f"{where}/parent")
 
 
-def _declare_id(ctx: RecordContext, entry: dict, known: set[str], what: str, where: str) -> None:
+def _declare_id(ctx: RecordContext, entry: dict[str, Any], known: set[str], what: str, where: str) -> None:
     if "id" not in entry:
         ctx.error("ASR-175", f"each {what} must contain id", f"{where}/id")
         return
@@ -386,7 +387,7 @@ def check_declaration(ctx: RecordContext, index: StreamIndex) -> None:
         check_members(ctx, producer, {"instance": STRING, "name": STRING, "version": STRING}, "/producer")
 
 
-def _check_content_level(ctx: RecordContext, index: StreamIndex, declaration: dict) -> None:
+def _check_content_level(ctx: RecordContext, index: StreamIndex, declaration: dict[str, Any]) -> None:
     """ASR-164: judged against the level in force at this declaration's seq (ASR-167)."""
     level = declaration.get("contentLevel")
     if type(level) is not str:
@@ -426,7 +427,7 @@ def check_state(ctx: RecordContext, index: StreamIndex) -> None:
     _check_turn_links(ctx, state)
 
 
-def _check_turn_links(ctx: RecordContext, state: dict) -> None:
+def _check_turn_links(ctx: RecordContext, state: dict[str, Any]) -> None:
     """ASR-182."""
     if "turnId" not in state:
         for name in TURN_LINKS:
@@ -489,7 +490,7 @@ def check_turn_placement(ctx: RecordContext, index: StreamIndex) -> None:
     index.started_turns.add(turn)
 
 
-def check_trigger_shape(ctx: RecordContext, trigger: dict, pointer: str) -> None:
+def check_trigger_shape(ctx: RecordContext, trigger: dict[str, Any], pointer: str) -> None:
     """ASR-185."""
     if "kind" not in trigger and "native" not in trigger:
         ctx.error("ASR-185", "a trigger must contain kind or native, or both", pointer)

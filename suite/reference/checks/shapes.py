@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Any, TypeGuard
 
 from asr_conformance.reference.checks.context import RecordContext
 from asr_conformance.vocabulary.strict_json import SAFE_INTEGER as MAX_SAFE_INTEGER
@@ -40,7 +41,7 @@ class Kind:
         return Kind(f"{self.words} or {other.words}", self.plain | other.plain, test)
 
 
-def is_int(value: object) -> bool:
+def is_int(value: object) -> TypeGuard[int]:
     return type(value) is int or (isinstance(value, int) and not isinstance(value, bool))
 
 
@@ -64,7 +65,7 @@ CONTENT_PARTS = OBJECTS
 #: Actor references are objects (stated: config_change.actor "is not" one because it is a string).
 ACTOR = OBJECT
 SAFE_INTEGER = Kind(
-    "a safe integer", test=lambda v: is_int(v) and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER  # type: ignore[operator]
+    "a safe integer", test=lambda v: is_int(v) and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER
 )
 
 TIMESTAMP = Kind("an RFC 3339 timestamp with an offset", test=is_timestamp)
@@ -73,7 +74,7 @@ TIMESTAMP = Kind("an RFC 3339 timestamp with an offset", test=is_timestamp)
 FieldTable = Mapping[str, "Kind | tuple[Kind, str]"]
 
 
-def check_members(ctx: RecordContext, obj: dict, table: FieldTable, pointer: str = "") -> None:
+def check_members(ctx: RecordContext, obj: dict[str, Any], table: FieldTable, pointer: str = "") -> None:
     """Report every present member whose value is not of its table's type.
 
     Walks whichever is shorter, the object's members or the table: this runs
@@ -81,18 +82,18 @@ def check_members(ctx: RecordContext, obj: dict, table: FieldTable, pointer: str
     if len(table) < len(obj):
         for name, spec in table.items():
             if name in obj:
-                kind = spec[0] if type(spec) is tuple else spec
+                kind = spec[0] if isinstance(spec, tuple) else spec
                 value = obj[name]
                 if type(value) not in kind.plain and (kind.test is None or not kind.test(value)):
                     _mismatch(ctx, name, value, spec, pointer)
     else:
         for name, value in obj.items():
-            spec = table.get(name)
-            if spec is None:
+            entry = table.get(name)
+            if entry is None:
                 continue
-            kind = spec[0] if type(spec) is tuple else spec
+            kind = entry[0] if isinstance(entry, tuple) else entry
             if type(value) not in kind.plain and (kind.test is None or not kind.test(value)):
-                _mismatch(ctx, name, value, spec, pointer)
+                _mismatch(ctx, name, value, entry, pointer)
 
 
 def _mismatch(ctx: RecordContext, name: str, value: object, spec: Kind | tuple[Kind, str], pointer: str) -> None:
@@ -118,7 +119,7 @@ def describe(value: object) -> str:
     return "an object"
 
 
-def require(ctx: RecordContext, obj: dict, names: tuple[str, ...], rule: str, what: str, pointer: str = "") -> bool:
+def require(ctx: RecordContext, obj: dict[str, Any], names: tuple[str, ...], rule: str, what: str, pointer: str = "") -> bool:
     """Report each missing member; True when all are present."""
     missing = [name for name in names if name not in obj]
     for name in missing:
@@ -127,7 +128,7 @@ def require(ctx: RecordContext, obj: dict, names: tuple[str, ...], rule: str, wh
 
 
 def one_of_values(
-    ctx: RecordContext, obj: dict, name: str, allowed: tuple[str, ...], rule: str, pointer: str = ""
+    ctx: RecordContext, obj: dict[str, Any], name: str, allowed: tuple[str, ...], rule: str, pointer: str = ""
 ) -> None:
     """A closed enumeration: any other string is an error."""
     value = obj.get(name)

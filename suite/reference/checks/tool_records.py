@@ -4,6 +4,8 @@ terminal and hook."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from asr_conformance.reference.checks.context import CallEntry, Pending, RecordContext, Reporter, StreamIndex
 from asr_conformance.reference.checks.envelope import check_path_ref
 from asr_conformance.reference.checks.shapes import (
@@ -192,7 +194,7 @@ def check_tool_call(ctx: RecordContext, index: StreamIndex) -> None:
             entry.sources.add(source)
 
 
-def check_provider(ctx: RecordContext, provider: dict, pointer: str) -> None:
+def check_provider(ctx: RecordContext, provider: dict[str, Any], pointer: str) -> None:
     """ASR-255."""
     require(ctx, provider, ("kind", "identity"), "ASR-255", "provider", pointer)
     check_members(ctx, provider, PROVIDER, pointer)
@@ -233,7 +235,7 @@ def check_tool_result(ctx: RecordContext, index: StreamIndex) -> None:
         _check_compact_permission(ctx, index, result["permission"], call_id)
 
 
-def _check_content_capture(ctx: RecordContext, result: dict) -> None:
+def _check_content_capture(ctx: RecordContext, result: dict[str, Any]) -> None:
     """ASR-259: without content, capture.content says why."""
     if "content" in result:
         return
@@ -243,7 +245,7 @@ def _check_content_capture(ctx: RecordContext, result: dict) -> None:
                   "(for example {\"state\": \"absent\"})", "/content")
 
 
-def _check_exec(ctx: RecordContext, index: StreamIndex, exec_: dict) -> None:
+def _check_exec(ctx: RecordContext, index: StreamIndex, exec_: dict[str, Any]) -> None:
     check_members(ctx, exec_, EXEC, "/exec")
     check_exit_code(ctx, exec_, "/exec")
     if "cwd" in exec_:
@@ -253,15 +255,15 @@ def _check_exec(ctx: RecordContext, index: StreamIndex, exec_: dict) -> None:
         index.terminal_references.append(Pending(ctx.line, ctx.seq, terminal, "/exec/terminalId"))
 
 
-def check_exit_code(ctx: RecordContext, holder: dict, pointer: str) -> None:
+def check_exit_code(ctx: RecordContext, holder: dict[str, Any], pointer: str) -> None:
     """exitCode lies between -2^31 and 2^32-1 (the exec table; filed under ASR-260)."""
     code = holder.get("exitCode")
-    if is_int(code) and not EXIT_CODE_MIN <= code <= EXIT_CODE_MAX:  # type: ignore[operator]
+    if is_int(code) and not EXIT_CODE_MIN <= code <= EXIT_CODE_MAX:
         ctx.error("ASR-260", f"exitCode {code} is outside the range of exit statuses, -2^31 to 2^32-1",
                   f"{pointer}/exitCode")
 
 
-def _check_compact_permission(ctx: RecordContext, index: StreamIndex, permission: dict, call_id: object) -> None:
+def _check_compact_permission(ctx: RecordContext, index: StreamIndex, permission: dict[str, Any], call_id: object) -> None:
     """ASR-277, and ASR-278 (no compact form beside a permission record for the same call)."""
     if "decision" not in permission:
         ctx.error("ASR-277", "a tool_result.permission must contain decision", "/permission/decision")
@@ -334,7 +336,7 @@ def check_input_request(ctx: RecordContext, index: StreamIndex) -> None:
     require(ctx, request, ("requestId", "mode"), "ASR-282", "an input_request")
     if request.get("mode") == "questions" and "questions" not in request:
         ctx.error("ASR-282", "mode is \"questions\", so the input_request must contain questions", "/questions")
-    questions = request.get("questions") if type(request.get("questions")) is list else []
+    questions = request["questions"] if type(request.get("questions")) is list else []
     secret_questions: set[str] = set()
     question_ids: set[str] = set()
     for position, question in enumerate(questions):
@@ -359,7 +361,7 @@ def check_input_request(ctx: RecordContext, index: StreamIndex) -> None:
                 if type(option) is dict and "label" not in option:
                     ctx.error("ASR-282", "each option must contain label", f"{where}/options/{number}/label")
     whole_secret = request.get("secret") is True
-    answers = request.get("answers") if type(request.get("answers")) is list else []
+    answers = request["answers"] if type(request.get("answers")) is list else []
     for position, answer in enumerate(answers):
         if type(answer) is not dict:
             continue
