@@ -10,9 +10,10 @@ from collections.abc import Iterator
 
 import pytest
 from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from asr_conformance.generators.native import formats, generator
-from asr_conformance.generators.native.common import NativeTranscript
+from asr_conformance.generators.native.common import NativeTranscript, project_path
 
 EXAMPLES = 60
 SESSION = {"claude-code-jsonl": r'"sessionId":"([^"]+)"', "codex-rollout-jsonl": r'"id":"([0-9a-f-]{36})"',
@@ -59,13 +60,27 @@ def test_start_times_span_years(texts: tuple[str, list[str]]) -> None:
     assert len(years - {None}) >= 2
 
 
-def test_project_paths_come_from_several_roots_and_many_names(texts: tuple[str, list[str]]) -> None:
+def test_project_paths_are_drawn_not_fixed(texts: tuple[str, list[str]]) -> None:
+    """Every format records drawn paths. How many differ depends on how many of the (simplest-first)
+    examples record one, so the variety itself is measured on the path strategy below."""
     format, generated = texts
-    paths = [p for p in (first(PATH, text) for text in generated) if p]
-    if format == "gemini-cli-session":  # directories are recorded by some sessions only
-        paths += re.findall(r"Workspace: (/[^\\\n]+)", "".join(generated))
+    per_transcript = [set(re.findall(PATH, text)) | set(re.findall(r"Workspace: (/[^\\\n]+)", text))
+                      for text in generated]
+    assert len(set().union(*per_transcript)) >= 3, per_transcript
+
+
+def test_project_paths_come_from_several_roots_and_many_names() -> None:
+    paths: list[str] = []
+
+    @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None)
+    @given(st.composite(project_path)())
+    def collect(path: str) -> None:
+        paths.append(path)
+
+    collect()
+    assert all(p.startswith("/") and "//" not in p for p in paths), paths
     assert len({p.split("/")[1] for p in paths}) >= 3, paths
-    assert len(set(paths)) >= min(10, len(paths) // 2)
+    assert len(set(paths)) >= EXAMPLES // 2, paths
 
 
 @pytest.mark.parametrize("format", sorted(VERSION))
