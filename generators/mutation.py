@@ -94,7 +94,7 @@ class MutatedStream:
         return {"rule": self.rule, "mode": self.mode, "changes": [c.to_json() for c in self.changes]}
 
 
-def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, records: list[dict],
+def mutate(mutator: Callable[[st.DrawFn, list[dict[str, Any]]], bytes], draw: st.DrawFn, records: list[dict[str, Any]],
            rule: str, mode: str = "all") -> MutatedStream:
     """Run a mutator (or a damage, given the serialized records) and explain its result."""
     from asr_conformance.generators.mutators import copied
@@ -103,7 +103,7 @@ def mutate(mutator: Callable[[st.DrawFn, list[dict]], bytes], draw: st.DrawFn, r
     return explain(original, mutator(draw, records), rule, mode)
 
 
-def explain(records: list[dict], data: bytes, rule: str, mode: str) -> MutatedStream:
+def explain(records: list[dict[str, Any]], data: bytes, rule: str, mode: str) -> MutatedStream:
     """Compare a valid stream (as records) with the bytes made from it.
 
     Lines are matched by record (type and id), so a record inserted in the

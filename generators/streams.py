@@ -76,7 +76,7 @@ def one_value(draw: st.DrawFn, *values: T) -> T:
     return copy.deepcopy(values[draw(_index(len(values)))])
 
 
-def only_one(draw: st.DrawFn, state: StreamState, members: dict, names: tuple[str, ...]) -> dict:
+def only_one(draw: st.DrawFn, state: StreamState, members: dict[str, Any], names: tuple[str, ...]) -> dict[str, Any]:
     """With 1/4 odds, just one of ``names`` (those present): the least a record of the type may hold."""
     present = [name for name in names if name in members]
     if present and state.reaches(draw, 4):
@@ -619,7 +619,7 @@ def add_permission_revision(draw: st.DrawFn, state: StreamState) -> None:
 
 def add_input_request(draw: st.DrawFn, state: StreamState) -> None:
     mode = draw(open_enum("questions", "form", "url"))
-    members: dict = {"requestId": state.fresh("req_"), "mode": mode}
+    members: dict[str, Any] = {"requestId": state.fresh("req_"), "mode": mode}
     whole_secret = state.reaches(draw, 5)  # the request as a whole asks for a secret: no value recorded
     if whole_secret:
         members.update(secret=True, status=draw(choice("answered", "declined")))
@@ -703,7 +703,7 @@ def add_hook(draw: st.DrawFn, state: StreamState) -> None:
 
 
 def add_message(draw: st.DrawFn, state: StreamState) -> None:
-    members: dict = {"role": draw(choice("user", "assistant")), "content": draw(content_parts)}
+    members: dict[str, Any] = {"role": draw(choice("user", "assistant")), "content": draw(content_parts)}
     maybe(draw, members, state.optional(MESSAGE_OPTIONAL))
     record = state.add(draw, "message", **members)
     state.messages.append(record["id"])
@@ -765,7 +765,7 @@ def steps(max_steps: int, min_steps: int = 0, reach: bool = True) -> st.SearchSt
 
 @st.composite
 def valid_streams(draw: st.DrawFn, max_steps: int = 25, text: st.SearchStrategy[str] = words,
-                  min_steps: int = 0, reach: bool = True) -> list[dict]:
+                  min_steps: int = 0, reach: bool = True) -> list[dict[str, Any]]:
     """A valid stream as a list of records (header first); ``min_steps`` only for measuring what the
     strategy reaches (long streams hold more in fewer draws, and are within its reach); ``reach=False``
     only for the baseline of the reach-cost benchmark (``StreamState.reach``)."""
@@ -804,7 +804,7 @@ ADVERSARIAL_FEATURES = frozenset({
 
 
 @st.composite
-def adversarial_streams(draw: st.DrawFn, max_steps: int = 25, min_steps: int = 0, reach: bool = True) -> list[dict]:
+def adversarial_streams(draw: st.DrawFn, max_steps: int = 25, min_steps: int = 0, reach: bool = True) -> list[dict[str, Any]]:
     """Valid streams that naive validators reject: every string Unicode, and the
     constructs above forced in (duplicate native IDs, two results for one call, stopReason
     beside state error, records after ended, orphans, dangling calls, pending permissions,

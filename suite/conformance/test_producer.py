@@ -145,8 +145,8 @@ def test_fidelity(producer_input: ProducerInput | Path, asr_producer: ProducerRu
 
 
 @_marked(FIDELITY_RULES)
-def test_fidelity_disguised(producer_input, asr_producer: ProducerRunner, asr_packs, asr_disguise_seed: int,
-                            asr_record) -> None:
+def test_fidelity_disguised(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_packs: Packs,
+                            asr_disguise_seed: int, asr_record: Callable[..., None]) -> None:
     """A disguised copy of the input (fresh IDs, shifted times, a renamed project: docs/contract.md §6.2) is
     held to its source like the input itself, so a converter that recognises the input cannot pass on that."""
     source = _path(producer_input)
@@ -170,8 +170,8 @@ def test_fidelity_disguised(producer_input, asr_producer: ProducerRunner, asr_pa
 
 
 @_marked(FIDELITY_RULES)
-def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunner, asr_packs, tmp_path: Path,
-                             asr_disguise_seed: int, asr_record) -> None:
+def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunner, asr_packs: Packs,
+                             tmp_path: Path, asr_disguise_seed: int, asr_record: Callable[..., None]) -> None:
     """An edited copy of the input converts to a stream that changed exactly as the edit implies; the edit is
     made on a disguised copy, so the edited input cannot be matched to the one it came from."""
     original = Path(source_edit.input.path)

@@ -575,7 +575,7 @@ class Checker:
         whose agent publishes no mapping allows only a kind the source records for the call."""
         if self.policy.kind_policy == "source-only":
             self.unpublished_kinds()
-        kinds: dict[str, dict[Any, dict]] = defaultdict(dict)
+        kinds: dict[str, dict[Any, dict[str, Any]]] = defaultdict(dict)
         for record in self.stream.all_calls:
             if isinstance(record.get("name"), str):
                 kinds[record["name"]].setdefault(record.get("kind"), record)

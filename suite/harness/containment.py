@@ -630,7 +630,8 @@ def refuse_inspection() -> bool:
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+        status: int = libc.prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0)
+        return status == 0
     except (OSError, AttributeError):
         return False
 

@@ -19,10 +19,10 @@ from pathlib import Path
 
 from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.manifest import ManifestError, load_manifest
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT, OneShotProducer, OneShotReader, OneShotValidator
+from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
 from asr_conformance.harness.persistent import PersistentImplementation
 from asr_conformance.harness.roles import PROTOCOLS, RoleAdapter
-from asr_conformance.vocabulary.option_defaults import ROLES
+from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
 REFERENCE_SAMPLES = tuple(

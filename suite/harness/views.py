@@ -81,7 +81,7 @@ def check_view(view: Any) -> str | None:
 COMPARED_AS = "comparedAs"
 
 
-def compare_views(expected: dict, actual: dict, partial: Iterable[str] = ()) -> list[ViewDifference]:
+def compare_views(expected: dict[str, Any], actual: dict[str, Any], partial: Iterable[str] = ()) -> list[ViewDifference]:
     """Every difference between an expected view and an actual view, in document order.
 
     ``partial``: JSON pointers into the expected view where an object is compared
@@ -97,7 +97,7 @@ def comparison(schema: dict[str, Any] | None) -> str | None:
     return branch.get(COMPARED_AS) if branch is not None else None
 
 
-def _compare(expected: Any, actual: Any, path: str, schema: dict | None, partial: frozenset[str],
+def _compare(expected: Any, actual: Any, path: str, schema: dict[str, Any] | None, partial: frozenset[str],
              found: list[ViewDifference]) -> None:
     if not isinstance(expected, dict):
         if not same_json(expected, actual):

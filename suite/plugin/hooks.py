@@ -468,8 +468,8 @@ def asr_record(request: pytest.FixtureRequest) -> Recorder:
 
 
 @pytest.fixture
-def asr_fuzz(request: pytest.FixtureRequest, asr_validator, asr_target: Target, asr_also_named,
-             tmp_path: Path, asr_record: Recorder) -> Iterator[ValidatorFuzzSession]:
+def asr_fuzz(request: pytest.FixtureRequest, asr_validator: object, asr_target: Target,
+             asr_also_named: dict[str, set[str]], tmp_path: Path, asr_record: Recorder) -> Iterator[ValidatorFuzzSession]:
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
 
@@ -526,7 +526,8 @@ def asr_disguise_seed(request: pytest.FixtureRequest) -> int:
     seed = request.config.stash.get(SEED_KEY, None)
     if isinstance(seed, int):
         return seed
-    return 0 if settings.default.derandomize else random.getrandbits(32)
+    current = settings.default
+    return 0 if current is not None and current.derandomize else random.getrandbits(32)
 
 
 @pytest.fixture

@@ -23,9 +23,9 @@ import sys
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-if __package__:
+if __package__ or TYPE_CHECKING:
     from asr_conformance.reference.converter_cli import Refused, Shell, encode_stream, first_line
     from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 else:  # run as a script (examples/*-converter link here): the shared shell and limits sit in the source tree
@@ -44,7 +44,7 @@ MESSAGE_ENTRIES = ("user", "assistant")
 # --- reading ------------------------------------------------------------------
 
 
-def read_entries(data: bytes) -> list[tuple[int, dict]]:
+def read_entries(data: bytes) -> list[tuple[int, dict[str, Any]]]:
     """The transcript's lines as (line number, object); refuses anything else."""
     if not data.strip():
         raise Refused("the input is empty; a transcript has at least one line")
@@ -74,7 +74,7 @@ def read_entries(data: bytes) -> list[tuple[int, dict]]:
     return entries
 
 
-def _string(entry: dict, key: str) -> str | None:
+def _string(entry: dict[str, Any], key: str) -> str | None:
     value = entry.get(key)
     return value if isinstance(value, str) and value else None
 

@@ -31,9 +31,9 @@ import re
 import sys
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-if __package__:
+if __package__ or TYPE_CHECKING:
     from asr_conformance.reference.converter_cli import Refused, Shell, encode_stream, first_line
     from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 else:  # run as a script (examples/*-converter link here): the shared shell and limits sit in the source tree
@@ -64,7 +64,7 @@ COPIES = ("user_message", "agent_message", "exec_command_end", "patch_apply_end"
 # --- reading ------------------------------------------------------------------
 
 
-def read_lines(data: bytes) -> list[tuple[int, dict]]:
+def read_lines(data: bytes) -> list[tuple[int, dict[str, Any]]]:
     """The rollout as (line number, envelope) pairs; pre-envelope rollouts are wrapped."""
     if not data.strip():
         raise Refused("the input is empty; a rollout has at least one line")

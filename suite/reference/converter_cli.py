@@ -19,7 +19,7 @@ import tempfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 PROTOCOL_VERSION = 1
 #: Exit statuses of the one-shot contract.
@@ -35,7 +35,7 @@ def first_line(error: BaseException) -> str:
     return (str(error).splitlines() or [type(error).__name__])[0]
 
 
-def encode_stream(records: Iterable[dict], what: str) -> bytes:
+def encode_stream(records: Iterable[dict[str, Any]], what: str) -> bytes:
     """Records as JSON Lines; a lone surrogate the input smuggled in is a refusal, not a crash."""
     text = "".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in records)
     try:
@@ -90,7 +90,7 @@ class Shell:
         folder = Path(tempfile.mkdtemp(prefix=f"{self.name}-"))
         previous: Path | None = None
 
-        def reply(message: dict) -> None:
+        def reply(message: dict[str, Any]) -> None:
             stdout.write(json.dumps(message) + "\n")
             stdout.flush()
 

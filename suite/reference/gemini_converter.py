@@ -32,9 +32,9 @@ import sys
 from collections import Counter
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-if __package__:
+if __package__ or TYPE_CHECKING:
     from asr_conformance.reference.converter_cli import Refused, Shell, encode_stream, first_line
     from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 else:  # run as a script (examples/*-converter link here): the shared shell and limits sit in the source tree

@@ -24,7 +24,7 @@ import calendar
 import json
 import math
 import re
-from typing import Any
+from typing import Any, TypeGuard
 
 #: ASR-032: the largest integer magnitude a stream may hold, 2^53 - 1.
 SAFE_INTEGER = 2**53 - 1
@@ -45,7 +45,7 @@ TIMESTAMP = re.compile(
 )
 
 
-def is_timestamp(value: object) -> bool:
+def is_timestamp(value: object) -> TypeGuard[str]:
     """An RFC 3339 date-time with an offset; only days past the 28th need the calendar."""
     if type(value) is not str:
         return False

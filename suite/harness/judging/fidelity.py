@@ -18,6 +18,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
 from asr_conformance.fidelity.disguise import disguise
@@ -148,7 +149,7 @@ class Fidelity:
         return self.not_checked.removeprefix("not checked: ").strip()
 
 
-def stream_records(stream: bytes | ProducedStream) -> list[dict] | None:
+def stream_records(stream: bytes | ProducedStream) -> list[dict[str, Any]] | None:
     """The stream's records, or None when it is not JSON Lines of objects (the output test says why).
 
     Lines end at LF only: U+0085, U+2028 and the other breaks ``str.splitlines`` knows may stand

@@ -13,6 +13,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 from asr_conformance.reference.checks import validate_items
 from asr_conformance.reference.diagnostics import StreamDiagnostics
@@ -60,12 +61,12 @@ class ProducedStream:
             return self.values[number]
         return self.lines[number - 1].decode("utf-8", "replace")
 
-    def objects(self) -> Iterator[tuple[int, dict]]:
+    def objects(self) -> Iterator[tuple[int, dict[str, Any]]]:
         """(line number, record) for every line that holds a JSON object."""
         return ((number, value) for number, value in self.values.items() if isinstance(value, dict))
 
     @cached_property
-    def records(self) -> list[dict] | None:
+    def records(self) -> list[dict[str, Any]] | None:
         """The records, or None when the stream is not JSON Lines of objects (blank lines aside)."""
         if any(isinstance(i, LineProblem) and i.fatal and i.rule not in _READABLE for i in self.items):
             return None
