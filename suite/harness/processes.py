@@ -155,9 +155,9 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
             containment.become_subreaper()
             containment.refuse_inspection()
         process = subprocess.Popen(
-            containment.wrap(argv, box, cwd, writable, policy), stdin=stdin, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, cwd=cwd, env=environment, start_new_session=True, bufsize=0,
-            preexec_fn=limits.preexec(bounds, group.join_path()),
+            limits.launch(containment.wrap(argv, box, cwd, writable, policy), bounds, group.join_path()),
+            stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=environment,
+            start_new_session=True, bufsize=0,
         )
     except BaseException:
         group.close()
