@@ -149,16 +149,21 @@ class PersistentImplementation:
 
     def close(self) -> None:
         """Ask the implementation to stop (it may take STOP_GRACE seconds), then make sure its tree is gone.
-        Its stdout is closed first: whatever it writes after stop is neither read nor kept."""
+        Its stdin is closed after the stop (no request follows: end of file says so to a process that
+        reads on without looking at ``cmd``), and its stdout too: whatever it writes after stop is
+        neither read nor kept."""
         session = self._session
         if session is None:
             self._discard()
             return
         try:
             self._send(protocol.Stop(), time.monotonic() + min(self.timeout, STOP_GRACE))
-            stdout = session.process.stdout
-            if stdout is not None:
-                stdout.close()
+            for pipe in (session.process.stdin, session.process.stdout):
+                if pipe is not None:
+                    try:
+                        pipe.close()
+                    except OSError:
+                        pass
             deadline = time.monotonic() + min(self.timeout, STOP_GRACE)
             while session.process.poll() is None and time.monotonic() < deadline:
                 wait_readable(session.child, [], deadline)

@@ -6,7 +6,9 @@ can be drawn from it. ``PackError`` carries a sentence naming the pack; the prod
 turn it into an error result and the run into INCOMPLETE.
 
 A hung call cannot be stopped from Python: it is left running in a daemon thread, and the
-run goes on without its answer.
+run goes on without its answer.  A pack that hung once is not called again in the process: every
+later call fails at once, naming the first hang, instead of leaving one more thread behind (a
+spinning pack would otherwise take a core per call) and waiting out its time once per test.
 """
 
 from __future__ import annotations
@@ -41,8 +43,16 @@ class PackError(Exception):
         super().__init__(f"{PREFIX}{identity.label()} {what}")
 
 
+#: The first hang of each pack in this process, by its label: such a pack is not called again.
+_hung: dict[str, str] = {}
+
+
 def bounded(identity: PackIdentity, action: str, seconds: float, function: Callable[..., T], *args: Any) -> T:
-    """``function(*args)``, or ``PackError`` when it raises (``NotThisFormat`` passes through) or outlives ``seconds``."""
+    """``function(*args)``, or ``PackError`` when it raises (``NotThisFormat`` passes through), outlives
+    ``seconds``, or outlived its time in an earlier call."""
+    first = _hung.get(identity.label())
+    if first is not None:
+        raise PackError(identity, f"{first}; not called again in this run")
     box: dict[str, Any] = {}
 
     def run() -> None:
@@ -55,7 +65,9 @@ def bounded(identity: PackIdentity, action: str, seconds: float, function: Calla
     worker.start()
     worker.join(seconds)
     if worker.is_alive():
-        raise PackError(identity, f"did not finish {action} within {seconds:g} s (hung)")
+        what = f"did not finish {action} within {seconds:g} s (hung)"
+        _hung[identity.label()] = what
+        raise PackError(identity, what)
     error = box.get("error")
     if isinstance(error, (NotThisFormat, RecursionError)):
         raise error

@@ -96,7 +96,10 @@ def test_a_deprecated_witness_alone_becomes_a_witness_only_pack(toy, monkeypatch
     assert "toy-json" not in packs.generated_formats()
 
 
-def test_the_guard_names_the_pack_for_a_raise_a_hang_and_passes_an_answer(toy) -> None:
+def test_the_guard_names_the_pack_for_a_raise_a_hang_and_passes_an_answer(toy, monkeypatch) -> None:
+    from asr_conformance.packs import guard
+
+    monkeypatch.setattr(guard, "_hung", {})  # this test's hang stays this test's
     judge = identify(toy, "asr-toy-pack", False)
     assert bounded(judge, "adding", 1, lambda a, b: a + b, 1, 2) == 3
     with pytest.raises(PackError, match=r"toy-pack 0\.1\.0 \(third-party, asr-toy-pack\) raised ZeroDivisionError"):
@@ -111,6 +114,11 @@ def test_the_guard_names_the_pack_for_a_raise_a_hang_and_passes_an_answer(toy) -
     with pytest.raises(PackError, match="did not finish sleeping within 0.2 s"):
         bounded(judge, "sleeping", 0.2, hangs)
     assert not returned.is_set(), "the guard waited for the hung call to end"
+    # A pack that hung is not called again: the next call fails at once, naming the first hang.
+    called = threading.Event()
+    with pytest.raises(PackError, match="did not finish sleeping within 0.2 s .hung.; not called again in this run"):
+        bounded(judge, "adding", 1, lambda: called.set())
+    assert not called.is_set()
     release.set()
     assert str(PackError(judge, "x")).startswith(PREFIX)
 
