@@ -53,8 +53,27 @@ def failed(result: Certification, fidelity: bool = False) -> set[str]:
     return found if fidelity else {name for name in found if not name.startswith(FIDELITY_TESTS)}
 
 
-def every(test: str, suffix: str = "") -> set[str]:
-    return {f"{test}[{sample.relative_to(SAMPLES).as_posix()}{suffix}]" for sample in SAMPLE_FILES}
+def every(test: str, suffix: str = "", samples: list[Path] = SAMPLE_FILES) -> set[str]:
+    return {f"{test}[{sample.relative_to(SAMPLES).as_posix()}{suffix}]" for sample in samples}
+
+
+#: The samples a seeded bug is judged on: a plain chat (no tool results), tool calls with exit codes,
+#: parallel calls. Each bug shows on every input; three show it as well as nine, at a third of the cost.
+SEEDED_SAMPLES = [SAMPLES / name for name in ("plain-chat.jsonl", "fix-parser-test.jsonl", "parallel-calls-and-upgrade.jsonl")]
+
+
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> tuple[str, ...]:
+    """PRODUCER on SEEDED_SAMPLES (copied into a folder of their own, under the same names)."""
+    folder = tmp_path_factory.mktemp("seeded-samples")
+    for sample in SEEDED_SAMPLES:
+        (folder / sample.name).write_bytes(sample.read_bytes())
+    return (f"--inputs={folder}", *PRODUCER[1:])
+
+
+def few(test: str, suffix: str = "") -> set[str]:
+    """``every`` over the seeded-bug samples."""
+    return every(test, suffix, SEEDED_SAMPLES)
 
 
 # --- the example converter and the seeded bugs, end to end ---------------------------
@@ -82,29 +101,29 @@ def test_the_example_converter_passes_on_its_samples(certify: Certify, protocol:
     assert result.ret == 0
 
 
-def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'stamps-conversion-time'}", *PRODUCER, "-k", "deterministic or clock")
+def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(certify: Certify, seeded: tuple[str, ...]) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'stamps-conversion-time'}", *seeded, "-k", "deterministic or clock")
     text = result.stdout.str()
-    assert every("test_deterministic") <= failed(result)
+    assert few("test_deterministic") <= failed(result)
     assert "breaks ASR-154" in text and "/startedAt" in text
     if variants()["clock"].available:
-        assert every("test_independent_of", "-clock") <= failed(result)
+        assert few("test_independent_of", "-clock") <= failed(result)
         assert '-> "2003-04-05T06:07:' in text
 
 
-def test_nondeterministic_records_are_caught_by_repetition(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'shuffles-records'}", *PRODUCER, "-k", "deterministic or conforms")
-    assert failed(result) == every("test_deterministic")
+def test_nondeterministic_records_are_caught_by_repetition(certify: Certify, seeded: tuple[str, ...]) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'shuffles-records'}", *seeded, "-k", "deterministic or conforms")
+    assert failed(result) == few("test_deterministic")
     text = result.stdout.str()
     assert "converting a second time in the same environment changed the stream" in text
     assert "ASR-169" in text and re.search(r"line \d+ \(\S+ r[0-9a-f]{8}\) /id: ", text)
 
 
-def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'emits-invalid-stream'}", *PRODUCER, *NO_FIDELITY)
+def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(certify: Certify, seeded: tuple[str, ...]) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'emits-invalid-stream'}", *seeded, *NO_FIDELITY)
     # a damaged copy that still converts gets the same invalid stream, and so does a generated transcript:
     # only damaged-input and fuzz tests may join
-    assert every("test_output_conforms") <= failed(result)
+    assert few("test_output_conforms") <= failed(result)
     assert all(name.startswith(("test_output_conforms", "test_damaged_input", "test_converts_generated_transcripts"))
                for name in failed(result))
     text = result.stdout.str()
@@ -113,17 +132,17 @@ def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(certify
     assert "verdict: DOES NOT CONFORM" in text and result.ret == 1
 
 
-def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'crashes-on-truncated-input'}", *PRODUCER, "-k", "damaged")
-    assert every("test_damaged_input", "-truncated") <= failed(result)
+def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(certify: Certify, seeded: tuple[str, ...]) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'crashes-on-truncated-input'}", *seeded, "-k", "damaged")
+    assert few("test_damaged_input", "-truncated") <= failed(result)
     assert not any(name.endswith("-empty]") for name in failed(result))
     text = result.stdout.str()
     assert "crash on damaged input" in text and "a traceback is not a refusal" in text and "docs/contract.md §6" in text
 
 
-def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'reads-working-directory'}", *PRODUCER, *NO_FIDELITY)
-    assert failed(result) == every("test_independent_of", "-cwd")
+def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(certify: Certify, seeded: tuple[str, ...]) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'reads-working-directory'}", *seeded, *NO_FIDELITY)
+    assert failed(result) == few("test_independent_of", "-cwd")
     text = result.stdout.str()
     assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
 
