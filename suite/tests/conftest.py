@@ -60,6 +60,18 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     items.sort(key=lambda item: (modules[item.nodeid.split("::", 1)[0]], order[item.nodeid.split("::", 1)[0]]))
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
+    """(xdist) The default ``load`` distribution becomes ``worksteal``: a worker that runs out of tests
+    takes half of another's queue, so a run of tests lasting from milliseconds to half a minute does not
+    end with one worker busy and the other idle. An explicit ``--dist`` is left as it is."""
+    if config.getvalue("dist") != "load":
+        return None
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log)
+
+
 @pytest.fixture
 def certify(tmp_path: Path) -> Certify:
     """Start a certification: ``certify(*args, cwd=..., env=..., timeout=..., report_dir=...)``.
