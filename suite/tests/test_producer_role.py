@@ -88,13 +88,17 @@ def test_samples_cover_the_cases_the_readme_promises() -> None:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("protocol", [(), ("--persistent", "--check-protocol")], ids=["oneshot", "persistent"])
-def test_the_example_converter_passes_on_its_samples(certify: Certify, protocol: tuple[str, ...]) -> None:
-    selection = ("-m", "fuzz or not fuzz") if protocol else ()  # persistent: the properties too
-    result = certify(f"--implementation={CONVERTER}", *PRODUCER, *selection, "-rs", *protocol)
+def test_the_example_converter_passes_on_its_samples(certify: Certify, seeded: tuple[str, ...],
+                                                     protocol: tuple[str, ...]) -> None:
+    """Persistent, on every sample and with the properties; one-shot (a process per conversion, the same
+    converter behind it), on the three seeded-bug samples."""
+    selection = ("-m", "fuzz or not fuzz") if protocol else ()
+    inputs, samples = (PRODUCER, SAMPLE_FILES) if protocol else (seeded, SEEDED_SAMPLES)
+    result = certify(f"--implementation={CONVERTER}", *inputs, *selection, "-rs", *protocol)
     outcomes = result.parseoutcomes()
     assert "failed" not in outcomes
     # every input: the output and environment tests, its fidelity test, and at least one source edit
-    assert outcomes.get("passed", 0) >= len(SAMPLE_FILES) * (PER_INPUT - UNAVAILABLE + 2)
+    assert outcomes.get("passed", 0) >= len(samples) * (PER_INPUT - UNAVAILABLE + 2)
     reasons = re.findall(r"(?m)^SKIPPED \[\d+\] \S+: (.*)$", result.stdout.str())
     assert all(r.startswith(("the clock variant is unavailable", "fidelity not applicable")) for r in reasons), reasons
     assert "verdict: CONFORMS" in result.stdout.str()
