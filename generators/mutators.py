@@ -10,7 +10,7 @@ other.  Most mutators append or edit a record and serialize with
 ``MUTATORS`` maps rule ID -> mutator; ``NO_MUTATOR`` maps rule ID -> the
 written reason a stream rule has none.  A test fails when a stream rule of
 the catalog is in neither.  The rule modules (``mutators_session``,
-``mutators_tools``) register into them; ``generators.mutated`` gathers them.
+``mutators_tools``) register into them; ``generators.registry`` gathers them.
 """
 
 from __future__ import annotations
@@ -98,7 +98,7 @@ def pick(draw: st.DrawFn, rule: str, among: list[str] | None = None) -> str:
 def declared_modes(rule: str) -> dict[str, Mode]:
     """The modes of a rule's mutator; a mutator that declares none is one mode, ``all``.
 
-    The per-page modules must be imported first (``generators.mutated`` does)."""
+    The per-page modules must be imported first (``generators.registry`` does)."""
     if rule not in MODES:
         MODES[rule] = {"all": Mode(rule, "all", f"{rule}/all", RULE_ASSUMPTIONS.get(rule, ()), (rule,))}
     return MODES[rule]

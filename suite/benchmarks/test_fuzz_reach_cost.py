@@ -25,10 +25,10 @@ from collections.abc import Callable
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from asr_conformance.generators.changes import explain, mutate
 from asr_conformance.generators.damage import DAMAGES
-from asr_conformance.generators.mutated import registry
-from asr_conformance.generators.mutation import explain, mutate
 from asr_conformance.generators.mutators import serialize
+from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
 from asr_conformance.reference.checks import validate_bytes
 

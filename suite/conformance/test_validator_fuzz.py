@@ -4,7 +4,7 @@ Valid and adversarial-valid streams must be accepted; a stream broken by one
 rule's mutator must be rejected (naming that rule, when the implementation
 names rules); damaged bytes must get a verdict, never a crash or a hang, and
 must be rejected where RFC 8259 settles it (``damage.SETTLED_DAMAGE``).  A
-failure says what the mutator changed (``generators.mutation``), is shrunk by
+failure says what the mutator changed (``generators.changes``), is shrunk by
 Hypothesis within the shrink budget and written as a ready case file."""
 
 from __future__ import annotations
@@ -16,10 +16,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from asr_conformance.generators.changes import explain, mutate
 from asr_conformance.generators.damage import DAMAGES
-from asr_conformance.generators.mutated import registry
-from asr_conformance.generators.mutation import explain, mutate
 from asr_conformance.generators.mutators import drawn_mode, serialize
+from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
 from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 

@@ -63,7 +63,7 @@ PROFILE_VARIABLE = "ASR_HYPOTHESIS_PROFILE"
 _QUIET = [HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much]
 #: Every phase but ``explain``: it re-runs a shrunk failure many times to annotate which parts of the
 #: arguments matter, one implementation call each (most of a failing property's time), and the
-#: failure message says what the mutator changed instead (``generators.mutation``).
+#: failure message says what the mutator changed instead (``generators.changes``).
 PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink)
 
 
@@ -448,7 +448,7 @@ class ValidatorFuzzSession(PropertyRunner):
                mutation: Any = None) -> None:
         """Judge one generated stream: ``expected`` is valid, invalid or implementation-defined.
 
-        ``mutation`` (a ``generators.mutation.MutatedStream``) says what a mutator changed, for the message."""
+        ``mutation`` (a ``generators.changes.MutatedStream``) says what a mutator changed, for the message."""
         from hypothesis import assume
 
         from asr_conformance.reference.checks import validate_bytes

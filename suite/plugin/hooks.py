@@ -455,7 +455,7 @@ def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[o
 @pytest.fixture(scope="session")
 def asr_also_named() -> dict[str, set[str]]:
     """Rule IDs a validator may name besides each mutator's own rule."""
-    from asr_conformance.generators.mutated import ALSO_NAMED
+    from asr_conformance.generators.registry import ALSO_NAMED
 
     return {rule: set(companions) for rule, companions in ALSO_NAMED.items()}
 

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 
 from asr_conformance.generators import mutators_session, mutators_tools
 from asr_conformance.generators.damage import DAMAGES, DEFINITE_RULES
-from asr_conformance.generators.mutated import reasons, registry
 from asr_conformance.generators.mutators import drawn_mode, serialize
+from asr_conformance.generators.registry import reasons, registry
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
 from asr_conformance.reference.checks import validate_bytes
 from asr_conformance.reference.checks.envelope import DEFINED_TYPES

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.generators.mutated import registry
 from asr_conformance.generators.mutators import Mode, declared_modes
+from asr_conformance.generators.registry import registry
 from asr_conformance.harness.answers import Outcome, Verdict
 from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 from asr_conformance.harness.judging.validator import judge

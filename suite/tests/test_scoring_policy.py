@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from asr_conformance import CORPUS_DIR
 from asr_conformance.generators import damage as damage_module
 from asr_conformance.generators.damage import DAMAGES
-from asr_conformance.generators.mutated import all_modes
 from asr_conformance.generators.mutators import Mode, serialize
 from asr_conformance.generators.reach import stream_features
+from asr_conformance.generators.registry import all_modes
 from asr_conformance.generators.streams import valid_streams
 from asr_conformance.reference.checks import validate_bytes
 from asr_conformance.vocabulary.cases import Case, iter_cases

@@ -18,9 +18,9 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.generators.mutated import registry
 from asr_conformance.generators.mutators import declared_modes, drawn_mode, serialize
 from asr_conformance.generators.reach import defect_signature, stream_features
+from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import ADVERSARIAL_FEATURES, adversarial_streams, valid_streams
 from asr_conformance.reference.checks import validate_bytes
 from asr_conformance.vocabulary.cases import Case, iter_cases

@@ -2,7 +2,7 @@
 
 The per-page modules register their mutators into ``mutators.MUTATORS`` with the
 ``@mutator`` decorator; importing them here (and nowhere in ``mutators``) keeps the
-imports one way: ``mutators`` <- ``mutators_session``/``mutators_tools`` <- ``mutated``.
+imports one way: ``mutators`` <- ``mutators_session``/``mutators_tools`` <- ``registry``.
 """
 
 from __future__ import annotations
