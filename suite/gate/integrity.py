@@ -16,6 +16,7 @@ import compileall
 import hashlib
 import importlib.machinery
 import importlib.util
+import json
 import marshal
 import os
 import re
@@ -137,18 +138,28 @@ def package_code(name: str) -> bool:
 _SKIPPED_FOLDERS = re.compile(r"[/\\](tests|benchmarks)[/\\]")
 
 
+#: Beside a package folder's own caches: the (source, cache) digest pairs already compiled and found equal.
+VERIFIED_NAME = "asr-verified-caches.json"
+
+
 def prepare_bytecode(roots: Iterable[Path]) -> list[str]:
     """Before a run: write the bytecode caches Python would write during it (so that none appears
     mid-run), remove pytest's rewritten caches of the package's test modules (pytest reads them
     unchecked; it writes them anew from the source), and return every file Python could load in place
     of a module's source that is not what that source compiles to: a cache whose code differs from
     its source's, an extension module or a sourceless module the package does not ship.  Each one
-    found is removed, and the run that found it certifies nothing."""
+    found is removed, and the run that found it certifies nothing.
+
+    Compiling every source again costs a fifth of a second per run, so each package folder keeps the
+    SHA-256 pairs (source, cache) it has already found equal (``VERIFIED_NAME`` in its ``__pycache__``);
+    a pair seen before is not compiled again.  Whoever could write a false pair there could as well
+    rewrite the source itself, which every run takes as it finds it: the list adds no way in."""
     forged: list[str] = []
     for root in roots:
         if not root.is_dir():
             continue
         compileall.compile_dir(str(root), quiet=2, rx=_SKIPPED_FOLDERS, workers=1)
+        verified = _VerifiedCaches(root / "__pycache__" / VERIFIED_NAME)
         for folder, dirs, files in os.walk(root):
             if _SKIPPED_FOLDERS.search(folder + os.sep):
                 dirs.clear()
@@ -159,16 +170,52 @@ def prepare_bytecode(roots: Iterable[Path]) -> list[str]:
                 if here.name == "__pycache__" and "-pytest-" in name:
                     _remove(path)
                 elif here.name == "__pycache__" and name.endswith(".pyc"):
-                    if not _cache_matches_source(path):
+                    if not _cache_matches_source(path, verified):
                         forged.append(str(path))
                 elif name.endswith(_EXTENSIONS) or name.endswith((".pyc", ".pyo")):
                     forged.append(str(path))
+        verified.save()
     for name in forged:
         _remove(Path(name))
     return forged
 
 
-def _cache_matches_source(cache: Path) -> bool:
+class _VerifiedCaches:
+    """The (source, cache) digest pairs of one package folder already found to compile alike."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.seen: set[str] = set()
+        self.kept: set[str] = set()
+        try:
+            listed = json.loads(path.read_text(encoding="utf-8"))
+            self.kept = {str(pair) for pair in listed} if isinstance(listed, list) else set()
+        except (OSError, ValueError):
+            pass
+
+    def knows(self, pair: str) -> bool:
+        self.seen.add(pair)
+        return pair in self.kept
+
+    def add(self, pair: str) -> None:
+        self.seen.add(pair)
+        self.kept.add(pair)
+
+    def save(self) -> None:
+        """Keep the pairs of the caches present now (stale ones drop out); never fails the run."""
+        fresh = sorted(self.kept & self.seen)
+        if set(fresh) == self.kept and self.path.exists():
+            return
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(fresh), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except OSError:
+            pass
+
+
+def _cache_matches_source(cache: Path, verified: _VerifiedCaches | None = None) -> bool:
     """Whether a ``__pycache__`` file holds exactly the code its source compiles to (a cache of another
     interpreter, or one whose source is gone, is never loaded by this one and passes)."""
     try:
@@ -179,11 +226,20 @@ def _cache_matches_source(cache: Path) -> bool:
         return True
     try:
         data = cache.read_bytes()
+        text = source.read_bytes()
+    except OSError:
+        return False
+    pair = hashlib.sha256(text).hexdigest() + ":" + hashlib.sha256(data).hexdigest()
+    if verified is not None and verified.knows(pair):
+        return True
+    try:
         loaded = marshal.loads(data[16:])
-        fresh = compile(source.read_bytes(), str(source), "exec", dont_inherit=True)
-    except (OSError, ValueError, EOFError, TypeError, SyntaxError):
+        fresh = compile(text, str(source), "exec", dont_inherit=True)
+    except (ValueError, EOFError, TypeError, SyntaxError):
         return False
     same: bool = loaded == fresh
+    if same and verified is not None:
+        verified.add(pair)
     return same
 
 

@@ -1,6 +1,10 @@
-"""Loading packs: the built-ins, then the ``asr_conformance.format_packs`` entry points, then (deprecated)
-bare witnesses under ``asr_conformance.witnesses``; and choosing the pack for one input.
+"""Loading packs from the ``asr_conformance.format_packs`` entry points (the suite's own first, then every
+other distribution's), then (deprecated) bare witnesses under ``asr_conformance.witnesses``; and choosing
+the pack for one input.
 
+The built-in packs are registered under the same group by the suite's own distribution, and load
+through the same code as a vendor's; only where the suite is not installed as a distribution (run
+from a source tree) are they taken from ``packs.builtin`` directly, and the run's notes say so.
 An entry point names a ``FormatPack``, or a callable without arguments that returns one. A
 plugin that fails to load is a problem reported beside the verdict, never a crash of the run
 and never a reason to hide the other packs.
@@ -95,20 +99,33 @@ def _distribution(point: EntryPoint) -> str:
     return str(name) if name else "(unknown distribution)"
 
 
+#: Where the suite's own distribution points its built-in entry points.
+BUILTIN_MODULE = "asr_conformance.packs.builtin"
+
+
+def _is_builtin(point: EntryPoint) -> bool:
+    """An entry point of the suite's own distribution naming one of its built-in packs."""
+    return _distribution(point) == SUITE_DISTRIBUTION and point.value.partition(":")[0].strip() == BUILTIN_MODULE
+
+
 def load_packs(builtin_only: bool = False) -> Packs:
-    """Built-ins first; then each entry point's pack; a format already served keeps its first pack."""
-    found = Packs([Installed(p, identify(p, SUITE_DISTRIBUTION, True)) for p in builtin_packs()])
+    """The suite's own entry points first; then every other distribution's; a format already served keeps its
+    first pack."""
+    points = list(entry_points(group=GROUP))
+    own = [p for p in points if _is_builtin(p)]
+    found = Packs()
+    if own:
+        for point in own:
+            _load_point(found, point, builtin=True)
+    else:
+        found.installed += [Installed(p, identify(p, SUITE_DISTRIBUTION, True)) for p in builtin_packs()]
+        found.notes.append(f"the suite is not installed as a distribution (no {GROUP} entry points of "
+                           f"{SUITE_DISTRIBUTION}): built-in packs taken from {BUILTIN_MODULE}")
     if builtin_only:
         return found
-    for point in entry_points(group=GROUP):
-        try:
-            pack = _loaded(point)
-            if not isinstance(pack, FormatPack):
-                raise TypeError(f"{point.value} gives {type(pack).__name__}, not a FormatPack")
-        except Exception as error:  # a broken plugin must not hide the others
-            found.problems.append(f"format pack entry point {point.name} ({point.value}) failed to load: {error}")
-            continue
-        _add(found, pack, _distribution(point))
+    for point in points:
+        if not _is_builtin(point):
+            _load_point(found, point, builtin=False)
     for point in entry_points(group=WITNESS_GROUP):
         try:
             loaded = point.load()
@@ -125,12 +142,23 @@ def load_packs(builtin_only: bool = False) -> Packs:
     return found
 
 
-def _add(found: Packs, pack: FormatPack, distribution: str) -> bool:
+def _load_point(found: Packs, point: EntryPoint, builtin: bool) -> None:
+    try:
+        pack = _loaded(point)
+        if not isinstance(pack, FormatPack):
+            raise TypeError(f"{point.value} gives {type(pack).__name__}, not a FormatPack")
+    except Exception as error:  # a broken plugin must not hide the others
+        found.problems.append(f"format pack entry point {point.name} ({point.value}) failed to load: {error}")
+        return
+    _add(found, pack, _distribution(point), builtin)
+
+
+def _add(found: Packs, pack: FormatPack, distribution: str, builtin: bool = False) -> bool:
     if any(i.pack.format == pack.format for i in found.installed):
         found.notes.append(f"pack {pack.name} {pack.version} ({distribution}) not used: format {pack.format} "
                            "already has a pack")
         return False
-    found.installed.append(Installed(pack, identify(pack, distribution, False)))
+    found.installed.append(Installed(pack, identify(pack, distribution, builtin)))
     return True
 
 

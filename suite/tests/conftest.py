@@ -26,6 +26,11 @@ from asr_conformance.harness.fuzzing import ensure_profiles
 pytest_plugins = ["pytester"]
 
 os.environ.setdefault("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
+# Every pytest process these tests start rewrites the asserts of each plugin it loads (Hypothesis, xdist,
+# pytest-benchmark: about a hundred modules, half a CPU second or more) and keeps the result as bytecode
+# beside the module. Where the environment forbids writing bytecode (PYTHONDONTWRITEBYTECODE), each of
+# those processes would rewrite them all again, so the variable is cleared for the processes started here.
+os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
 def pytest_configure(config: pytest.Config) -> None:

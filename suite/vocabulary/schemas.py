@@ -19,11 +19,27 @@ def first_problem(schema: dict[str, Any], data: Any, separator: str = "/") -> st
     """``where: what`` for the first problem (in document order), or None when ``data`` is valid.
 
     ``separator`` joins the path: "/" for JSON documents, "." for TOML keys."""
-    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(data), key=lambda e: list(map(str, e.path)))
+    validator = _validator(schema)
+    if validator.is_valid(data):
+        return None
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
     if not errors:
         return None
     where = separator.join(str(part) for part in errors[0].path) or "(top level)"
     return f"{where}: {errors[0].message}"
+
+
+#: Validators by the identity of their schema (the schemas are loaded once and kept), so that a corpus of
+#: hundreds of cases does not build one validator per case.
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+
+
+def _validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
+    kept = _VALIDATORS.get(id(schema))
+    if kept is None or kept[0] is not schema:
+        kept = (schema, jsonschema.Draft202012Validator(schema))
+        _VALIDATORS[id(schema)] = kept
+    return kept[1]
 
 
 @cache

@@ -10,6 +10,9 @@ import os
 import sys
 from pathlib import Path
 
+import pytest
+
+from asr_conformance.gate import integrity
 from asr_conformance.gate.integrity import changed, package_code, prepare_bytecode, snapshot
 
 
@@ -80,3 +83,23 @@ def test_the_snapshot_covers_caches_so_a_cache_written_during_the_run_is_a_chang
     assert before.count(".pyc") == 1 and not any(name.startswith("tests/") for name in before.entries)
     planted = _plant(root / "reports" / "markdown.py", "X = 1\n")
     assert changed(before, snapshot(root, package_code)) == [planted.relative_to(root).as_posix()]
+
+
+def test_a_cache_once_found_equal_to_its_source_is_not_compiled_again_but_a_new_one_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = _package(tmp_path)
+    assert prepare_bytecode([root]) == []
+    assert (root / "__pycache__" / integrity.VERIFIED_NAME).is_file()
+    compiled: list[str] = []
+    real_compile = compile
+
+    def counting(source: bytes, name: str, *args: object, **kwargs: object) -> object:
+        compiled.append(name)
+        return real_compile(source, name, *args, **kwargs)  # type: ignore[call-overload]
+
+    monkeypatch.setattr(integrity, "compile", counting, raising=False)
+    assert prepare_bytecode([root]) == []
+    assert compiled == [], "the pair (source, cache) was verified by the first run"
+    planted = _plant(root / "reports" / "markdown.py", "def verdict():\n    return 'CONFORMS'\n")
+    assert prepare_bytecode([root]) == [str(planted)], "a cache never seen is compiled and compared"
+    assert compiled == [str(root / "reports" / "markdown.py")]

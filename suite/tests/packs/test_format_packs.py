@@ -193,3 +193,23 @@ def test_the_verdict_line_and_badge_name_the_judge_and_what_was_not_fuzzed() -> 
     message = badge(verdicts[0])["message"]
     assert "fidelity judged by toy-pack 0.1.0 (third-party)" in message and "not fuzzed" in message
     assert judged_suffix([{"role": "validator"}]) == ""
+
+
+def test_the_built_in_packs_load_through_the_suites_own_entry_points() -> None:
+    """No private path: the installed suite registers its packs under the group a vendor uses, and they are
+    loaded from there, first, as built-ins; a distribution that is not the suite's is never built-in."""
+    points = [p for p in registry.entry_points(group=registry.GROUP) if registry._is_builtin(p)]
+    assert sorted(p.name for p in points) == sorted(p.name for p in builtin_packs())
+    packs = registry.load_packs()
+    assert not any("not installed as a distribution" in n for n in packs.notes)
+    assert [i.pack.name for i in packs.installed[:len(points)]] == [p.name for p in builtin_packs()]
+    assert all(i.builtin and i.identity.distribution == "asr-conformance" for i in packs.installed[:len(points)])
+    impostor = EntryPoint("claude-code", "asr_conformance.packs.builtin:claude_code", registry.GROUP)
+    assert not registry._is_builtin(impostor), "an entry point of no distribution is not the suite's"
+
+
+def test_without_the_suites_entry_points_the_built_ins_still_load_and_the_notes_say_why(monkeypatch) -> None:
+    monkeypatch.setattr(registry, "entry_points", lambda group: [])
+    packs = registry.load_packs()
+    assert [i.pack.name for i in packs.installed] == [p.name for p in builtin_packs()]
+    assert any("not installed as a distribution" in n for n in packs.notes)
