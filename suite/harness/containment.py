@@ -55,7 +55,7 @@ from functools import cache
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import sandbox
+from asr_conformance.harness import mounts, sandbox
 from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
 from asr_conformance.harness.limits import Limits, alive, remove_stale_groups
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT, SANDBOXES
@@ -217,6 +217,13 @@ def effective_network(policy: Policy | None = None) -> str:
     return _settings.network or (policy.network if policy and policy.network else "none")
 
 
+def _sandboxed() -> bool:
+    try:
+        return sandbox_mode()[0] == "bwrap"
+    except UsageError:
+        return False
+
+
 @cache
 def sandbox_mode() -> tuple[str, str]:
     """("bwrap", "") or ("none", why), from --sandbox and what the machine allows."""
@@ -236,7 +243,8 @@ def describe_sandbox(policy: Policy | None = None) -> str:
     mode, why = sandbox_mode()
     limits = f"limits per process: {effective_limits(policy).describe()}"
     if mode == "bwrap":
-        return f"sandbox: bubblewrap ({'; '.join(sandbox.protections(effective_network(policy)))}); {limits}"
+        protections = [*sandbox.protections(effective_network(policy)), mounts.describe()]
+        return f"sandbox: bubblewrap ({'; '.join(protections)}); {limits}"
     cleanup = "process-group and subreaper cleanup" if _subreaper_possible() else "process-group cleanup"
     if _subreaper_possible():
         cleanup += (", this process not dumpable (its /proc environ and memory stay open to a root implementation)"
@@ -263,11 +271,12 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
     hidden += [p for p in staging if any(p.startswith(f + "/") for f in read_only)]
     given: tuple[str | Path, ...] = (box.path / "out", *writable)
     outputs = [os.path.realpath(p) for p in given]
+    limits = effective_limits(policy)
+    mounts.limit_folder(str(box.path / "out"), limits.disk)
     view = sandbox.View(
         read_only=(*read_only, os.path.realpath(box.path / "in")), writable=tuple(outputs), files=tuple(files),
         hidden=tuple(hidden), scratch=(os.path.realpath(box.path / "tmp"), os.path.realpath(box.path / "home")),
     )
-    limits = effective_limits(policy)
     return sandbox.command(command, view, os.path.realpath(cwd or os.getcwd()), effective_network(policy), limits.disk)
 
 
@@ -343,6 +352,10 @@ class Box:
     def __post_init__(self) -> None:
         for name in ("in", "out", "tmp", "home"):
             (self.path / name).mkdir(mode=0o700, exist_ok=True)
+        # In the sandbox, out/ is the one folder of the machine the implementation writes: a tmpfs of the disk
+        # limit where the harness may mount one (wrap() gives it the implementation's own limit).
+        if _sandboxed():
+            mounts.limit_folder(self.path / "out", effective_limits().disk)
 
     def stage(self, source: Path | bytes, suffix: str = ".jsonl") -> Path:
         """A fresh read-only copy of ``source`` under a random name, alone in a private folder."""
@@ -411,6 +424,7 @@ def dispose(path: Path) -> None:
     """Move ``path`` out of every box at once (a rename), and delete it in the background:
     deleting folders costs milliseconds each on some file systems, renaming them does not."""
     global _remover
+    mounts.release_under(path)
     root = staging_root()
     spent = root / "spent"
     spent.mkdir(mode=0o700, exist_ok=True)
@@ -433,7 +447,8 @@ def _remove_spent() -> None:
 
 
 def _remove_tree(path: Path) -> None:
-    """Remove a folder the implementation may have made unwritable."""
+    """Remove a folder the implementation may have made unwritable (its mounts released first)."""
+    mounts.release_under(path, scan=True)
     def retry(function: Callable[[str], object], name: str, _info: object) -> None:
         try:
             os.chmod(os.path.dirname(name), 0o700)

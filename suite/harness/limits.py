@@ -83,6 +83,11 @@ def parse_limit(name: str, value: object, where: str) -> int:
     return int(number)
 
 
+def size_label(value: int) -> str:
+    """``256 MiB``, ``4 KiB`` or ``1000 bytes``, as messages and the header write sizes."""
+    return _size(value)
+
+
 def _size(value: int) -> str:
     for unit, factor in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
         if value >= factor and value % factor == 0:

@@ -20,7 +20,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.harness import containment, limits
+from asr_conformance.harness import containment, limits, mounts
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.limits import Limits, ProcessGroup
 
@@ -70,6 +70,9 @@ class Child:
 
     def limit_hit(self) -> str:
         """Which limit the process most likely died of ("" when none shows)."""
+        if mounts.filled(self.box.path / "out"):
+            return (f"it filled its output folder of {limits.size_label(self.limits.disk)} "
+                    "(--limit-disk, manifest limits.disk)")
         return limits.explain(self.returncode(), self.stderr.text(), self.limits,
                               self.group is not None and self.group.hit())
 

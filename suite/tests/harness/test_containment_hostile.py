@@ -20,7 +20,7 @@ import pytest
 from certifying import Certify
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import containment, limits
+from asr_conformance.harness import containment, limits, mounts
 from asr_conformance.harness import sandbox as sandbox_module
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.containment import Policy
@@ -338,3 +338,44 @@ def test_memorised_fuzz_examples_pass_only_a_fixed_run(certify: Certify, tmp_pat
     certified = certify(*memorised, "--pass-env=ASR_MEMORISED_FROM", f"--allow-read={table.parent}", env=replay_env)
     assert certified.ret == 1 and "verdict: DOES NOT CONFORM" in certified.stdout.str(), \
         certified.stdout.str()[-2000:]
+
+
+@needs_sandbox
+@as_root
+@pytest.mark.skipif(not mounts.may_mount(), reason="no tmpfs can be mounted here (the harness needs CAP_SYS_ADMIN)")
+def test_a_converter_filling_its_output_folder_meets_the_disk_limit_and_leaves_no_mount(tmp_path: Path) -> None:
+    """RLIMIT_FSIZE bounds one file; the output folder's own tmpfs bounds them all (size and count)."""
+    from asr_conformance.harness.persistent import PersistentImplementation
+
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="strict")
+    source = tmp_path / "native.jsonl"
+    source.write_text("{}\n")
+    adapter = PersistentImplementation([str(HOSTILE / "fills-its-output-folder")], timeout=60, role="producer",
+                                       policy=Policy(limits=(("disk", 8 * limits.MIB),)))
+    staging = str(containment.staging_root())
+    try:
+        conversion = adapter.convert(source)
+    finally:
+        adapter.close()
+        containment.configure(sandbox=previous)
+    assert conversion.outcome is Outcome.CRASH, conversion.explain()
+    # Only a full tmpfs of the box's own (statvfs) names the output folder: the mount was there, 8 MiB.
+    assert "it filled its output folder of 8 MiB" in conversion.message, conversion.explain()
+    assert not any(point.startswith(staging) for point in mounts._mount_points()), "no mount outlives its box"
+
+
+@pytest.mark.skipif(not mounts.may_mount(), reason="no tmpfs can be mounted here (the harness needs CAP_SYS_ADMIN)")
+def test_stale_staging_with_a_mount_left_by_a_killed_run_is_released_and_removed(tmp_path: Path) -> None:
+    dead = tmp_path / f"{containment.STAGING_PREFIX}{_dead_pid()}-abc"
+    out = dead / "box" / "out"
+    out.mkdir(parents=True)
+    assert mounts._mount(str(out), 1 << 20), "a mount as a killed run would leave it"
+    (out / "stream.jsonl").write_text("{}\n")
+    assert containment.remove_stale_staging(tmp_path) == [dead]
+    assert not dead.exists() and str(out) not in mounts._mount_points()
+
+
+def test_the_header_says_how_output_folders_are_bounded() -> None:
+    assert mounts.describe().startswith("output folders: ")
+    assert ("a tmpfs each" in mounts.describe()) is mounts.may_mount()
