@@ -52,7 +52,7 @@ class Snapshot:
         return sum(1 for name in self.entries if name.endswith(suffix))
 
 
-def file_digest(path: Path, limit: int = MAX_FILE_BYTES) -> str:
+def file_digest(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
     """``sha256:…`` of a regular file, or a label saying why it was not read (never follows a link, never blocks)."""
     try:
         info = os.lstat(path)
@@ -98,17 +98,19 @@ def snapshot(root: Path, keep: Callable[[str], bool] = lambda name: True, limit:
     flagged: list[str] = []
     if not root.is_dir():
         return Snapshot(root, {}, ("(no folder)",))
-    for folder, dirs, files in os.walk(root, followlinks=False):
+    base = os.fspath(root)
+    # Plain strings, not Path objects: a run takes four snapshots of a few thousand files.
+    for folder, dirs, files in os.walk(base, followlinks=False):
         dirs.sort()
-        here = Path(folder)
-        for name in sorted(files) + [d for d in dirs if (here / d).is_symlink()]:
-            relative = (here / name).relative_to(root).as_posix()
+        prefix = "" if folder == base else os.path.relpath(folder, base).replace(os.sep, "/") + "/"
+        for name in sorted(files) + [d for d in dirs if os.path.islink(os.path.join(folder, d))]:
+            relative = prefix + name
             if not keep(relative):
                 continue
             if len(entries) >= max_entries:
                 flagged.append(f"(more than {max_entries} entries; the rest not hashed)")
                 return Snapshot(root, entries, tuple(flagged))
-            entries[relative] = file_digest(here / name, limit)
+            entries[relative] = file_digest(os.path.join(folder, name), limit)
             if not entries[relative].startswith("sha256:"):
                 flagged.append(relative)
     return Snapshot(root, entries, tuple(flagged))

@@ -4,13 +4,17 @@ fixture whose single run several tests inspect, once per test session even under
 
 from __future__ import annotations
 
+import atexit
 import fcntl
 import itertools
 import json
 import os
 import re
+import select
+import signal
 import subprocess
 import sys
+import tempfile
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,18 +100,16 @@ def run_certification(*args: str | os.PathLike[str], cwd: Path, env: Mapping[str
             environment[key] = value
     plugins = () if all_plugins else UNNEEDED_PLUGINS
     command = [sys.executable, "-m", "pytest", f"--basetemp={basetemp}", *plugins, *report_args, *words]
+    if FRESH_INTERPRETERS:
+        returncode, stdout, stderr = _run_fresh(command, cwd, environment, timeout)
+    else:
+        returncode, stdout, stderr = _preloaded().run(command[3:], cwd, environment, timeout)
+    code: int | pytest.ExitCode = returncode
     try:
-        done = subprocess.run(command, cwd=cwd, env=environment, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, errors="replace", timeout=timeout)
-    except subprocess.TimeoutExpired as expired:
-        pytest.fail(f"the certification run did not end within {timeout} s: {' '.join(command)}\n"
-                    f"{(expired.stdout or b'')[-3000:]!r}")
-    code: int | pytest.ExitCode = done.returncode
-    try:
-        code = pytest.ExitCode(done.returncode)
+        code = pytest.ExitCode(returncode)
     except ValueError:
         pass
-    result = pytest.RunResult(code, done.stdout.splitlines(), done.stderr.splitlines(), 0.0)
+    result = pytest.RunResult(code, stdout.splitlines(), stderr.splitlines(), 0.0)
     folder = None
     if given_dir:
         chosen = next(word for word in reversed(words) if word.startswith("--report-dir"))
@@ -120,6 +122,84 @@ def run_certification(*args: str | os.PathLike[str], cwd: Path, env: Mapping[str
 
 
 Certify = Callable[..., Certification]
+
+#: ``ASR_TESTS_FRESH_INTERPRETERS=1`` starts every certification run as a new interpreter
+#: (``python -m pytest``) instead of a fork of the preloaded one (``preloaded_pytest.py``).
+FRESH_INTERPRETERS = os.environ.get("ASR_TESTS_FRESH_INTERPRETERS") == "1" or not hasattr(os, "fork")
+
+
+def _timed_out(command: list[str], timeout: float, stdout: str) -> None:
+    pytest.fail(f"the certification run did not end within {timeout} s: {' '.join(command)}\n{stdout[-3000:]!r}")
+
+
+def _run_fresh(command: list[str], cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int, str, str]:
+    try:
+        done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
+                              text=True, errors="replace", timeout=timeout)
+    except subprocess.TimeoutExpired as expired:
+        out = expired.stdout.decode("utf-8", "replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
+        _timed_out(command, timeout, out)
+    return done.returncode, done.stdout, done.stderr
+
+
+class PreloadedPytest:
+    """This process's ``preloaded_pytest.py`` server: each run is a child forked from it (see its docstring)."""
+
+    def __init__(self) -> None:
+        environment = {key: value for key, value in os.environ.items() if key not in (*OUTER_VARIABLES, "PYTHONPATH")}
+        self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("preloaded_pytest.py"))],
+                                        stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment, text=True,
+                                        cwd=os.path.dirname(os.path.abspath(__file__)))
+
+    def alive(self) -> bool:
+        return self.process.poll() is None
+
+    def _answer(self, timeout: float | None) -> dict[str, int] | None:
+        assert self.process.stdout is not None
+        if timeout is not None and not select.select([self.process.stdout], [], [], timeout)[0]:
+            return None
+        line = self.process.stdout.readline()
+        if not line:
+            raise RuntimeError("the preloaded pytest server ended")
+        answer: dict[str, int] = json.loads(line)
+        return answer
+
+    def run(self, args: list[str], cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int, str, str]:
+        assert self.process.stdin is not None
+        with tempfile.TemporaryDirectory(prefix="certify-") as folder:
+            out, err = Path(folder) / "stdout", Path(folder) / "stderr"
+            request = {"args": args, "cwd": str(cwd), "env": dict(env), "stdout": str(out), "stderr": str(err)}
+            self.process.stdin.write(json.dumps(request) + "\n")
+            self.process.stdin.flush()
+            started = self._answer(60)
+            if started is None:
+                raise RuntimeError("the preloaded pytest server did not fork")
+            ended = self._answer(timeout)
+            if ended is None:
+                os.kill(started["pid"], signal.SIGKILL)
+                self._answer(None)
+                _timed_out([sys.executable, "-m", "pytest", *args], timeout, out.read_text("utf-8", "replace"))
+            return (ended["status"], out.read_text("utf-8", "replace") if out.exists() else "",
+                    err.read_text("utf-8", "replace") if err.exists() else "")
+
+    def close(self) -> None:
+        if self.process.stdin is not None:
+            self.process.stdin.close()
+        try:
+            self.process.wait(10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+_server: list[PreloadedPytest] = []
+
+
+def _preloaded() -> PreloadedPytest:
+    """The server of this process (one per xdist worker), started on first use and again if it died."""
+    if not _server or not _server[0].alive():
+        _server[:] = [PreloadedPytest()]
+        atexit.register(_server[0].close)
+    return _server[0]
 
 
 def shared_certification(factory: pytest.TempPathFactory, name: str, *args: str | os.PathLike[str],

@@ -76,3 +76,28 @@ def test_asr_corpus_fails_on_a_corpus_that_is_not_there(tmp_path: Path, capsys: 
     assert main(["check", "--corpus", str(tmp_path)]) == 1  # a folder without cases: a check of nothing
     assert "no case found" in capsys.readouterr().err
     assert main(["list"]) == 0 and "validator/ASR-003/" in capsys.readouterr().out
+
+
+def test_metadata_once_found_valid_is_not_checked_again_and_a_new_file_is(tmp_path, monkeypatch) -> None:
+    from asr_conformance.vocabulary import cases
+
+    monkeypatch.setattr(cases._CheckedMetadata, "save", lambda self: None)  # nothing written beside the package
+    case = tmp_path / "validator" / "ASR-001"
+    case.mkdir(parents=True)
+    (case / "valid-x.jsonl").write_text("{}\n")
+    (case / "valid-x.toml").write_text('description = "A header and nothing else, as checked here."\n'
+                                       'verdict = "valid"\nrules = ["ASR-001"]\nspec = "Envelope"\n')
+    checked: list[object] = []
+    real = cases.first_problem
+
+    def counting(schema, data, *rest):
+        checked.append(data)
+        return real(schema, data, *rest)
+
+    monkeypatch.setattr(cases, "first_problem", counting)
+    assert load_case(case / "valid-x.toml", tmp_path).verdict == "valid"
+    assert load_case(case / "valid-x.toml", tmp_path).verdict == "valid"
+    assert len(checked) == 1, "the same bytes were checked once"
+    (case / "valid-x.toml").write_text('description = "too short"\nverdict = "valid"\nrules = ["ASR-001"]\nspec = "E"\n')
+    with pytest.raises(CorpusError, match=r"valid-x\.toml"):
+        load_case(case / "valid-x.toml", tmp_path)

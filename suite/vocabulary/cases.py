@@ -10,7 +10,9 @@ cases/schema/case.schema.json.
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -74,16 +76,64 @@ def case_schema() -> dict[str, Any]:
     return loaded
 
 
+class _CheckedMetadata:
+    """SHA-256 digests of metadata files already found valid against the case schema.
+
+    Every run loads the whole corpus, and checking each file against the schema took most of that
+    (about a sixth of a CPU second); a file's validity depends on its bytes alone, so digests seen
+    valid are kept beside the package's bytecode caches (never in the corpus, whose every file is
+    hashed as the ground truth).  The list only spares checks: it never makes a case, and a corpus
+    that differs from the shipped one is still named so by its digest."""
+
+    def __init__(self) -> None:
+        import asr_conformance
+
+        self.path = Path(asr_conformance.__file__).resolve().parent / "__pycache__" / "asr-checked-case-metadata.json"
+        self.known: set[str] = set()
+        self.added = False
+        try:
+            listed = json.loads(self.path.read_text(encoding="utf-8"))
+            self.known = {str(item) for item in listed} if isinstance(listed, list) else set()
+        except (OSError, ValueError):
+            pass
+
+    def add(self, digest: str) -> None:
+        self.known.add(digest)
+        self.added = True
+
+    def save(self) -> None:
+        if not self.added:
+            return
+        self.added = False
+        try:
+            self.path.parent.mkdir(exist_ok=True)
+            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
+            temporary.write_text(json.dumps(sorted(self.known)), encoding="utf-8")
+            os.replace(temporary, self.path)
+        except OSError:
+            pass
+
+
+@cache
+def _checked() -> _CheckedMetadata:
+    return _CheckedMetadata()
+
+
 def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
     """Read one case; raise CorpusError naming the file and what is wrong."""
     stream = metadata_path.with_suffix(".jsonl")
     try:
-        metadata = tomllib.loads(metadata_path.read_text(encoding="utf-8"))
+        raw = metadata_path.read_bytes()
+        metadata = tomllib.loads(raw.decode("utf-8"))
     except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise CorpusError(f"{metadata_path}: cannot read case metadata: {error}") from None
-    problem = first_problem(case_schema(), metadata)
-    if problem:
-        raise CorpusError(f"{metadata_path}: {problem}")
+    digest = hashlib.sha256(raw).hexdigest()
+    checked = _checked()
+    if digest not in checked.known:
+        problem = first_problem(case_schema(), metadata)
+        if problem:
+            raise CorpusError(f"{metadata_path}: {problem}")
+        checked.add(digest)
     if not stream.is_file():
         raise CorpusError(f"{metadata_path}: the stream file {stream.name} is missing")
     case_id = metadata_path.relative_to(corpus).with_suffix("").as_posix()
@@ -130,6 +180,7 @@ def iter_cases(corpus: Path = CORPUS_DIR, role: str | None = None) -> Iterator[C
         if metadata_path.parent == corpus or "schema" in metadata_path.relative_to(corpus).parts[:1]:
             continue  # rules.toml and other corpus-level files
         yield load_case(metadata_path, corpus)
+    _checked().save()
 
 
 def orphan_streams(corpus: Path = CORPUS_DIR) -> list[Path]:

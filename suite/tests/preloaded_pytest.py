@@ -1,0 +1,87 @@
+"""A Python process that has imported pytest once and forks a fresh child for each certification run.
+
+The project's tests start a few hundred certification runs; in each, a new interpreter spent about a
+quarter of a CPU second importing pytest, jsonschema and orjson before it did anything else.  This
+server imports them once (nothing of the suite, and no pytest plugin, whose modules pytest must
+rewrite itself), then for each request line forks a child that becomes ``python -m pytest ARGS``
+run in the request's folder with its environment: working directory, ``os.environ``, ``sys.path``
+(the folder, then ``PYTHONPATH``, then the interpreter's own), stdin at end of file and stdout
+and stderr into the files named.  The child ends as the interpreter would (atexit handlers, then
+the exit status); the server answers each request with the child's pid, then its exit status.
+
+    {"args": [...], "cwd": "...", "env": {...}, "stdout": "FILE", "stderr": "FILE"}
+    <- {"pid": 1234}
+    <- {"status": 0}
+"""
+
+from __future__ import annotations
+
+import atexit
+import json
+import os
+import sys
+
+import jsonschema  # noqa: F401  (preloaded: the suite validates against its schemas in every run)
+import orjson  # noqa: F401  (preloaded: the reference reader's fast path)
+import pytest
+
+#: The interpreter's own path, without this script's folder (a certification run does not see it).
+BASE_PATH = [entry for entry in sys.path[1:] if entry and os.path.realpath(entry) != os.path.dirname(os.path.realpath(__file__))]
+
+
+def _become(request: dict) -> int:
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    extra = [entry for entry in request["env"].get("PYTHONPATH", "").split(os.pathsep) if entry]
+    sys.path[:] = [request["cwd"], *extra, *BASE_PATH]
+    sys.dont_write_bytecode = bool(request["env"].get("PYTHONDONTWRITEBYTECODE"))
+    stdin = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(stdin, 0)
+    for fd, name in ((1, "stdout"), (2, "stderr")):
+        target = os.open(request[name], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        os.dup2(target, fd)
+        os.close(target)
+    sys.stdin = open(0, encoding="utf-8", errors="replace", closefd=False)  # noqa: SIM115
+    sys.stdout = open(1, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
+    sys.argv = [sys.executable, *request["args"]]
+    try:
+        code = pytest.console_main()
+    except SystemExit as ending:
+        code = ending.code if isinstance(ending.code, int) else (0 if ending.code is None else 1)
+    return int(code)
+
+
+def _child(request: dict) -> None:
+    """Never returns: runs the certification and exits as an interpreter does."""
+    code = 70
+    try:
+        code = _become(request)
+    except BaseException:  # a run that dies says why, as a fresh interpreter would
+        import traceback
+
+        traceback.print_exc()
+        code = 1
+    finally:
+        try:
+            atexit._run_exitfuncs()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        finally:
+            os._exit(code)
+
+
+def serve() -> None:
+    for line in sys.stdin:
+        request = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            _child(request)
+        print(json.dumps({"pid": pid}), flush=True)
+        _, status = os.waitpid(pid, 0)
+        print(json.dumps({"status": os.waitstatus_to_exitcode(status)}), flush=True)
+
+
+if __name__ == "__main__":
+    serve()
