@@ -14,6 +14,7 @@ later run releases the mounts left under the staging of a run that was killed.
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
 import sys
@@ -33,9 +34,7 @@ _lock = threading.Lock()
 _mounted: dict[str, int] = {}
 
 
-def _libc():  # type: ignore[no-untyped-def]
-    import ctypes
-
+def _libc() -> ctypes.CDLL:
     return ctypes.CDLL(None, use_errno=True)
 
 

@@ -1,9 +1,8 @@
 """A Python process that has imported pytest once and forks a fresh child for each certification run.
 
 The project's tests start a few hundred certification runs; in each, a new interpreter spent about a
-quarter of a CPU second importing pytest, jsonschema and orjson before it did anything else.  This
-server imports them once (nothing of the suite, and no pytest plugin, whose modules pytest must
-rewrite itself), then for each request line forks a child that becomes ``python -m pytest ARGS``
+third of a CPU second importing pytest, Hypothesis, jsonschema and orjson before it did anything else.
+This server imports them once (nothing of the suite), then for each request line forks a child that becomes ``python -m pytest ARGS``
 run in the request's folder with its environment: working directory, ``os.environ``, ``sys.path``
 (the folder, then ``PYTHONPATH``, then the interpreter's own), stdin at end of file and stdout
 and stderr into the files named.  The child ends as the interpreter would (atexit handlers, then
@@ -21,9 +20,18 @@ import json
 import os
 import sys
 
+import hypothesis
 import jsonschema  # noqa: F401  (preloaded: the suite validates against its schemas in every run)
 import orjson  # noqa: F401  (preloaded: the reference reader's fast path)
 import pytest
+
+# Hypothesis is a pytest plugin too: pytest would rewrite its asserts on import, and warns about a plugin
+# module imported before it could. Its asserts are Hypothesis's own, never a certification's, so the
+# preloaded modules say what a module that must not be rewritten says.
+for _name in ("hypothesis", "_hypothesis_globals"):
+    if _name in sys.modules:
+        sys.modules[_name].__doc__ = (sys.modules[_name].__doc__ or "") + "\n\nPYTEST_DONT_REWRITE\n"
+del hypothesis
 
 #: The interpreter's own path, without this script's folder (a certification run does not see it).
 BASE_PATH = [entry for entry in sys.path[1:] if entry and os.path.realpath(entry) != os.path.dirname(os.path.realpath(__file__))]
@@ -47,7 +55,7 @@ def _become(request: dict) -> int:
     sys.stderr = open(2, "w", encoding="utf-8", errors="backslashreplace", closefd=False)  # noqa: SIM115
     sys.argv = [sys.executable, *request["args"]]
     try:
-        code = pytest.console_main()
+        code = pytest.main(list(request["args"]))
     except SystemExit as ending:
         code = ending.code if isinstance(ending.code, int) else (0 if ending.code is None else 1)
     return int(code)

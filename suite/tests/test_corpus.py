@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -81,7 +82,9 @@ def test_asr_corpus_fails_on_a_corpus_that_is_not_there(tmp_path: Path, capsys: 
 def test_metadata_once_found_valid_is_not_checked_again_and_a_new_file_is(tmp_path, monkeypatch) -> None:
     from asr_conformance.vocabulary import cases
 
-    monkeypatch.setattr(cases._CheckedMetadata, "save", lambda self: None)  # nothing written beside the package
+    private = cases._CheckedMetadata()
+    private.known, private.path = set(), tmp_path / "checked.json"  # this test's list, not the package's
+    monkeypatch.setattr(cases, "_checked", lambda: private)
     case = tmp_path / "validator" / "ASR-001"
     case.mkdir(parents=True)
     (case / "valid-x.jsonl").write_text("{}\n")
@@ -98,6 +101,8 @@ def test_metadata_once_found_valid_is_not_checked_again_and_a_new_file_is(tmp_pa
     assert load_case(case / "valid-x.toml", tmp_path).verdict == "valid"
     assert load_case(case / "valid-x.toml", tmp_path).verdict == "valid"
     assert len(checked) == 1, "the same bytes were checked once"
+    private.save()
+    assert json.loads(private.path.read_text()) == sorted(private.known) and len(private.known) == 1
     (case / "valid-x.toml").write_text('description = "too short"\nverdict = "valid"\nrules = ["ASR-001"]\nspec = "E"\n')
     with pytest.raises(CorpusError, match=r"valid-x\.toml"):
         load_case(case / "valid-x.toml", tmp_path)

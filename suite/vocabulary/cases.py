@@ -85,12 +85,14 @@ class _CheckedMetadata:
     hashed as the ground truth).  The list only spares checks: it never makes a case, and a corpus
     that differs from the shipped one is still named so by its digest."""
 
+    MAX_KEPT = 4096
+
     def __init__(self) -> None:
         import asr_conformance
 
         self.path = Path(asr_conformance.__file__).resolve().parent / "__pycache__" / "asr-checked-case-metadata.json"
         self.known: set[str] = set()
-        self.added = False
+        self.added: set[str] = set()
         try:
             listed = json.loads(self.path.read_text(encoding="utf-8"))
             self.known = {str(item) for item in listed} if isinstance(listed, list) else set()
@@ -99,16 +101,18 @@ class _CheckedMetadata:
 
     def add(self, digest: str) -> None:
         self.known.add(digest)
-        self.added = True
+        self.added.add(digest)
 
     def save(self) -> None:
+        """Write the list (past MAX_KEPT digests, only those this process added: it never grows without end)."""
         if not self.added:
             return
-        self.added = False
+        kept = self.known if len(self.known) <= self.MAX_KEPT else set(self.added)
+        self.added = set()
         try:
             self.path.parent.mkdir(exist_ok=True)
             temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(sorted(self.known)), encoding="utf-8")
+            temporary.write_text(json.dumps(sorted(kept)), encoding="utf-8")
             os.replace(temporary, self.path)
         except OSError:
             pass
