@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from certifying import Certification, run_certification
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -225,10 +226,10 @@ def test_an_implementation_that_answers_differently_fails_cleanly(tmp_path: Path
 # --- whole runs, as a vendor starts them ------------------------------------------------------
 
 
-def fuzz_run(pytester: pytest.Pytester, implementation: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(
-        f"--implementation={implementation}", "-m", "fuzz", "-p", "no:cacheprovider", "-p", "no:xdist",
-        "--asr-shrink-time=1", f"--report-dir={pytester.path / 'reports'}", *args)
+def fuzz_run(pytester: pytest.Pytester, implementation: Path, *args: str) -> Certification:
+    return run_certification(
+        f"--implementation={implementation}", "-m", "fuzz", "-p", "no:xdist",
+        "--asr-shrink-time=1", f"--report-dir={pytester.path / 'reports'}", *args, cwd=pytester.path)
 
 
 def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pytest.Pytester) -> None:

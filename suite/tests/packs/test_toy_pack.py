@@ -9,18 +9,19 @@ from __future__ import annotations
 import json
 
 import pytest
+from certifying import Certification, run_certification
 from toy_site import CONVERTERS, SAMPLES, toy_site
 
 from asr_conformance.vocabulary.schemas import check_report
 
 
 def certify(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, converter: str, *args: str,
-            pack: str | None = None, group: str = "asr_conformance.format_packs") -> tuple[pytest.RunResult, dict]:
+            pack: str | None = None, group: str = "asr_conformance.format_packs") -> tuple[Certification, dict]:
     site = toy_site(pytester.path, pack, group)
     monkeypatch.setenv("PYTHONPATH", str(site))
-    result = pytester.runpytest_subprocess(
-        f"--implementation={CONVERTERS / converter}", f"--inputs={SAMPLES}", "-p", "no:cacheprovider", "-p", "no:xdist",
-        "--asr-shrink-time=1", f"--report-dir={pytester.path / 'reports'}", *args)
+    result = run_certification(
+        f"--implementation={CONVERTERS / converter}", f"--inputs={SAMPLES}", "-p", "no:xdist",
+        "--asr-shrink-time=1", f"--report-dir={pytester.path / 'reports'}", *args, cwd=pytester.path)
     report = json.loads((pytester.path / "reports" / "report.json").read_text(encoding="utf-8"))
     assert check_report(report) is None
     return result, report

@@ -10,6 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
+from certifying import run_certification
 
 from asr_conformance.gate.results import without_worker_noise
 from asr_conformance.reports.html_page import render_html
@@ -96,10 +97,11 @@ def test_every_failing_result_of_every_role_and_kind_carries_its_input(pytester:
         _manifest(pytester.path, "producer", MISBEHAVING / "cc-fixed-output", "producer",
                   f'inputs = ["{samples / "plain-chat.jsonl"}"]\nsource_formats = ["claude-code-jsonl"]\n'),
     ]
-    result = pytester.runpytest_subprocess(
-        *[f"--implementation={m}" for m in implementations], "-p", "no:cacheprovider", "-n", "2",
+    result = run_certification(
+        *[f"--implementation={m}" for m in implementations], "-n", "2",
         "--asr-shrink-steps=3", "--report-dir=out",
-        "-k", "ASR-164 or ASR-289 or nul-byte or invalid-utf8 or ASR-263 or test_fidelity or jsonl-calls")
+        "-k", "ASR-164 or ASR-289 or nul-byte or invalid-utf8 or ASR-263 or test_fidelity or jsonl-calls",
+        cwd=pytester.path)
     assert result.ret == 1
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     assert check_report(report) is None
