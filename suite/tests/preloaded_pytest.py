@@ -16,6 +16,7 @@ the exit status); the server answers each request with the child's pid, then its
 from __future__ import annotations
 
 import atexit
+import gc
 import json
 import os
 import sys
@@ -81,6 +82,9 @@ def _child(request: dict) -> None:
 
 
 def serve() -> None:
+    # What was imported stays alive in every child: kept out of their garbage collections (they walk
+    # every tracked object, and pytest collects at the end of each run), and out of copy-on-write.
+    gc.freeze()
     for line in sys.stdin:
         request = json.loads(line)
         pid = os.fork()

@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, run_certification
 
 from asr_conformance import CORPUS_DIR, __version__
 from asr_conformance.gate.results import Result
@@ -87,8 +88,8 @@ def test_summary_of_something_that_is_no_report_is_a_usage_error_naming_it(tmp_p
 
 def test_summary_repeats_what_the_run_printed(pytester: pytest.Pytester) -> None:
     """End to end: the terminal section of a real run and ``summary`` of its report.json agree line for line."""
-    result = pytester.runpytest_subprocess(f"--implementation={EXAMPLES / 'misbehaving' / 'accept-all'}",
-                                           "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164")
+    result = run_certification(f"--implementation={EXAMPLES / 'misbehaving' / 'accept-all'}", "-m", "corpus", "-k",
+                               "ASR-164", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
     assert result.ret == 1
     section = result.stdout.str().split("= asr-conformance =", 1)[1].splitlines()[1:]
     printed = [line for line in section if not line.startswith(("report:", "="))]

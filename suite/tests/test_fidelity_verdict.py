@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from certifying import Certification, run_certification
 
 HERE = Path(__file__).resolve().parent
 ACME = HERE / "producers" / "acme-converter"
@@ -13,9 +14,9 @@ SAMPLES = HERE / "producers" / "acme-samples"
 ROOT = HERE.parents[1]
 
 
-def certify(pytester: pytest.Pytester, converter: Path, samples: Path, *args: str) -> pytest.RunResult:
-    return pytester.runpytest_subprocess(f"--implementation={converter}", f"--inputs={samples}",
-                                         "-p", "no:cacheprovider", "-p", "no:xdist", "--report-dir=out", *args)
+def certify(pytester: pytest.Pytester, converter: Path, samples: Path, *args: str) -> Certification:
+    return run_certification(f"--implementation={converter}", f"--inputs={samples}", "-p", "no:xdist",
+                             "--report-dir=out", *args, cwd=pytester.path)
 
 
 def test_no_witness_gives_conforms_on_output_rules_only(pytester: pytest.Pytester) -> None:

@@ -7,14 +7,15 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from certifying import run_certification
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_junit_xml_names_rule_implementation_role_and_kind(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess(f"--implementation={ROOT / 'examples' / 'misbehaving' / 'accept-all'}",
-                                           "-p", "no:cacheprovider", "--report-dir=none", "-m", "corpus",
-                                           "-k", "ASR-164", "--junitxml=junit.xml")
+    result = run_certification(f"--implementation={ROOT / 'examples' / 'misbehaving' / 'accept-all'}",
+                               "--report-dir=none", "-m", "corpus", "-k", "ASR-164", "--junitxml=junit.xml",
+                               cwd=pytester.path)
     assert result.ret == 1
     cases = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
     found = {case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")] for case in cases}

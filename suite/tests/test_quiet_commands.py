@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from certifying import run_certification
 
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "examples" / "reference-validator"
@@ -29,8 +30,8 @@ def _unchanged(folder: Path) -> bool:
 def test_a_command_that_runs_no_test_leaves_the_report_folder_alone(pytester: pytest.Pytester, option: str) -> None:
     folder = pytester.path / "out"
     _earlier_report(folder)
-    result = pytester.runpytest_subprocess(f"--implementation={REFERENCE}", f"--report-dir={folder}",
-                                           "-p", "no:cacheprovider", "-m", "ASR-164", option)
+    result = run_certification(f"--implementation={REFERENCE}", f"--report-dir={folder}", "-m", "ASR-164", option,
+                               cwd=pytester.path, all_plugins=True)
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), result.stdout.str()[-2000:]
     assert _unchanged(folder)
 
@@ -39,8 +40,8 @@ def test_a_run_that_executes_tests_replaces_the_earlier_report(pytester: pytest.
     """The other side: the same command without the option runs cases and writes its own report."""
     folder = pytester.path / "out"
     _earlier_report(folder)
-    result = pytester.runpytest_subprocess(f"--implementation={REFERENCE}", f"--report-dir={folder}", "--hypothesis-profile=asr-fast",
-                                           "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164")
+    result = run_certification(f"--implementation={REFERENCE}", f"--report-dir={folder}", "--hypothesis-profile=asr-fast",
+                               "-m", "corpus", "-k", "ASR-164", cwd=pytester.path)
     assert result.ret == pytest.ExitCode.OK, result.stdout.str()[-2000:]
     assert not _unchanged(folder)
     assert '"earlier"' not in (folder / "report.json").read_text()

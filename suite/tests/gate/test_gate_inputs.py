@@ -8,6 +8,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from certifying import run_certification
 
 from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.expectations import ExpectationsError, load_expectations
@@ -111,7 +112,7 @@ def test_entries_that_can_match_pass_the_check(tmp_path: Path) -> None:
 
 def test_a_run_with_an_entry_that_matches_nothing_is_a_usage_error(pytester: pytest.Pytester) -> None:
     (pytester.path / "known.toml").write_text('[[failure]]\ncase = "validator/ASR-164/invalid-typo"\nreason = "r"\n')
-    result = pytester.runpytest_subprocess(f"--implementation={ROOT / 'examples' / 'reference-validator'}",
-                                           "--expectations=known.toml", "-p", "no:cacheprovider", "--report-dir=none")
+    result = run_certification(f"--implementation={ROOT / 'examples' / 'reference-validator'}",
+                               "--expectations=known.toml", "--report-dir=none", cwd=pytester.path)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "known.toml: entry 1 (case validator/ASR-164/invalid-typo) matches no case" in result.stderr.str()
