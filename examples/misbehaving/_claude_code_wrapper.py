@@ -1,33 +1,33 @@
-"""Shared by the cc-* seeded-bug producers: run the example converter, then change its records.
+"""Shared by the cc-* seeded-bug producers: the example converter's own conversion, then a change to its records.
 
 Each cc-* file says its one bug in its docstring and passes a function from the example's
 records to the buggy records. Records are renumbered afterwards (seq and id), so the stream
-stays valid and only the fidelity checks can tell. One-shot contract only.
+stays valid and only the fidelity checks can tell. The conversion runs in this process (the
+installed package's converter), under the example's command-line shell: one-shot with a file
+argument, the persistent protocol without one, refusals exactly as the example words them.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from collections.abc import Callable
-from pathlib import Path
 
-CONVERTER = Path(__file__).resolve().parent.parent / "claude-code-converter" / "asr-from-claude-code"
+from asr_conformance.reference.claude_code_converter import NAME, VERSION, convert
+from asr_conformance.reference.converter_cli import Shell, encode_stream
 
 Records = list[dict]
 
 
 def run(change: Callable[[Records], Records]) -> None:
-    """Convert sys.argv[1] with the example converter, apply ``change``, write the stream."""
-    done = subprocess.run([sys.executable, str(CONVERTER), *sys.argv[1:]], capture_output=True)
-    if done.returncode != 0:
-        sys.stderr.buffer.write(done.stderr)
-        sys.exit(done.returncode)
-    # "\n" ends a record; str.splitlines would also split at U+2028 and U+0085 inside JSON strings
-    records = [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line.strip()]
-    changed = renumber(change(records))
-    sys.stdout.write("".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in changed))
+    """Convert as the example does, apply ``change``, and answer as the example's shell does."""
+
+    def buggy(data: bytes) -> bytes:
+        # "\n" ends a record; str.splitlines would also split at U+2028 and U+0085 inside JSON strings
+        records = [json.loads(line) for line in convert(data).decode("utf-8").split("\n") if line.strip()]
+        return encode_stream(renumber(change(records)), "transcript")
+
+    sys.exit(Shell(NAME, VERSION, "TRANSCRIPT.jsonl", buggy).main(sys.argv[1:]))
 
 
 def renumber(records: Records) -> Records:

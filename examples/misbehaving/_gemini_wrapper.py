@@ -1,63 +1,55 @@
-"""Shared by the gemini-* seeded-bug producers: run the example converter, changing its input or its records.
+"""Shared by the gemini-* seeded-bug producers: the example converter's own conversion, of an edited input or
+with changed records.
 
 Each gemini-* file says its one bug in its docstring and passes a function over the session's
 lines (``source``: the JSON values of a session, one per line, or the one object of the older
 layout) and/or over the example's records (``change``). Records are renumbered afterwards (seq
-and id), so the stream stays valid and only the fidelity checks can tell. One-shot contract only.
+and id), so the stream stays valid and only the fidelity checks can tell. The conversion runs in
+this process (the installed package's converter), under the example's command-line shell:
+one-shot with a file argument, the persistent protocol without one.
 """
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
-import tempfile
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-CONVERTER = Path(__file__).resolve().parent.parent / "gemini-converter" / "asr-from-gemini"
+from asr_conformance.reference.converter_cli import Shell, encode_stream
+from asr_conformance.reference.gemini_converter import NAME, VERSION, convert
 
 Records = list[dict]
 
 
 def run(change: Callable[[Records], Records] = lambda r: r,
         source: Callable[[list[Any]], list[Any]] | None = None) -> None:
-    """Convert sys.argv[1] (edited by ``source`` first, when given), apply ``change``, write the stream."""
-    if len(sys.argv) != 2:
-        sys.stderr.write(f"usage: {Path(sys.argv[0]).name} SESSION.jsonl\n")
-        sys.exit(2)
-    path = sys.argv[1]
-    with tempfile.TemporaryDirectory() as folder:
+    """Convert the input (edited by ``source`` first, when given) as the example does, apply ``change``."""
+
+    def buggy(data: bytes) -> bytes:
         if source is not None:
-            path = edited(path, source, Path(folder))
-        done = subprocess.run([sys.executable, str(CONVERTER), path], capture_output=True)
-    if done.returncode != 0:
-        sys.stderr.buffer.write(done.stderr)
-        sys.exit(done.returncode)
-    # "\n" ends a record; str.splitlines would also split at U+2028 and U+0085 inside JSON strings
-    records = [json.loads(line) for line in done.stdout.decode("utf-8").split("\n") if line.strip()]
-    changed = renumber(change(records))
-    sys.stdout.write("".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")) + "\n" for r in changed))
+            data = edited(data, source)
+        # "\n" ends a record; str.splitlines would also split at U+2028 and U+0085 inside JSON strings
+        records = [json.loads(line) for line in convert(data).decode("utf-8").split("\n") if line.strip()]
+        return encode_stream(renumber(change(records)), "session")
+
+    sys.exit(Shell(NAME, VERSION, "SESSION.jsonl", buggy).main(sys.argv[1:]))
 
 
-def edited(path: str, source: Callable[[list[Any]], list[Any]], folder: Path) -> str:
+def edited(data: bytes, source: Callable[[list[Any]], list[Any]]) -> bytes:
     """The input with its values passed through ``source``; the input itself when it is not readable JSON."""
-    text = Path(path).read_bytes().decode("utf-8", "replace")
+    text = data.decode("utf-8", "replace")
     try:
         if text.lstrip().split("\n", 1)[0].strip() == "{":
             values, layout = [json.loads(text)], "json"
         else:
             values, layout = [json.loads(line) for line in text.split("\n") if line.strip()], "jsonl"
     except ValueError:
-        return path
-    out = folder / Path(path).name
+        return data
     changed = source(values)
     if layout == "json":
-        out.write_text(json.dumps(changed[0], ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
-    else:
-        out.write_text("".join(json.dumps(v, ensure_ascii=False) + "\n" for v in changed), encoding="utf-8")
-    return str(out)
+        return (json.dumps(changed[0], ensure_ascii=False, indent=2) + "\n").encode("utf-8")
+    return "".join(json.dumps(v, ensure_ascii=False) + "\n" for v in changed).encode("utf-8")
 
 
 def messages_in(value: Any) -> list[dict]:
