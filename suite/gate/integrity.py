@@ -16,7 +16,6 @@ import compileall
 import hashlib
 import importlib.machinery
 import importlib.util
-import json
 import marshal
 import os
 import re
@@ -24,6 +23,8 @@ import stat
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from asr_conformance.vocabulary.seen_digests import SeenDigests
 
 #: Largest file hashed; a larger one is recorded as "oversized" with its size.
 MAX_FILE_BYTES = 16 * 1024 * 1024
@@ -161,7 +162,7 @@ def prepare_bytecode(roots: Iterable[Path]) -> list[str]:
         if not root.is_dir():
             continue
         compileall.compile_dir(str(root), quiet=2, rx=_SKIPPED_FOLDERS, workers=1)
-        verified = _VerifiedCaches(root / "__pycache__" / VERIFIED_NAME)
+        verified = SeenDigests(root / "__pycache__" / VERIFIED_NAME, prune=True)
         for folder, dirs, files in os.walk(root):
             if _SKIPPED_FOLDERS.search(folder + os.sep):
                 dirs.clear()
@@ -182,42 +183,7 @@ def prepare_bytecode(roots: Iterable[Path]) -> list[str]:
     return forged
 
 
-class _VerifiedCaches:
-    """The (source, cache) digest pairs of one package folder already found to compile alike."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.seen: set[str] = set()
-        self.kept: set[str] = set()
-        try:
-            listed = json.loads(path.read_text(encoding="utf-8"))
-            self.kept = {str(pair) for pair in listed} if isinstance(listed, list) else set()
-        except (OSError, ValueError):
-            pass
-
-    def knows(self, pair: str) -> bool:
-        self.seen.add(pair)
-        return pair in self.kept
-
-    def add(self, pair: str) -> None:
-        self.seen.add(pair)
-        self.kept.add(pair)
-
-    def save(self) -> None:
-        """Keep the pairs of the caches present now (stale ones drop out); never fails the run."""
-        fresh = sorted(self.kept & self.seen)
-        if set(fresh) == self.kept and self.path.exists():
-            return
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(fresh), encoding="utf-8")
-            os.replace(temporary, self.path)
-        except OSError:
-            pass
-
-
-def _cache_matches_source(cache: Path, verified: _VerifiedCaches | None = None) -> bool:
+def _cache_matches_source(cache: Path, verified: SeenDigests | None = None) -> bool:
     """Whether a ``__pycache__`` file holds exactly the code its source compiles to (a cache of another
     interpreter, or one whose source is gone, is never loaded by this one and passes)."""
     try:

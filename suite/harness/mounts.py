@@ -107,7 +107,7 @@ def describe() -> str:
     """The run header's phrase for the output folders."""
     if may_mount():
         return f"output folders: a tmpfs each, of the scratch disk size and at most {MAX_FILES} files"
-    return "output folders: bounded per file only (the harness cannot mount a tmpfs here: it is not root)"
+    return "output folders: bounded per file only (the harness cannot mount a tmpfs here: not root, or no CAP_SYS_ADMIN)"
 
 
 def release_under(path: str | os.PathLike[str], scan: bool = False) -> None:

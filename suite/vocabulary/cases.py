@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import tomllib
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from typing import Any
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.vocabulary.schemas import first_problem
+from asr_conformance.vocabulary.seen_digests import SeenDigests, package_cache_folder
 
 VERDICTS = ("valid", "invalid", "implementation-defined")
 
@@ -76,51 +76,11 @@ def case_schema() -> dict[str, Any]:
     return loaded
 
 
-class _CheckedMetadata:
-    """SHA-256 digests of metadata files already found valid against the case schema.
-
-    Every run loads the whole corpus, and checking each file against the schema took most of that
-    (about a sixth of a CPU second); a file's validity depends on its bytes alone, so digests seen
-    valid are kept beside the package's bytecode caches (never in the corpus, whose every file is
-    hashed as the ground truth).  The list only spares checks: it never makes a case, and a corpus
-    that differs from the shipped one is still named so by its digest."""
-
-    MAX_KEPT = 4096
-
-    def __init__(self) -> None:
-        import asr_conformance
-
-        self.path = Path(asr_conformance.__file__).resolve().parent / "__pycache__" / "asr-checked-case-metadata.json"
-        self.known: set[str] = set()
-        self.added: set[str] = set()
-        try:
-            listed = json.loads(self.path.read_text(encoding="utf-8"))
-            self.known = {str(item) for item in listed} if isinstance(listed, list) else set()
-        except (OSError, ValueError):
-            pass
-
-    def add(self, digest: str) -> None:
-        self.known.add(digest)
-        self.added.add(digest)
-
-    def save(self) -> None:
-        """Write the list (past MAX_KEPT digests, only those this process added: it never grows without end)."""
-        if not self.added:
-            return
-        kept = self.known if len(self.known) <= self.MAX_KEPT else set(self.added)
-        self.added = set()
-        try:
-            self.path.parent.mkdir(exist_ok=True)
-            temporary = self.path.with_name(f"{self.path.name}.{os.getpid()}.tmp")
-            temporary.write_text(json.dumps(sorted(kept)), encoding="utf-8")
-            os.replace(temporary, self.path)
-        except OSError:
-            pass
-
-
 @cache
-def _checked() -> _CheckedMetadata:
-    return _CheckedMetadata()
+def _checked() -> SeenDigests:
+    """Metadata files whose bytes were found valid against the case schema (checking each took most of
+    loading the corpus)."""
+    return SeenDigests(package_cache_folder() / "asr-checked-case-metadata.json")
 
 
 def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
@@ -133,7 +93,7 @@ def load_case(metadata_path: Path, corpus: Path = CORPUS_DIR) -> Case:
         raise CorpusError(f"{metadata_path}: cannot read case metadata: {error}") from None
     digest = hashlib.sha256(raw).hexdigest()
     checked = _checked()
-    if digest not in checked.known:
+    if not checked.knows(digest):
         problem = first_problem(case_schema(), metadata)
         if problem:
             raise CorpusError(f"{metadata_path}: {problem}")
