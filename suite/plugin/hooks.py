@@ -198,6 +198,18 @@ def _gate_settings(config: pytest.Config, targets: list[Target]) -> GateSettings
     )
 
 
+def _is_registered_profile(name: str) -> bool:
+    """Whether Hypothesis knows the profile ``name`` (public API: ``get_profile`` raises for an unknown one)."""
+    from hypothesis import settings
+    from hypothesis.errors import InvalidArgument
+
+    try:
+        settings.get_profile(name)
+    except InvalidArgument:
+        return False
+    return True
+
+
 def _configure_hypothesis(config: pytest.Config) -> None:
     """Load the asr-fast profile unless one was chosen (CI=true would otherwise load Hypothesis' ci profile);
     under asr-certify, choose a seed once (on the controller) and record it."""
@@ -205,7 +217,7 @@ def _configure_hypothesis(config: pytest.Config) -> None:
 
     problem = ensure_profiles()  # before Hypothesis' plugin loads a --hypothesis-profile (see entry.py)
     chosen = config.getoption("hypothesis_profile", None) or os.environ.get(PROFILE_VARIABLE) or None
-    if chosen is not None and chosen not in PROFILES and chosen not in settings._profiles:
+    if chosen is not None and chosen not in PROFILES and not _is_registered_profile(chosen):
         raise pytest.UsageError(f"asr-conformance: {PROFILE_VARIABLE}={chosen}: no such Hypothesis profile "
                                 f"(the suite's: {', '.join(PROFILES)})")
     if chosen == "asr-deep" and problem is not None:

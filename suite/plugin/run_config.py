@@ -46,7 +46,7 @@ def hypothesis_facts(config: pytest.Config) -> dict[str, Any]:
     from hypothesis import settings
 
     seed = config.stash.get(SEED_KEY, None)
-    profile = settings._current_profile
+    profile = settings.get_current_profile_name()
     return {"profile": profile, "seed": seed if isinstance(seed, int) else None,
             # The same examples every run: a regression gate that certifies nothing new (and earns no badge).
             "fixed_examples": settings.default is not None and bool(settings.default.derandomize)}

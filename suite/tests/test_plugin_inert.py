@@ -16,7 +16,7 @@ def test_property(number):
 
 
 def test_after_property():
-    profile = settings._current_profile
+    profile = settings.get_current_profile_name()
     print(f"PROFILE={profile} MAX={settings.default.max_examples} RUNS={len(SEEN)}")
     assert not profile.startswith("asr-")
     assert settings.default.max_examples == 100
