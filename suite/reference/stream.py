@@ -203,12 +203,12 @@ class StreamReader:
 
     def read_path(self, path: str | Path) -> Iterator[Record | LineProblem]:
         with open(path, "rb") as handle:
-            yield from self.read(handle)
+            yield from self.read_lines(handle)
 
     def read_bytes(self, data: bytes) -> Iterator[Record | LineProblem]:
         import io
 
-        yield from self.read(io.BytesIO(data))
+        yield from self.read_lines(io.BytesIO(data))
 
     def read(self, handle: BinaryIO) -> Iterator[Record | LineProblem]:
         yield from self.read_lines(handle)
@@ -216,6 +216,7 @@ class StreamReader:
     def read_lines(self, lines: Iterable[bytes]) -> Iterator[Record | LineProblem]:
         """Read lines already split at LF (each with its LF, the last one may lack it)."""
         number = 0
+        read_line = self._read_line
         for number, raw in enumerate(lines, start=1):
             if number == 1 and raw.startswith(_BOM):
                 yield LineProblem(
@@ -226,7 +227,11 @@ class StreamReader:
                     fatal=False,
                 )
                 raw = raw[len(_BOM) :]
-            yield from self._read_line(number, raw)
+            items = read_line(number, raw)
+            if len(items) == 1:
+                yield items[0]
+            else:
+                yield from items
         if number == 0:
             yield LineProblem(
                 1,

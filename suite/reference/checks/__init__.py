@@ -11,6 +11,7 @@ from __future__ import annotations
 import gc
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import BinaryIO
 
 from asr_conformance.reference.checks import session_records, tool_records
 from asr_conformance.reference.checks.context import Pending, RecordContext, StreamIndex
@@ -48,7 +49,8 @@ class Validation:
 
     def add(self, item: Record | LineProblem) -> None:
         sink = self.outcome.diagnostics
-        if isinstance(item, LineProblem):
+        if type(item) is not Record:
+            assert isinstance(item, LineProblem)
             sink.append(Diagnostic(item.rule, item.message, item.line))
             if item.fatal and item.line == 1:
                 self.index.header_lost = True
@@ -99,8 +101,9 @@ def validate_items(items: Iterable[Record | LineProblem]) -> StreamDiagnostics:
     gc.disable()
     try:
         validation = Validation()
+        add = validation.add
         for item in items:
-            validation.add(item)
+            add(item)
         return validation.finish()
     finally:
         if enabled:
@@ -109,6 +112,11 @@ def validate_items(items: Iterable[Record | LineProblem]) -> StreamDiagnostics:
 
 def validate_path(path: str | Path, reader: StreamReader | None = None) -> StreamDiagnostics:
     return validate_items((reader or StreamReader()).read_path(path))
+
+
+def validate_stream(handle: BinaryIO, reader: StreamReader | None = None) -> StreamDiagnostics:
+    """An open binary stream (standard input), read a line at a time: memory holds one record."""
+    return validate_items((reader or StreamReader()).read_lines(handle))
 
 
 def validate_bytes(data: bytes, reader: StreamReader | None = None) -> StreamDiagnostics:
