@@ -9,7 +9,9 @@ satisfy.  It never raises on a stream's content.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+import io
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
 
@@ -94,30 +96,46 @@ class Validation:
         return self.outcome
 
 
-def validate_items(items: Iterable[Record | LineProblem]) -> StreamDiagnostics:
-    """Validate one stream.  Records and the index form no reference cycles, so the
-    cyclic garbage collector is paused meanwhile: it would only rescan the index."""
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Records and the index form no reference cycles, so the cyclic garbage collector is paused
+    during a pass: it would only rescan the index."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        validation = Validation()
-        add = validation.add
-        for item in items:
-            add(item)
-        return validation.finish()
+        yield
     finally:
         if enabled:
             gc.enable()
 
 
+def validate_items(items: Iterable[Record | LineProblem]) -> StreamDiagnostics:
+    """Validate one stream, given as the reader's items."""
+    with _collector_paused():
+        validation = Validation()
+        add = validation.add
+        for item in items:
+            add(item)
+        return validation.finish()
+
+
+def _validate_lines(lines: Iterable[bytes], reader: StreamReader | None) -> StreamDiagnostics:
+    """``validate_items`` over ``read_lines``, with the reader pushing each item straight into the check."""
+    with _collector_paused():
+        validation = Validation()
+        (reader or StreamReader()).push_lines(lines, validation.add)
+        return validation.finish()
+
+
 def validate_path(path: str | Path, reader: StreamReader | None = None) -> StreamDiagnostics:
-    return validate_items((reader or StreamReader()).read_path(path))
+    with open(path, "rb") as handle:
+        return _validate_lines(handle, reader)
 
 
 def validate_stream(handle: BinaryIO, reader: StreamReader | None = None) -> StreamDiagnostics:
     """An open binary stream (standard input), read a line at a time: memory holds one record."""
-    return validate_items((reader or StreamReader()).read_lines(handle))
+    return _validate_lines(handle, reader)
 
 
 def validate_bytes(data: bytes, reader: StreamReader | None = None) -> StreamDiagnostics:
-    return validate_items((reader or StreamReader()).read_bytes(data))
+    return _validate_lines(io.BytesIO(data), reader)
