@@ -91,3 +91,23 @@ def test_the_envelope_check_reports_each_kind_of_mismatch() -> None:
     assert sorted((d.rule, d.pointer) for d in found) == [
         ("X-SHAPE", "/_meta"), ("X-SHAPE", "/capture"), ("X-SHAPE", "/turnId"), ("X-TS", "/ts")]
     assert json.dumps([d.message for d in found])
+
+
+class _LinesOnly(io.BytesIO):
+    """Standard input that may be read a line at a time but not whole."""
+
+    def read(self, size: int | None = -1) -> bytes:
+        raise AssertionError("standard input was read whole")
+
+
+def test_asr_validate_reads_standard_input_a_line_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Memory holds one record, not the stream: ``asr-validate -`` never reads standard input whole."""
+    from asr_conformance.reference import cli
+
+    stream = next(s.read_bytes() for s in STREAMS if validate_path(s).diagnostics)
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(_LinesOnly(stream)))
+    out = io.StringIO()
+    status = cli.main(["--json", "-"], out=out)
+    expected = validate_bytes(stream)
+    assert expected.diagnostics and status == (0 if expected.valid else 1)
+    assert [json.loads(line)["rule"] for line in out.getvalue().splitlines()] == [d.rule for d in expected.diagnostics]
