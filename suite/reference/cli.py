@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from asr_conformance import __version__
-from asr_conformance.reference.checks import validate_bytes, validate_path
+from asr_conformance.reference.checks import validate_path, validate_stream
 from asr_conformance.reference.diagnostics import StreamDiagnostics
 
 EXIT_CONFORMS = 0
@@ -51,7 +51,7 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     outcomes: list[tuple[str, StreamDiagnostics]] = []
     for name in options.files:
         try:
-            outcomes.append((name, validate_bytes(sys.stdin.buffer.read()) if name == "-" else validate_path(name)))
+            outcomes.append((name, validate_stream(sys.stdin.buffer) if name == "-" else validate_path(name)))
         except OSError as error:
             print(f"asr-validate: {name}: cannot read: {error.strerror or error}", file=sys.stderr)
             return EXIT_USAGE

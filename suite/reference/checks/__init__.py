@@ -9,8 +9,11 @@ satisfy.  It never raises on a stream's content.
 from __future__ import annotations
 
 import gc
-from collections.abc import Callable, Iterable
+import io
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from asr_conformance.reference.checks import session_records, tool_records
 from asr_conformance.reference.checks.context import Pending, RecordContext, StreamIndex
@@ -48,7 +51,8 @@ class Validation:
 
     def add(self, item: Record | LineProblem) -> None:
         sink = self.outcome.diagnostics
-        if isinstance(item, LineProblem):
+        if type(item) is not Record:
+            assert isinstance(item, LineProblem)
             sink.append(Diagnostic(item.rule, item.message, item.line))
             if item.fatal and item.line == 1:
                 self.index.header_lost = True
@@ -92,24 +96,46 @@ class Validation:
         return self.outcome
 
 
-def validate_items(items: Iterable[Record | LineProblem]) -> StreamDiagnostics:
-    """Validate one stream.  Records and the index form no reference cycles, so the
-    cyclic garbage collector is paused meanwhile: it would only rescan the index."""
+@contextmanager
+def _collector_paused() -> Iterator[None]:
+    """Records and the index form no reference cycles, so the cyclic garbage collector is paused
+    during a pass: it would only rescan the index."""
     enabled = gc.isenabled()
     gc.disable()
     try:
-        validation = Validation()
-        for item in items:
-            validation.add(item)
-        return validation.finish()
+        yield
     finally:
         if enabled:
             gc.enable()
 
 
+def validate_items(items: Iterable[Record | LineProblem]) -> StreamDiagnostics:
+    """Validate one stream, given as the reader's items."""
+    with _collector_paused():
+        validation = Validation()
+        add = validation.add
+        for item in items:
+            add(item)
+        return validation.finish()
+
+
+def _validate_lines(lines: Iterable[bytes], reader: StreamReader | None) -> StreamDiagnostics:
+    """``validate_items`` over ``read_lines``, with the reader pushing each item straight into the check."""
+    with _collector_paused():
+        validation = Validation()
+        (reader or StreamReader()).push_lines(lines, validation.add)
+        return validation.finish()
+
+
 def validate_path(path: str | Path, reader: StreamReader | None = None) -> StreamDiagnostics:
-    return validate_items((reader or StreamReader()).read_path(path))
+    with open(path, "rb") as handle:
+        return _validate_lines(handle, reader)
+
+
+def validate_stream(handle: BinaryIO, reader: StreamReader | None = None) -> StreamDiagnostics:
+    """An open binary stream (standard input), read a line at a time: memory holds one record."""
+    return _validate_lines(handle, reader)
 
 
 def validate_bytes(data: bytes, reader: StreamReader | None = None) -> StreamDiagnostics:
-    return validate_items((reader or StreamReader()).read_bytes(data))
+    return _validate_lines(io.BytesIO(data), reader)

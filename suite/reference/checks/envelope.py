@@ -21,6 +21,7 @@ from asr_conformance.reference.checks.shapes import (
     describe,
     is_int,
 )
+from asr_conformance.vocabulary.strict_json import is_timestamp
 
 #: Record types the two pages define.
 DEFINED_TYPES = frozenset(
@@ -47,6 +48,11 @@ ENVELOPE: FieldTable = {
 }
 
 
+#: Stand-ins for absent members in the envelope's inline check (never values of a record).
+_ABSENT = object()
+_EMPTY: dict[str, object] = {}
+
+
 def is_record_id(value: object) -> TypeGuard[str]:
     return type(value) is str and RECORD_ID.fullmatch(value) is not None
 
@@ -68,10 +74,18 @@ def check_envelope(ctx: RecordContext, index: StreamIndex) -> None:
         index.record_types[record_id] = kind if type(kind) is str else ""
     else:
         _check_id(ctx, index)
-    if "ts" in record or "turnId" in record or "capture" in record or "_meta" in record:
+    # The common case inline: each present member of the right type (a mismatch is reported by
+    # check_members, which walks the table as before, so the diagnostics and their order stay).
+    ts = record.get("ts", _ABSENT)
+    if not (
+        (ts is _ABSENT or is_timestamp(ts))
+        and type(record.get("turnId", "")) is str
+        and type(record.get("_meta", _EMPTY)) is dict
+        and type(record.get("capture", _EMPTY)) is dict
+    ):
         check_members(ctx, record, ENVELOPE)
-        if "capture" in record:
-            _check_capture(ctx)
+    if "capture" in record:
+        _check_capture(ctx)
     if "supersedes" in record:
         _check_supersedes(ctx, index)
 

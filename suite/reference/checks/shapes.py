@@ -70,6 +70,9 @@ SAFE_INTEGER = Kind(
 
 TIMESTAMP = Kind("an RFC 3339 timestamp with an offset", test=is_timestamp)
 
+#: Marks a member absent in one dictionary lookup (a JSON value is never this object).
+_ABSENT = object()
+
 #: name -> kind, or name -> (kind, rule) when a numbered rule governs the member.
 FieldTable = Mapping[str, "Kind | tuple[Kind, str]"]
 
@@ -80,15 +83,18 @@ def check_members(ctx: RecordContext, obj: dict[str, Any], table: FieldTable, po
     Walks whichever is shorter, the object's members or the table: this runs
     several times on every record, so it allocates nothing on the happy path."""
     if len(table) < len(obj):
+        get = obj.get
         for name, spec in table.items():
-            if name in obj:
-                kind = spec[0] if isinstance(spec, tuple) else spec
-                value = obj[name]
-                if type(value) not in kind.plain and (kind.test is None or not kind.test(value)):
-                    _mismatch(ctx, name, value, spec, pointer)
+            value = get(name, _ABSENT)
+            if value is _ABSENT:
+                continue
+            kind = spec[0] if isinstance(spec, tuple) else spec
+            if type(value) not in kind.plain and (kind.test is None or not kind.test(value)):
+                _mismatch(ctx, name, value, spec, pointer)
     else:
+        lookup = table.get
         for name, value in obj.items():
-            entry = table.get(name)
+            entry = lookup(name)
             if entry is None:
                 continue
             kind = entry[0] if isinstance(entry, tuple) else entry
