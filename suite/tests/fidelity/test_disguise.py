@@ -77,7 +77,8 @@ def test_the_same_id_gets_the_same_new_id_everywhere() -> None:
     copy = key.rename_bytes(data).decode()
     for old, new in key.ids.items():
         assert copy.count(new) == data.decode().count(old), old
-    assert "agentId: " + key.ids["a4c81f2"] + " (for resuming" in copy, "an ID quoted in text moves with it"
+    quoted = key.rename("agentId: a4c81f2 (for resuming")
+    assert quoted in copy and key.ids["a4c81f2"] in quoted, "an ID quoted in text moves with it"
 
 
 def test_the_seed_decides_the_disguise() -> None:
