@@ -97,7 +97,9 @@ def _command(rng: random.Random) -> str:
 
 def _code(rng: random.Random) -> str:
     """A few lines of a program: a function with a condition, a call and a return."""
-    word = lambda: rng.choice(CONTENT)  # noqa: E731
+    def word() -> str:
+        return rng.choice(CONTENT)
+
     argument, field = word(), word()
     body = [f"def {word()}_{word()}({argument}):", f"    if not {argument}.{field}:",
             f"        raise ValueError(\"{word()} is empty\")",
