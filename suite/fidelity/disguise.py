@@ -117,8 +117,22 @@ def draw(data: bytes, seed: int, texts: bool = True) -> Disguise:
 
     ``texts=False`` keeps every text as written (IDs, times and paths only): how the suite disguised
     inputs before it swapped words, kept to show what a text-matching converter gets away with."""
+    return _drawn(data.decode("utf-8"), seed, texts)[0]
+
+
+def disguise(data: bytes, seed: int, texts: bool = True) -> bytes:
+    """The transcript rewritten by a renaming drawn from the seed; a file that is not UTF-8 is returned as is."""
+    try:
+        key, renamed = _drawn(data.decode("utf-8"), seed, texts)
+    except UnicodeDecodeError:
+        return data
+    return key.words.swap_json(renamed).encode("utf-8")
+
+
+def _drawn(text: str, seed: int, texts: bool) -> tuple[Disguise, str]:
+    """The renaming, and the text with its IDs, times and paths renamed (words are drawn from that text and
+    swapped in it: one pass of each, whatever the file's size)."""
     rng = random.Random(seed)
-    text = data.decode("utf-8")
     shift = timedelta(seconds=rng.randint(*SHIFT_SECONDS) * rng.choice((-1, 1)))
     found = {m.group(2) for m in _ID_MEMBER.finditer(text)} | {m.group(0) for m in _SHAPES.finditer(text)}
     ids: dict[str, str] = {}
@@ -130,18 +144,10 @@ def draw(data: bytes, seed: int, texts: bool = True) -> Disguise:
     for cwd in sorted({m.group(1) for m in _CWD_MEMBER.finditer(text)}):
         _rename_path(cwd, rng, paths)
     key = Disguise(ids, shift, paths)
+    renamed = key._rename(_EPOCH_MS.sub(key._epoch, text))
     if texts:
-        # Words are drawn from the renamed text, where IDs, times and paths are already new.
-        key.words = draw_words(key._rename(_EPOCH_MS.sub(key._epoch, text)), rng)
-    return key
-
-
-def disguise(data: bytes, seed: int, texts: bool = True) -> bytes:
-    """The transcript rewritten by a renaming drawn from the seed; a file that is not UTF-8 is returned as is."""
-    try:
-        return draw(data, seed, texts).rename_bytes(data)
-    except UnicodeDecodeError:
-        return data
+        key.words = draw_words(renamed, rng)
+    return key, renamed
 
 
 def _boundaries(run: str) -> tuple[list[int], set[int]]:

@@ -77,6 +77,7 @@ class Words:
         for start, end in _texts(text):
             out += [text[done:start], _RAW_TOKEN.sub(self._raw, text[start:end])]
             done = end
+        _last.clear()  # the file's text is not kept past its disguise
         return "".join(out) + text[done:]
 
     def _raw(self, match: re.Match[str]) -> str:
@@ -167,8 +168,20 @@ def _chunks(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+#: The last text scanned and its spans: drawing the words and swapping them scan the same text.
+_last: list[tuple[str, list[tuple[int, int, bool]]]] = []
+
+
 def _scan(text: str) -> list[tuple[int, int, bool]]:
     """Every JSON string body in the documents of the text: (start, end, is a text value)."""
+    if _last and _last[0][0] is text:
+        return _last[0][1]
+    found = _scan_once(text)
+    _last[:] = [(text, found)]
+    return found
+
+
+def _scan_once(text: str) -> list[tuple[int, int, bool]]:
     found: list[tuple[int, int, bool]] = []
     covered = 0
     for chunk_start, chunk_end in _chunks(text):
