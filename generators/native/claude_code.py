@@ -26,10 +26,14 @@ from asr_conformance.generators.native.common import (
     clock,
     dumps,
     project_path,
+    prompt_text,
+    reply_text,
+    tool_output,
     unicode_text,
     version,
     words,
 )
+from asr_conformance.generators.native.common import sentence as natural_sentence
 
 FORMAT = "claude-code-jsonl"
 VARIANTS: dict[str, str] = {
@@ -76,10 +80,11 @@ VERSIONS = ((2, 0, 0, 77), (2, 1, 0, 60))
 CLAUDE_KEYS = ("sessionId", "uuid", "leafUuid", "messageId", "parentUuid", "isSidechain")
 
 #: Text a person or a model would write, and text that converters like to clean.
-sentence = st.lists(words, min_size=1, max_size=8).map(" ".join)
-prose = st.one_of(sentence, sentence, awkward_text, unicode_text.filter(lambda t: bool(t.strip())))
-#: Output of a tool: usually a few lines, at times anything at all.
-output_text = st.one_of(st.lists(sentence, min_size=1, max_size=4).map("\n".join), awkward_text, unicode_text)
+#: Mostly word-level prose, code, paths, commands and errors (``common``); now and then anything Unicode holds.
+sentence = natural_sentence()
+prose = st.one_of(prompt_text(), reply_text(), awkward_text, unicode_text.filter(lambda t: bool(t.strip())))
+#: Output of a tool: usually a few lines, at times long or anything at all.
+output_text = st.one_of(tool_output(), awkward_text, unicode_text)
 
 
 # --- one session being written ------------------------------------------------------------

@@ -35,6 +35,9 @@ from asr_conformance.generators.native.common import (
     dumps,
     feature_names,
     project_path,
+    prompt_text,
+    reply_text,
+    tool_output,
     unicode_text,
     words,
 )
@@ -165,14 +168,14 @@ def variant_of(data: bytes) -> str | None:
 
 # --- text ----------------------------------------------------------------------------------------
 
-_prose = st.lists(words, min_size=1, max_size=7).map(" ".join)
+_prose = st.one_of(prompt_text(), reply_text())
 #: Text a person or a model writes: prose most of the time, and anything Unicode can hold.
 #: Characters that str.splitlines() takes for line breaks though JSON keeps them raw inside strings.
 _separated = st.lists(st.sampled_from(["\u2028", "\u2029", "\x85", "\x1c", "\x1e", "\x0b", "\x0c", "\ufeff", "\r"])
                       | _prose, min_size=2, max_size=4).map("".join)
 _text = st.one_of(_prose, _prose, awkward_text, unicode_text.filter(lambda t: t.strip() != ""), _separated)
 #: Output a command prints (may be empty when the feature asks for it, not here).
-_output = st.one_of(_prose.map(lambda t: t + "\n"), awkward_text, st.lists(_prose, min_size=1, max_size=4).map(
+_output = st.one_of(tool_output().map(lambda t: t + "\n"), awkward_text, st.lists(_prose, min_size=1, max_size=4).map(
     lambda ls: "\n".join(ls) + "\n"))
 _COMMANDS = ("cargo test -p parser", "ls -la", "rg -n TODO src", "git status --short", "pytest -q tests",
              "npm run build", "cat README.md", "sed -n 1,40p src/main.rs", "go test ./...", "make check")

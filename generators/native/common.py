@@ -7,12 +7,15 @@ real agents do."""
 from __future__ import annotations
 
 import json
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from hypothesis import strategies as st
+
+from asr_conformance.vocabulary.words import CONTENT
 
 
 @dataclass(frozen=True)
@@ -51,8 +54,141 @@ awkward_text = st.lists(
     | st.text(st.characters(exclude_categories=["Cs"]), min_size=1, max_size=12),
     min_size=1, max_size=8,
 ).map("".join)
-#: Plain words, for names and commands a person would read.
-words = st.text(alphabet="abcdefghijklmnopqrstuvwxyz", min_size=1, max_size=10)
+#: Plain words, for names and commands a person would read (``vocabulary.words``: real words, not letters).
+words = st.sampled_from(CONTENT)
+
+# --- text as people, models and tools write it --------------------------------------------------
+
+#: Glue words, in the order a sentence needs them.
+_OPENERS = ("Can you", "Please", "I think we should", "Let's", "Could you", "Now", "Next,", "I'll", "We need to",
+            "Then", "First,", "It looks like we should", "Why does it", "When I", "Help me")
+_LINKS = ("the", "a", "this", "that", "our", "my", "every", "each", "the new", "the old", "one")
+_JOINS = ("and", "but", "so", "because", "when", "after", "before", "while", "then", "if")
+_TAILS = (".", ".", ".", "?", "!", ":")
+_LANGS = ("python", "rust", "ts", "go", "bash", "")
+_TOOLS = ("git", "cargo", "npm", "pytest", "python", "go", "make", "rg", "sed", "ls", "cat", "docker")
+_FLAGS = ("-q", "-n", "-v", "--all", "-p", "-la", "--release", "-x", "--short", "-k")
+_EXTENSIONS = (".py", ".rs", ".ts", ".go", ".md", ".toml", ".json", ".sh", ".txt", ".yaml")
+
+
+def _sentence(rng: random.Random, most: int = 14) -> str:
+    """A sentence a person or a model writes: an opener, content words with articles, a join, an end."""
+    parts = [rng.choice(_OPENERS)]
+    for index in range(rng.randint(1, max(1, most // 3))):
+        if index:
+            parts.append(rng.choice(_JOINS))
+        parts += [rng.choice(CONTENT), rng.choice(_LINKS), rng.choice(CONTENT)]
+    return " ".join(parts) + rng.choice(_TAILS)
+
+
+def _path(rng: random.Random) -> str:
+    """A source file's path: ``src/ledger/parse_lines.rs``."""
+    folders = [rng.choice(CONTENT) for _ in range(rng.randint(0, 3))]
+    name = "_".join(rng.choice(CONTENT) for _ in range(rng.randint(1, 2)))
+    return "/".join(["src", *folders, name + rng.choice(_EXTENSIONS)])
+
+
+def _command(rng: random.Random) -> str:
+    """A command line: a tool, flags, a path or a word."""
+    tool = rng.choice(_TOOLS)
+    parts = [tool, *(rng.choice(_FLAGS) for _ in range(rng.randint(0, 2))), rng.choice((_path(rng), rng.choice(CONTENT)))]
+    return " ".join(parts) + rng.choice(("", "", " | head -20", " 2>&1", f" && {tool} {rng.choice(CONTENT)}"))
+
+
+def _code(rng: random.Random) -> str:
+    """A few lines of a program: a function with a condition, a call and a return."""
+    def word() -> str:
+        return rng.choice(CONTENT)
+
+    argument, field = word(), word()
+    body = [f"def {word()}_{word()}({argument}):", f"    if not {argument}.{field}:",
+            f"        raise ValueError(\"{word()} is empty\")",
+            f"    {word()} = {argument}.{word()}({rng.randint(0, 99)})", f"    return {argument}.{field}"]
+    return "\n".join(body[:rng.randint(2, len(body))])
+
+
+def _error(rng: random.Random) -> str:
+    """An error a tool prints: a file, a line, what was expected."""
+    where = f"{_path(rng)}:{rng.randint(1, 900)}:{rng.randint(1, 80)}"
+    return rng.choice((
+        f"error: expected `{rng.choice(CONTENT)}`, found `{rng.choice(CONTENT)}`\n  --> {where}",
+        f"Traceback (most recent call last):\n  File \"{_path(rng)}\", line {rng.randint(1, 900)}\n"
+        f"KeyError: '{rng.choice(CONTENT)}'",
+        f"FAILED tests/test_{rng.choice(CONTENT)}.py::test_{rng.choice(CONTENT)} - AssertionError",
+        f"{where}: {rng.choice(CONTENT)} is not defined",
+    ))
+
+
+def _prompt(rng: random.Random) -> str:
+    """What a person types: one to three sentences, now and then with a path, a command or an error."""
+    parts = [_sentence(rng) for _ in range(rng.randint(1, 3))]
+    extra = rng.randint(0, 5)
+    if extra == 1:
+        parts.append(f"Look at {_path(rng)}.")
+    elif extra == 2:
+        parts.append(f"Run `{_command(rng)}` first.")
+    elif extra == 3:
+        parts.append("I get this:\n" + _error(rng))
+    return " ".join(parts)
+
+
+def _reply(rng: random.Random) -> str:
+    """What a model writes back: sentences, at times a code block or a list of steps."""
+    parts = [" ".join(_sentence(rng) for _ in range(rng.randint(1, 3)))]
+    shape = rng.randint(0, 4)
+    if shape == 1:
+        parts.append(f"```{rng.choice(_LANGS)}\n{_code(rng)}\n```")
+    elif shape == 2:
+        parts.append("\n".join(f"{n}. {_sentence(rng, 6)}" for n in range(1, rng.randint(2, 4) + 1)))
+    return "\n\n".join(parts)
+
+
+def _output(rng: random.Random, most_bytes: int) -> str:
+    """What a tool prints: a few lines, an error; in one draw in sixteen a long numbered file (up to
+    ``most_bytes``, its drawn lines repeated, so it costs little to make)."""
+    shape = rng.randint(0, 15)
+    if shape == 1:
+        return _error(rng)
+    lines = [rng.choice((_sentence, _code, _command))(rng) for _ in range(rng.randint(1, 5))]
+    if shape == 15:
+        body = "\n".join(lines).split("\n")
+        count = rng.randint(1, max(1, most_bytes // sum(len(b) + 8 for b in body))) * len(body)
+        return "\n".join(f"{n + 1:6}\t{body[n % len(body)]}" for n in range(count))
+    return "\n".join(lines)
+
+
+#: Each text strategy draws one seed and writes the text from it: one choice for Hypothesis, however long the
+#: text (cheap to draw and to shrink; seed 0 is the simplest text).
+_SEED = st.integers(0, 2**32 - 1)
+
+
+def sentence(most: int = 14) -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _sentence(random.Random(seed), most))
+
+
+def file_path() -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _path(random.Random(seed)))
+
+
+def shell_command() -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _command(random.Random(seed)))
+
+
+def error_message() -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _error(random.Random(seed)))
+
+
+def prompt_text() -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _prompt(random.Random(seed)))
+
+
+def reply_text() -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _reply(random.Random(seed)))
+
+
+def tool_output(most_bytes: int = 2 * 1024 * 1024) -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _output(random.Random(seed), most_bytes))
+
 
 #: The earliest start a generated session is drawn from, and how many days after it the latest lies:
 #: sessions start at any time over years, so no date or hour marks a generated input.

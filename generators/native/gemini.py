@@ -311,6 +311,8 @@ class _Session:
              result: Any = "default", **members: Any) -> dict[str, Any]:
         stamp = self.tick(20_000)
         call_id = self.fresh(lambda: f"{name}-{self.clock.now.timestamp() * 1000:.0f}-{_hex(self.draw, 8)}")
+        if status in _PENDING:
+            result = None  # no output drawn: text drawn here would never reach the file
         if result == "default":
             key = "output" if status == "success" else "error"
             text = output if output is not None else self.output_for(name, status)

@@ -20,6 +20,7 @@ from asr_conformance.harness.judging.fidelity import (
     FIDELITY_RULES,
     Fidelity,
     SourceEdit,
+    StepHung,
     describe,
     disguised_input,
     judge_fidelity,
@@ -152,7 +153,7 @@ def test_fidelity_disguised(producer_input: ProducerInput | Path, asr_producer: 
     source = _path(producer_input)
     # An input no pack reads is not disguised: judged as in test_fidelity, it is not checked for the same reason.
     known = pack_for_input(source.read_bytes(), asr_packs) is not None
-    copy = disguised_input(source, asr_disguise_seed, asr_producer.scratch) if known else source
+    copy = _disguised(source, asr_disguise_seed, asr_producer, asr_record) if known else source
     original = asr_producer.baseline(source)
     if original.outcome is not Outcome.CONVERTED or original.stream is None:
         pytest.skip(f"no stream to hold to its source ({original.outcome.value}; see test_output_conforms)")
@@ -183,7 +184,7 @@ def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunn
         why = f"the {source_edit.mutation} edit is not offered for this input"
         asr_record(fidelity_not_checked=why)
         pytest.skip(f"fidelity not checked: {why}")
-    source = disguised_input(original, asr_disguise_seed, asr_producer.scratch)
+    source = _disguised(original, asr_disguise_seed, asr_producer, asr_record)
     data = source.read_bytes()
     baseline = asr_producer.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
@@ -222,6 +223,15 @@ def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expect
 
 
 # --- helpers ---------------------------------------------------------------------------
+
+
+def _disguised(source: Path, seed: int, runner: ProducerRunner, asr_record: Callable[..., None]) -> Path:
+    """The input's disguised copy; when disguising it hangs, the suite's error (the run is incomplete)."""
+    try:
+        return disguised_input(source, seed, runner.scratch)
+    except StepHung as error:
+        asr_record(suite_error=str(error))
+        pytest.skip(str(error))
 
 
 def _path(producer_input: ProducerInput | Path) -> Path:

@@ -8,6 +8,7 @@ calls and once among the results, so that the expected change is unambiguous.
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
@@ -60,7 +61,13 @@ def _clean_pairs(lines: Lines) -> list[str]:
     """Call IDs used by exactly one tool_use and one tool_result, in file order."""
     uses = [b.get("id") for _, b in _blocks_of(lines, "tool_use")]
     results = [b.get("tool_use_id") for _, b in _blocks_of(lines, "tool_result")]
-    return [i for i in uses if isinstance(i, str) and uses.count(i) == 1 and results.count(i) == 1]
+    # Counted once (a count per ID made the edit quadratic in the number of calls).
+    used, answered = _tally(uses), _tally(results)
+    return [i for i in uses if isinstance(i, str) and used[i] == 1 and answered[i] == 1]
+
+
+def _tally(values: list[Any]) -> Counter[str]:
+    return Counter(v for v in values if isinstance(v, str))
 
 
 def _replace(lines: Lines, index: int, value: dict[str, Any] | None) -> Lines:

@@ -11,6 +11,7 @@ Expectations shared with Claude Code (dangling, orphan, duplicates, name, time, 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
@@ -83,7 +84,13 @@ def _clean_pairs(lines: Lines) -> list[str]:
     """Call IDs used by exactly one call and one output, in file order."""
     calls = [item.get("call_id") for _, item in _of(lines, CALLS)]
     outputs = [item.get("call_id") for _, item in _of(lines, OUTPUTS)]
-    return [c for c in calls if isinstance(c, str) and calls.count(c) == 1 and outputs.count(c) == 1]
+    # Counted once (a count per ID made the edit quadratic in the number of calls).
+    called, answered = _tally(calls), _tally(outputs)
+    return [c for c in calls if isinstance(c, str) and called[c] == 1 and answered[c] == 1]
+
+
+def _tally(values: list[Any]) -> Counter[str]:
+    return Counter(v for v in values if isinstance(v, str))
 
 
 def _exec_pairs(lines: Lines) -> list[str]:
@@ -91,7 +98,8 @@ def _exec_pairs(lines: Lines) -> list[str]:
     ends = [item.get("call_id") for _, item in _of(lines, ("exec_command_end",))]
     coded = {item.get("call_id") for _, item in _of(lines, ("exec_command_end",))
              if isinstance(item.get("exit_code"), int) and not isinstance(item.get("exit_code"), bool)}
-    return [c for c in _clean_pairs(lines) if ends.count(c) == 1 and c in coded]
+    ended = _tally(ends)
+    return [c for c in _clean_pairs(lines) if ended[c] == 1 and c in coded]
 
 
 def _rewrite(lines: Lines, index: int, edit: Callable[[dict[str, Any]], None] | None) -> Lines:

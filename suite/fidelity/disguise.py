@@ -27,8 +27,10 @@ import random
 import re
 import string
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+
+from asr_conformance.fidelity.disguise_text import Words, draw_words
 
 #: Members whose string values are identifiers: ``uuid``, ``parentUuid``, ``sessionId``, ``call_id``, ``id``...
 _ID_MEMBER = re.compile(r'"((?:[A-Za-z_]*(?:[iI]d|ID|[uU]uid|UUID))|id)"\s*:\s*"([A-Za-z0-9_.:-]{6,200})"')
@@ -40,6 +42,8 @@ _DIGEST = r"[0-9a-f]{64}|[0-9a-f]{40}"
 _BEFORE = r'(?:(?<=\\[nrtbf"/\\])|(?<![0-9A-Za-z]))'
 _AFTER = r"(?![0-9A-Za-z])"
 _SHAPES = re.compile(_BEFORE + f"(?:{_UUID}|{_DIGEST})" + _AFTER)
+#: A maximal run of the characters IDs are made of: every ID in a text lies inside one.
+_RUN = r"[A-Za-z0-9_.:-]++"
 _TIME = re.compile(r"(?<!\d)(\d{4}-\d{2}-\d{2})([Tt ])(\d{2}:\d{2}:\d{2})(\.\d+)?([Zz]|[+-]\d{2}:\d{2})(?!\d)")
 _EPOCH_MS = re.compile(r'("(?:started_at_ms|completed_at_ms)"\s*:\s*)(\d{13})(?!\d)')
 #: Roots a project path starts under; the component after one is a user or a project name.
@@ -50,31 +54,49 @@ SHIFT_SECONDS = (86_400, 4 * 365 * 86_400)
 
 @dataclass
 class Disguise:
-    """One drawn renaming: the ID and path map, and the time shift, for one file."""
+    """One drawn renaming: the ID and path map, the time shift and the word map, for one file."""
 
     ids: dict[str, str]
     shift: timedelta
     paths: dict[str, str]
+    #: Words of the file's texts and their replacements (``disguise_text``); empty: texts are kept.
+    words: Words = field(default_factory=Words)
 
     def rename(self, text: str) -> str:
-        """The text with every mapped ID and path renamed and every time shifted, as in the disguised file."""
-        text = _TIME.sub(self._time, text)
-        if self.ids or self.paths:
-            text = self._pattern().sub(lambda m: self.ids.get(m.group(0)) or self.paths[m.group(0)], text)
-        return text
+        """The text with every mapped ID and path renamed, every time shifted and every mapped word swapped,
+        as in the disguised file (a whole decoded string: a fact the witness read)."""
+        return self.words.swap(self._rename(text))
 
     def rename_bytes(self, data: bytes) -> bytes:
-        text = _EPOCH_MS.sub(self._epoch, data.decode("utf-8"))
-        return self.rename(text).encode("utf-8")
+        text = self._rename(_EPOCH_MS.sub(self._epoch, data.decode("utf-8")))
+        return self.words.swap_json(text).encode("utf-8")
 
-    def _pattern(self) -> re.Pattern[str]:
+    def _rename(self, text: str) -> str:
+        """IDs, paths and times, in one pass over the text (each token is looked up, none searched for)."""
+        text = _TIME.sub(self._time, text)
+        if not self.ids and not self.paths:
+            return text
+        return self._scanner().sub(self._token, text)
+
+    def _scanner(self) -> re.Pattern[str]:
+        """Project paths (few, one alternation) or maximal runs of ID characters."""
         if not hasattr(self, "_compiled"):
-            ids = "|".join(re.escape(k) for k in sorted(self.ids, key=len, reverse=True))
             paths = "|".join(re.escape(k) for k in sorted(self.paths, key=len, reverse=True))
-            parts = [f"{_BEFORE}(?:{ids}){_AFTER}"] if ids else []
-            parts += [f"(?<![A-Za-z0-9_.-])(?:{paths})(?![A-Za-z0-9_.-])"] if paths else []
-            self._compiled = re.compile("|".join(parts))
+            path = f"(?P<path>(?<![A-Za-z0-9_.-])(?:{paths})(?![A-Za-z0-9_.-]))|" if paths else ""
+            self._compiled = re.compile(path + _RUN)
+            self._lengths = sorted({len(k) for k in self.ids}, reverse=True)
+            self._shortest = min(self._lengths, default=0)
         return self._compiled
+
+    def _token(self, match: re.Match[str]) -> str:
+        if match.lastgroup == "path":
+            return self.paths[match.group(0)]
+        run = match.group(0)
+        if len(run) < self._shortest or not self.ids or run.isalpha():
+            return run
+        start = match.start()
+        escaped = start > 0 and match.string[start - 1] == "\\" and run[0] in "nrtbf"
+        return _swap_ids(run, self.ids, self._lengths, escaped)
 
     def _time(self, match: re.Match[str]) -> str:
         day, sep, clock, fraction, offset = match.groups()
@@ -90,29 +112,76 @@ class Disguise:
         return match.group(1) + (str(moved) if len(str(moved)) == 13 else match.group(2))
 
 
-def draw(data: bytes, seed: int) -> Disguise:
-    """A renaming for this file, drawn from the seed (the same seed and file give the same renaming)."""
+def draw(data: bytes, seed: int, texts: bool = True) -> Disguise:
+    """A renaming for this file, drawn from the seed (the same seed and file give the same renaming).
+
+    ``texts=False`` keeps every text as written (IDs, times and paths only): how the suite disguised
+    inputs before it swapped words, kept to show what a text-matching converter gets away with."""
+    return _drawn(data.decode("utf-8"), seed, texts)[0]
+
+
+def disguise(data: bytes, seed: int, texts: bool = True) -> bytes:
+    """The transcript rewritten by a renaming drawn from the seed; a file that is not UTF-8 is returned as is."""
+    try:
+        key, renamed = _drawn(data.decode("utf-8"), seed, texts)
+    except UnicodeDecodeError:
+        return data
+    return key.words.swap_json(renamed).encode("utf-8")
+
+
+def _drawn(text: str, seed: int, texts: bool) -> tuple[Disguise, str]:
+    """The renaming, and the text with its IDs, times and paths renamed (words are drawn from that text and
+    swapped in it: one pass of each, whatever the file's size)."""
     rng = random.Random(seed)
-    text = data.decode("utf-8")
     shift = timedelta(seconds=rng.randint(*SHIFT_SECONDS) * rng.choice((-1, 1)))
     found = {m.group(2) for m in _ID_MEMBER.finditer(text)} | {m.group(0) for m in _SHAPES.finditer(text)}
     ids: dict[str, str] = {}
     for old in sorted(found, key=lambda v: (len(v), v)):
         # An ID that holds a shorter one (``agent_msg_<id>``) is renamed through it, so both stay in step.
-        if _is_identifier(old) and not any(re.search(_BEFORE + re.escape(inner) + _AFTER, old) for inner in ids):
+        if _is_identifier(old) and not _holds_one_of(old, ids):
             ids[old] = _fresh(old, rng, shift)
     paths: dict[str, str] = {}
     for cwd in sorted({m.group(1) for m in _CWD_MEMBER.finditer(text)}):
         _rename_path(cwd, rng, paths)
-    return Disguise(ids, shift, paths)
+    key = Disguise(ids, shift, paths)
+    renamed = key._rename(_EPOCH_MS.sub(key._epoch, text))
+    if texts:
+        key.words = draw_words(renamed, rng)
+    return key, renamed
 
 
-def disguise(data: bytes, seed: int) -> bytes:
-    """The transcript rewritten by a renaming drawn from the seed; a file that is not UTF-8 is returned as is."""
-    try:
-        return draw(data, seed).rename_bytes(data)
-    except UnicodeDecodeError:
-        return data
+def _boundaries(run: str) -> tuple[list[int], set[int]]:
+    """Where an ID may start and end inside a run of ID characters: next to a character that is not a letter
+    or digit, or at the run's ends (the ``_BEFORE`` and ``_AFTER`` of a token)."""
+    starts = [0] + [i + 1 for i, c in enumerate(run) if not c.isalnum()]
+    ends = {len(run)} | {i for i, c in enumerate(run) if not c.isalnum()}
+    return starts, ends
+
+
+def _holds_one_of(old: str, ids: dict[str, str]) -> bool:
+    """Whether a shorter kept ID stands as a token inside ``old`` (looked up, not searched for)."""
+    starts, ends = _boundaries(old)
+    return any(old[s:e] in ids for s in starts for e in ends if e > s and e - s < len(old))
+
+
+def _swap_ids(run: str, ids: dict[str, str], lengths: list[int], escaped: bool) -> str:
+    """The run with each ID in it renamed: at each place an ID may start, the longest one that ends at a
+    boundary, left to right, as one alternation of every ID would match."""
+    starts, ends = _boundaries(run)
+    if escaped:  # after ``\n`` the escape's letter is part of the run, and text starts after it
+        starts.insert(1, 1)
+    out: list[str] = []
+    done = 0
+    for start in starts:
+        if start < done:
+            continue
+        for length in lengths:
+            end = start + length
+            if end in ends and run[start:end] in ids:
+                out += [run[done:start], ids[run[start:end]]]
+                done = end
+                break
+    return "".join(out) + run[done:] if out else run
 
 
 def _is_identifier(value: str) -> bool:

@@ -251,3 +251,20 @@ def test_the_honest_converter_conforms_on_the_same_samples(certify: Certify, two
     assert result.ret == 0, result.text[-3000:]
     assert "verdict: CONFORMS" in result.text
     assert {r["outcome"] for r in result.report["results"] if "fidelity" in r["id"]} == {"pass"}
+
+
+@pytest.mark.e2e
+@pytest.mark.parametrize("run", [1, 2, 3])
+def test_a_converter_that_recognises_texts_does_not_conform(certify: Certify, two_samples: Path, run: int) -> None:
+    """It converts honestly when a prompt is a sample's or none reads as English, and drops the user messages
+    of anything else: each run's disguised copies (fresh seeds, words swapped) show it (ASR-157). That it
+    passes on copies that keep their texts is shown in fidelity/test_disguised_texts.py."""
+    result = certify(f"--implementation={HOSTILE / 'recognises-texts'}", f"--inputs={two_samples}",
+                     "-m", "not fuzz", "-p", "no:xdist", env=DEFAULT_PROFILE)
+    assert "verdict: DOES NOT CONFORM" in result.text, result.text[-3000:]
+    outcomes: dict[str, set[str]] = {}
+    for r in result.report["results"]:
+        outcomes.setdefault(r["id"].split("[", 1)[0].removeprefix("producer/"), set()).add(r["outcome"])
+    assert outcomes["test_fidelity"] == {"pass"}, "on the samples themselves it behaves"
+    assert outcomes["test_fidelity_disguised"] == {"fail"}
+    assert {rule for r in result.report["results"] if r["outcome"] == "fail" for rule in r["rules"]} == {"ASR-157"}

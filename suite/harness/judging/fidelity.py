@@ -14,6 +14,7 @@ with the reason, and the verdict says so.
 from __future__ import annotations
 
 import hashlib
+import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -106,15 +107,52 @@ def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
     return edits or [SourceEdit(item, None)]
 
 
-def disguised_input(source: Path, seed: int, folder: Path) -> Path:
+#: How long disguising an input may take: a floor, and more per megabyte (it takes about 2 s per MB).
+DISGUISE_SECONDS = 120.0
+DISGUISE_SECONDS_PER_MB = 30.0
+
+
+class StepHung(Exception):
+    """A step of the suite's own (disguising an input) outlived its time: the run is incomplete, and the
+    message names the step and the input."""
+
+
+def disguised_input(source: Path, seed: int, folder: Path, seconds: float | None = None) -> Path:
     """A copy of the input that cannot be matched to it (``fidelity.disguise``), drawn from the run's seed and
-    the input's path, written once under ``folder`` (so its baseline conversion is made once too)."""
+    the input's path, written once under ``folder`` (so its baseline conversion is made once too).
+
+    Bounded in time (``seconds``, by default in proportion to the input's size): past it, ``StepHung``
+    names the input instead of a progress line that stops moving."""
     key = hashlib.sha256(f"{seed}:{Path(source).resolve()}".encode()).hexdigest()
     copy = Path(folder) / "disguised" / f"{key[:16]}{Path(source).suffix}"
     if not copy.is_file():
+        data = Path(source).read_bytes()
+        limit = seconds if seconds is not None else DISGUISE_SECONDS + DISGUISE_SECONDS_PER_MB * len(data) / 1e6
+        disguised = within(limit, f"disguising {Path(source).name} ({len(data):,} bytes)", disguise, data,
+                           int(key[16:32], 16))
         copy.parent.mkdir(parents=True, exist_ok=True)
-        copy.write_bytes(disguise(Path(source).read_bytes(), int(key[16:32], 16)))
+        copy.write_bytes(disguised)
     return copy
+
+
+def within(seconds: float, what: str, function: Callable[..., Any], *args: Any) -> Any:
+    """``function(*args)`` in a thread of its own, or ``StepHung`` naming ``what`` when it outlives ``seconds``."""
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = function(*args)
+        except BaseException as error:  # noqa: BLE001  (raised again below, in the caller's thread)
+            box["error"] = error
+
+    worker = threading.Thread(target=run, name=f"suite-{what[:40]}", daemon=True)
+    worker.start()
+    worker.join(seconds)
+    if worker.is_alive():
+        raise StepHung(f"the suite's own step did not finish: {what} took over {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
 
 
 def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> SourceMutation | None:

@@ -77,7 +77,8 @@ def test_the_same_id_gets_the_same_new_id_everywhere() -> None:
     copy = key.rename_bytes(data).decode()
     for old, new in key.ids.items():
         assert copy.count(new) == data.decode().count(old), old
-    assert "agentId: " + key.ids["a4c81f2"] + " (for resuming" in copy, "an ID quoted in text moves with it"
+    quoted = key.rename("agentId: a4c81f2 (for resuming")
+    assert quoted in copy and key.ids["a4c81f2"] in quoted, "an ID quoted in text moves with it"
 
 
 def test_the_seed_decides_the_disguise() -> None:
@@ -124,3 +125,22 @@ def test_the_copy_a_producer_test_sends_is_drawn_from_the_run_seed(tmp_path: Pat
     assert first == disguised_input(source, 7, tmp_path / "b").read_bytes(), "--hypothesis-seed replays it"
     assert first != disguised_input(source, 8, tmp_path / "a").read_bytes() != source.read_bytes()
     assert disguised_input(source, 7, tmp_path / "a").name != source.name
+
+
+def test_a_disguise_that_hangs_is_named_not_waited_for(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Past its time, disguising stops the wait with the input's name (the run is incomplete), where the
+    progress line would stop moving."""
+    import threading
+
+    from asr_conformance.harness.judging import fidelity
+
+    release = threading.Event()
+    monkeypatch.setattr(fidelity, "disguise", lambda data, seed: release.wait(30) and data)
+    try:
+        with pytest.raises(fidelity.StepHung, match=rf"disguising {SAMPLES[0].name} \(.* bytes\) took over 0.2 s"):
+            disguised_input(SAMPLES[0], 7, tmp_path, seconds=0.2)
+    finally:
+        release.set()
+    assert not (tmp_path / "disguised").exists() or not any((tmp_path / "disguised").iterdir()), "no copy is left"
+    monkeypatch.setattr(fidelity, "disguise", lambda data, seed: data + b"")
+    assert disguised_input(SAMPLES[0], 7, tmp_path, seconds=5).read_bytes() == SAMPLES[0].read_bytes()
