@@ -10,7 +10,7 @@ Four families, each finding naming its rule:
 * exact values: names (ASR-252), arguments (ASR-254), message and result text byte for byte,
   status from the source's flag (ASR-258), times as the same instants (ASR-103, ASR-154), header
   session ID and agent version (ASR-051);
-* nothing invented: exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
+* nothing invented: state records and their turn IDs and stop reasons (ASR-169), exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
   (ASR-274), timing (ASR-261), ``decidedBy`` (ASR-270), answers (ASR-285), secrets (ASR-283),
   ``kind`` as a function of the name (ASR-253), times the source lacks (ASR-104).
 
@@ -28,7 +28,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from asr_conformance.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, SourceFacts, Where
+from asr_conformance.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, NativeTransition, SourceFacts, Where
 from asr_conformance.fidelity.timestamps import parse_instant, same_instant
 
 #: Categories a lossy entry may name, per kind of native item. An entry excuses an item when it
@@ -207,6 +207,7 @@ class Checker:
         self.questions()
         self.decisions()
         self.modes()
+        self.states()
         self.secrets()
         return self.findings
 
@@ -370,7 +371,7 @@ class Checker:
                 record = candidates[index]
                 self.matched.add(id(record))
                 self.result(result, record, call_counts[result.call_id])
-            else:
+            elif not result.optional:  # an optional result is value-checked when written, never demanded
                 self.missing_result(result, call_counts[result.call_id])
         self.dangling(call_counts)
 
@@ -418,6 +419,10 @@ class Checker:
             self.add("ASR-258", "exact-values",
                      f"result {result.call_id}: status {_clip(str(status))} does not reflect the source's own outcome "
                      f"(the source's outcome allows {wanted})", result.where, record)
+        elif status in result.ruled_out:
+            self.add("ASR-258", "exact-values",
+                     f"result {result.call_id}: status {_clip(str(status))}, but the source records no such outcome "
+                     f"(denied only where the source records a refusal)", result.where, record)
         self.result_text(result, record)
         self.execution(result, record)
         self.same_time(result.ts, record, result.where, result.other_ts)
@@ -663,6 +668,46 @@ class Checker:
                 self.add("ASR-187", "nothing-invented",
                          f"config_change says permissionMode {_clip(mode)}, a mode the source does not record "
                          f"(it records {shown})", record=record)
+
+    def states(self) -> None:
+        """ASR-169: a state record stands for a transition the source records, each at most once; its
+        turnId and stopReason, when written, do not contradict the source's."""
+        transitions = self.facts.transitions
+        if transitions is None:
+            return  # the pack does not say which transitions its source records
+        free = list(transitions)
+        for record in self.stream.records:
+            if record.get("type") != "state":
+                continue
+            native = next((t for t in free if self.same_transition(t, record)), None)
+            if native is None:
+                self.invented_state(record, transitions)
+                continue
+            free.remove(native)
+            reason = record.get("stopReason")
+            if reason is not None and native.stop_reasons is not None and reason not in native.stop_reasons:
+                allowed = " or ".join(sorted(native.stop_reasons)) or "none"
+                self.add("ASR-169", "exact-values",
+                         f"state {_clip(str(record.get('state')))} has stopReason {_clip(str(reason))}, which contradicts "
+                         f"the transition the source records (it allows {allowed})", native.where, record)
+
+    @staticmethod
+    def same_transition(native: NativeTransition, record: dict[str, Any]) -> bool:
+        state, turn, ts = record.get("state"), record.get("turnId"), record.get("ts")
+        if native.states and state not in native.states:
+            return False
+        if turn is not None and native.turn_id is not None and turn != native.turn_id:
+            return False
+        return not isinstance(ts, str) or same_instant(ts, native.ts) or any(same_instant(ts, t) for t in native.other_ts)
+
+    def invented_state(self, record: dict[str, Any], transitions: tuple[NativeTransition, ...]) -> None:
+        recorded = f"it records {len(transitions)} transition(s), each written at most once" if transitions \
+            else "it records none"
+        turn = f", turnId {_clip(str(record['turnId']))}" if "turnId" in record else ""
+        self.add("ASR-169", "nothing-invented",
+                 f"state {_clip(str(record.get('state')))}{turn} at {record.get('ts', 'no time')} is not a transition "
+                 f"the source records ({recorded}); state records are never synthesized from message boundaries or "
+                 f"timing", record=record)
 
     def secrets(self) -> None:
         if not self.facts.secrets:

@@ -112,6 +112,30 @@ class NativeResult:
     #: Other times a faithful stream may give the result: the time of the message or turn that holds
     #: it, when the format records the result inside a larger record with its own time.
     other_ts: frozenset[str] = frozenset()
+    #: Statuses the source's outcome rules out even where ``statuses`` is empty (any other status is
+    #: consistent): ``denied`` for an output that records no refusal (ASR-258).
+    ruled_out: frozenset[str] = frozenset()
+    #: The source holds the result but not its call, and no faithful converter is asked to keep it (a
+    #: person's own shell command in a Codex rollout): not demanded, yet when a stream writes a result
+    #: under this ID, each of its values is held against the source like any other result's.
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class NativeTransition:
+    """A change of session or turn status the source records (ASR-169): the only places a stream may
+    put a ``state`` record."""
+
+    where: Where
+    #: The stream states consistent with it; empty: any state (the source records a transition
+    #: there but not which one, e.g. a notice line a converter may read as an error or an idle stop).
+    states: frozenset[str] = frozenset()
+    #: The turn ID the source records for it; a stream's ``turnId`` on the state must then be this one.
+    turn_id: str | None = None
+    #: The stop reasons consistent with it; ``None``: the source records none, any is accepted.
+    stop_reasons: frozenset[str] | None = None
+    ts: str | None = None
+    other_ts: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -175,6 +199,10 @@ class SourceFacts:
     #: IDs of calls and results the source records without the witness demanding them (a person's own
     #: shell command in a Codex rollout): a stream may hold them, and they are not counted as invented.
     optional_ids: frozenset[str] = frozenset()
+    #: The status transitions the source records, tri-state: ``None`` when the pack does not report
+    #: them (state records are then not checked), an empty tuple when the source records none (every
+    #: ``state`` record is invented, ASR-169), else each transition a ``state`` record may stand for.
+    transitions: tuple[NativeTransition, ...] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)
@@ -187,7 +215,7 @@ class SourceFacts:
     def orphans(self) -> list[NativeResult]:
         """Results whose call ID no call has (ASR-266)."""
         called = {c.call_id for c in self.calls}
-        return [r for r in self.results if r.call_id is not None and r.call_id not in called]
+        return [r for r in self.results if r.call_id is not None and r.call_id not in called and not r.optional]
 
     def duplicate_ids(self) -> set[str]:
         """Native call IDs that more than one call carries (ASR-262)."""

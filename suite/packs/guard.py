@@ -24,6 +24,7 @@ from asr_conformance.fidelity.facts import (
     NativeMessage,
     NativeQuestion,
     NativeResult,
+    NativeTransition,
     NotThisFormat,
     SourceFacts,
     Where,
@@ -112,6 +113,14 @@ def malformed(facts: Any) -> str | None:
         value = getattr(facts, member)
         if not isinstance(value, (frozenset, set)) or not all(isinstance(v, str) for v in value):
             return f"gave SourceFacts.{member} that is not a set of strings"
+    transitions: Any = facts.transitions  # an untrusted pack's value, whatever its annotation says
+    if transitions is not None:
+        if not isinstance(transitions, (tuple, list)):
+            return f"gave SourceFacts.transitions as {type(transitions).__name__}, not a tuple or None"
+        for index, item in enumerate(transitions):
+            if not isinstance(item, NativeTransition) or not isinstance(item.where, Where) \
+                    or not isinstance(item.states, (frozenset, set)):
+                return f"gave SourceFacts.transitions[{index}] that is not a NativeTransition with a Where and a set of states"
     known = {f.name for f in fields(SourceFacts)}
     if not isinstance(facts.format, str) or not known:
         return "gave SourceFacts.format that is not a string"

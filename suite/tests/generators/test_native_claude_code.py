@@ -47,6 +47,7 @@ CATCHES = {
     "cc-invents-exit-codes": ("calls", "ASR-260"),
     "cc-invents-parent-call-id": ("parallel", "ASR-275"),
     "cc-invents-permission-mode": ("calls", "ASR-187"),
+    "cc-invents-turn-states": ("plain", "ASR-169"),
     "cc-kind-from-input": ("calls", "ASR-253"),
     "cc-lowercases-tool-names": ("calls", "ASR-252"),
     "cc-renumbers-call-ids": ("calls", "ASR-262"),

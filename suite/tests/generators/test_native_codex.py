@@ -52,6 +52,9 @@ BUGS = {
     "codex-renames-tools": ("exit-codes", "ASR-252"),
     "codex-drops-orphan-outputs": ("orphans", "ASR-266"),
     "codex-shifts-timestamps": ("calls", "ASR-103"),
+    "codex-invents-turn-states": ("plain", "ASR-169"),
+    "codex-bare-output-as-denied": ("calls", "ASR-258"),
+    "codex-rewrites-user-shell-results": ("calls", "ASR-258"),
 }
 
 

@@ -1,0 +1,102 @@
+"""State records only where the source records a transition (ASR-169), and results whose call the
+source lacks checked by value: each seeded bug breaks exactly its rule on a realistic sample, the
+example converters conform, and each bug passes once the fact that catches it is taken away."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+from fidelity_helpers import MISBEHAVING, ROOT, convert
+
+from asr_conformance.fidelity import claude_code, codex, gemini
+from asr_conformance.fidelity.compare import check_fidelity
+from asr_conformance.fidelity.facts import NativeTransition, SourceFacts, Where
+from asr_conformance.harness.judging.fidelity import policy_of
+from asr_conformance.packs.builtin import gemini_cli
+
+CC = ROOT / "examples/claude-code-converter"
+CODEX = ROOT / "examples/codex-converter"
+GEMINI = ROOT / "examples/gemini-converter"
+USER_SHELL = CODEX / "samples/user-shell-bare-patch-aborted.jsonl"
+
+
+def _no_transitions(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, transitions=None)
+
+
+def _no_optional_results(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, results=[r for r in facts.results if not r.optional])
+
+
+def _no_refusal_rule(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, results=[dataclasses.replace(r, ruled_out=frozenset()) for r in facts.results])
+
+
+#: (seeded bug, its format's witness, the sample, the rules it breaks there, how the protection is removed)
+CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFacts]]] = [
+    ("cc-invents-turn-states", claude_code.WITNESS, CC / "samples/plain-chat.jsonl", {"ASR-169"}, _no_transitions),
+    ("cc-invents-turn-states", claude_code.WITNESS, CC / "samples/compaction-question-and-hooks.jsonl", {"ASR-169"},
+     _no_transitions),
+    ("codex-invents-turn-states", codex.WITNESS, USER_SHELL, {"ASR-169"}, _no_transitions),
+    ("gemini-invents-turn-states", gemini.WITNESS, GEMINI / "samples/rewind-and-checkpoint.jsonl", {"ASR-169"},
+     _no_transitions),
+    ("codex-rewrites-user-shell-results", codex.WITNESS, USER_SHELL, {"ASR-258", "ASR-260"}, _no_optional_results),
+    ("codex-bare-output-as-denied", codex.WITNESS, USER_SHELL, {"ASR-258"}, _no_refusal_rule),
+]
+
+
+def _findings(bug: str, witness: object, sample: Path, change: Callable[[SourceFacts], SourceFacts] = lambda f: f) -> set[str]:
+    facts = change(witness.read(sample.read_bytes()))  # type: ignore[attr-defined]
+    policy = policy_of(gemini_cli()) if witness is gemini.WITNESS else None
+    return {f.rule for f in check_fidelity(facts, convert(MISBEHAVING / bug, sample.read_bytes()), policy)}
+
+
+@pytest.mark.parametrize(("bug", "witness", "sample", "rules", "unprotect"), CASES,
+                         ids=[f"{c[0]}-{c[2].stem}" for c in CASES])
+def test_the_seeded_bug_breaks_exactly_its_rule_and_passes_without_the_fact(
+        bug: str, witness: object, sample: Path, rules: set[str], unprotect: Callable[[SourceFacts], SourceFacts]) -> None:
+    assert _findings(bug, witness, sample) == rules
+    assert _findings(bug, witness, sample, unprotect) == set()
+
+
+def test_the_example_converters_write_states_only_at_recorded_transitions() -> None:
+    """The Codex example writes a state per turn event; its turn IDs and the abort's reason agree."""
+    facts = codex.WITNESS.read(USER_SHELL.read_bytes())
+    assert facts.transitions is not None
+    assert [(sorted(t.states), t.stop_reasons) for t in facts.transitions] == [
+        (["running"], None), (["idle"], None), (["running"], None),
+        (["error", "idle"], frozenset({"interrupted", "cancelled"}))]
+    stream = convert(CODEX / "asr-from-codex", USER_SHELL.read_bytes())
+    assert [(r["state"], r.get("stopReason")) for r in stream if r["type"] == "state"] == [
+        ("running", None), ("idle", None), ("running", None), ("idle", "interrupted")]
+    assert check_fidelity(facts, stream) == []
+
+
+def _stream(*states: dict[str, object]) -> list[dict[str, object]]:
+    return [{"type": "session", "seq": 0, "id": "h"},
+            *({"type": "state", "seq": n, "id": f"r{n}", **s} for n, s in enumerate(states, 1))]
+
+
+def test_each_transition_stands_for_one_state_record_of_its_turn_and_stop_reason() -> None:
+    at = "2026-01-01T00:00:05Z"
+    aborted = NativeTransition(Where(3), frozenset({"idle", "error"}), "t1", frozenset({"interrupted", "cancelled"}), at)
+    facts = SourceFacts(format="x", times=frozenset({at}), transitions=(aborted,))
+
+    def rules(*states: dict[str, object]) -> list[str]:
+        return [f.rule for f in check_fidelity(facts, _stream(*states))]
+
+    assert rules({"ts": at, "turnId": "t1", "state": "idle", "stopReason": "cancelled"}) == []
+    assert rules({"state": "idle"}) == []  # no time, no turn: still the recorded transition
+    assert rules({"ts": at, "state": "running"}) == ["ASR-169"]  # the source records a stop here
+    assert rules({"ts": at, "turnId": "t2", "state": "idle"}) == ["ASR-169"]  # another turn's
+    assert rules({"ts": at, "state": "idle", "stopReason": "end_turn"}) == ["ASR-169"]  # contradicts the abort
+    assert rules({"ts": at, "state": "idle"}, {"ts": at, "state": "idle"}) == ["ASR-169"]  # written twice
+
+
+def test_a_source_without_transitions_forbids_state_records_and_an_unreporting_pack_checks_none() -> None:
+    stream = _stream({"state": "running"})
+    assert [f.rule for f in check_fidelity(SourceFacts(format="x", transitions=()), stream)] == ["ASR-169"]
+    assert check_fidelity(SourceFacts(format="x"), stream) == []  # transitions None: not reported, not checked
