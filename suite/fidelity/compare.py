@@ -2,8 +2,9 @@
 
 Four families, each finding naming its rule:
 
-* completeness: every native call, result and message is in the stream, unless the stream
-  declares its category lost in ``producer.lossy`` (header and declarations; ASR-157);
+* completeness: every native call, result and message is in the stream, and a call's recorded
+  parent link is kept as ``parentCallId``, unless the stream declares its category lost in
+  ``producer.lossy`` (header and declarations; ASR-157);
 * identity: native call IDs kept (``callIdSource: native``), duplicates kept on each call, no
   positional pairing (ASR-262), orphans kept (ASR-266), no result made up for a dangling call
   (ASR-265);
@@ -39,6 +40,7 @@ CALL_CATEGORIES = ("tool_call", "tool_use")
 RESULT_CATEGORIES = ("tool_result", "tool_result.content")
 ARGUMENT_CATEGORIES = ("tool_call.input", "tool_use.input")
 SIDECHAIN_CATEGORIES = ("sidechain", "subagent", "isSidechain")
+PARENT_CATEGORIES = ("tool_call.parentCallId", "parentCallId", "lineage", "subagent")
 
 
 def message_categories(role: str) -> tuple[str, ...]:
@@ -306,6 +308,17 @@ class Checker:
                      f"requestedBy {_clip(str(requested))} contradicts the source, which records the call as made by "
                      f"{call.requested_by}", call.where, record)
         self.same_time(call.ts, record, call.where, call.other_ts)
+        self.nesting(call, record)
+
+    def nesting(self, call: NativeCall, record: dict[str, Any]) -> None:
+        """A link the source records on the call is kept: without parentCallId a nested call (run by a code
+        cell, a subagent's call) reads as one the session made at top level (ASR-275, ASR-157)."""
+        if call.parent_call_id is None or "parentCallId" in record or self.excused(PARENT_CATEGORIES, call.sidechain):
+            return
+        self.add("ASR-157", "completeness",
+                 f"tool call {call.call_id} ({_clip(call.name)}) ran inside {_clip(call.parent_call_id)}, a link the "
+                 f"source records, but the stream has no parentCallId, and producer.lossy declares no such loss",
+                 call.where, record)
 
     def arguments(self, call: NativeCall, record: dict[str, Any]) -> None:
         if "input" in record:

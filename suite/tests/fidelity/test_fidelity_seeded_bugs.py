@@ -35,6 +35,7 @@ SEEDED = {
     "cc-requested-by-user": "ASR-274",
     "cc-invents-permission-mode": "ASR-187",
     "cc-invents-turn-states": "ASR-169",
+    "cc-flattens-nested-calls": "ASR-157",
 }
 
 

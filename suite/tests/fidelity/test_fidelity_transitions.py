@@ -1,6 +1,7 @@
-"""State records only where the source records a transition (ASR-169), and results whose call the
-source lacks checked by value: each seeded bug breaks exactly its rule on a realistic sample, the
-example converters conform, and each bug passes once the fact that catches it is taken away."""
+"""State records only where the source records a transition (ASR-169), results whose call the source
+lacks checked by value (ASR-258, 260), recorded parent links kept (ASR-157): each seeded bug breaks
+exactly its rule on a realistic sample, the example converters conform, and each bug passes once the
+fact that catches it is taken away."""
 
 from __future__ import annotations
 
@@ -35,6 +36,10 @@ def _no_refusal_rule(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, results=[dataclasses.replace(r, ruled_out=frozenset()) for r in facts.results])
 
 
+def _no_parent_links(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, calls=[dataclasses.replace(c, parent_call_id=None) for c in facts.calls])
+
+
 #: (seeded bug, its format's witness, the sample, the rules it breaks there, how the protection is removed)
 CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFacts]]] = [
     ("cc-invents-turn-states", claude_code.WITNESS, CC / "samples/plain-chat.jsonl", {"ASR-169"}, _no_transitions),
@@ -45,6 +50,8 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
      _no_transitions),
     ("codex-rewrites-user-shell-results", codex.WITNESS, USER_SHELL, {"ASR-258", "ASR-260"}, _no_optional_results),
     ("codex-bare-output-as-denied", codex.WITNESS, USER_SHELL, {"ASR-258"}, _no_refusal_rule),
+    ("cc-flattens-nested-calls", claude_code.WITNESS, CC / "samples/code-execution-calls.jsonl", {"ASR-157"},
+     _no_parent_links),
 ]
 
 
@@ -100,3 +107,15 @@ def test_a_source_without_transitions_forbids_state_records_and_an_unreporting_p
     stream = _stream({"state": "running"})
     assert [f.rule for f in check_fidelity(SourceFacts(format="x", transitions=()), stream)] == ["ASR-169"]
     assert check_fidelity(SourceFacts(format="x"), stream) == []  # transitions None: not reported, not checked
+
+
+def test_a_declared_loss_of_parent_links_excuses_flattened_calls() -> None:
+    sample = (CC / "samples/code-execution-calls.jsonl").read_bytes()
+    facts = claude_code.WITNESS.read(sample)
+    stream = convert(MISBEHAVING / "cc-flattens-nested-calls", sample)
+    assert [f.rule for f in check_fidelity(facts, stream)] == ["ASR-157", "ASR-157"]
+    stream[0]["producer"]["lossy"] = [*stream[0]["producer"]["lossy"], "tool_call.parentCallId"]
+    assert check_fidelity(facts, stream) == []
+    faithful = convert(CC / "asr-from-claude-code", sample)
+    assert [r["parentCallId"] for r in faithful if r["type"] == "tool_call"] == ["srvtoolu_01Ke4Wd9Qx2Lm7Rb5Tn8Vc3F"] * 2
+    assert check_fidelity(facts, faithful) == []

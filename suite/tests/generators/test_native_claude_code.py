@@ -48,6 +48,7 @@ CATCHES = {
     "cc-invents-parent-call-id": ("parallel", "ASR-275"),
     "cc-invents-permission-mode": ("calls", "ASR-187"),
     "cc-invents-turn-states": ("plain", "ASR-169"),
+    "cc-flattens-nested-calls": ("code-caller", "ASR-157"),
     "cc-kind-from-input": ("calls", "ASR-253"),
     "cc-lowercases-tool-names": ("calls", "ASR-252"),
     "cc-renumbers-call-ids": ("calls", "ASR-262"),
