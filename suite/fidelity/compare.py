@@ -11,7 +11,8 @@ Four families, each finding naming its rule:
 * exact values: names (ASR-252), arguments (ASR-254), message and result text byte for byte,
   status from the source's flag (ASR-258), times as the same instants (ASR-103, ASR-154), header
   session ID and agent version (ASR-051);
-* nothing invented: state records and their turn IDs and stop reasons (ASR-169), exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
+* nothing invented: state records and their turn IDs and stop reasons (ASR-169), hook execution details
+  (ASR-287), exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
   (ASR-274), timing (ASR-261), ``decidedBy`` (ASR-270), answers (ASR-285), secrets (ASR-283),
   ``kind`` as a function of the name (ASR-253), times the source lacks (ASR-104).
 
@@ -29,7 +30,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from asr_conformance.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, NativeTransition, SourceFacts, Where
+from asr_conformance.fidelity.facts import (
+    HOOK_DETAILS,
+    Finding,
+    NativeCall,
+    NativeHook,
+    NativeMessage,
+    NativeResult,
+    NativeTransition,
+    SourceFacts,
+    Where,
+)
 from asr_conformance.fidelity.timestamps import parse_instant, same_instant
 
 #: Categories a lossy entry may name, per kind of native item. An entry excuses an item when it
@@ -210,6 +221,7 @@ class Checker:
         self.decisions()
         self.modes()
         self.states()
+        self.hooks()
         self.secrets()
         return self.findings
 
@@ -722,6 +734,24 @@ class Checker:
                  f"the source records ({recorded}); state records are never synthesized from message boundaries or "
                  f"timing", record=record)
 
+    def hooks(self) -> None:
+        """ASR-287: a hook's exitCode, timedOut, stdout, stderr, output and durationMs are values the source
+        records for a run of that hook event, never filled in."""
+        hooks = self.facts.hooks
+        if hooks is None:
+            return  # the pack does not say which hook runs its source records
+        for record in self.stream.records:
+            if record.get("type") != "hook":
+                continue
+            event = record.get("event")
+            runs = [h for h in hooks if h.event is None or not isinstance(event, str) or _spelling(h.event) == _spelling(event)]
+            for key in HOOK_DETAILS:
+                if key in record and not any(_recorded_detail(key, record[key], h) for h in runs):
+                    self.add("ASR-287", "nothing-invented",
+                             f"hook {_clip(str(event))} has {key} {_clip(json.dumps(record[key], ensure_ascii=False))}, "
+                             f"which the source does not record for a run of that hook; execution details appear only "
+                             f"when the source records them", runs[0].where if runs else None, record)
+
     def secrets(self) -> None:
         if not self.facts.secrets:
             return
@@ -736,6 +766,19 @@ class Checker:
 
 def _spelling(name: str) -> str:
     return "".join(c for c in name.lower() if c.isalnum())
+
+
+def _recorded_detail(key: str, value: Any, hook: NativeHook) -> bool:
+    """Whether a hook record's execution detail is one the source records for this run."""
+    if key == "output":  # ContentPart[] in the stream: text the source records as the run's output or streams
+        texts = [str(v) for k, v in hook.details.items() if k in ("output", "stdout", "stderr")]
+        return bool(texts) and "".join(parts_text(value)) in "".join(texts)
+    if key not in hook.details:
+        return False
+    recorded = hook.details[key]
+    if key == "durationMs":
+        return isinstance(value, (int, float)) and isinstance(recorded, (int, float)) and abs(value - recorded) < 1
+    return json_equal(value, recorded)
 
 
 def _answer_values(answer: dict[str, Any]) -> list[str]:

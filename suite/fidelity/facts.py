@@ -138,6 +138,22 @@ class NativeTransition:
     other_ts: frozenset[str] = frozenset()
 
 
+#: The execution details of a hook (ASR-287), as ``hook`` record members.
+HOOK_DETAILS = ("exitCode", "timedOut", "stdout", "stderr", "output", "durationMs")
+
+
+@dataclass(frozen=True)
+class NativeHook:
+    """A hook run the source records, with the execution details it records for it (ASR-287)."""
+
+    where: Where
+    #: The event as the source names it (``PostToolUse``, ``Stop``); ``None`` when not recorded.
+    event: str | None = None
+    #: ``HOOK_DETAILS`` members the source records, by their ``hook`` record names: ``exitCode`` an
+    #: integer, ``timedOut`` a boolean, ``durationMs`` a number, ``stdout``, ``stderr`` and ``output`` text.
+    details: dict[str, Any] = field(default_factory=dict)
+
+
 @dataclass(frozen=True)
 class NativeMessage:
     """One user or assistant message with the text the source records for it."""
@@ -203,6 +219,9 @@ class SourceFacts:
     #: them (state records are then not checked), an empty tuple when the source records none (every
     #: ``state`` record is invented, ASR-169), else each transition a ``state`` record may stand for.
     transitions: tuple[NativeTransition, ...] | None = None
+    #: The hook runs the source records, tri-state like ``transitions``: ``None`` not reported (hook
+    #: details not checked), an empty tuple none recorded (every execution detail is invented, ASR-287).
+    hooks: tuple[NativeHook, ...] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

@@ -374,6 +374,7 @@ def _facts(session: Session) -> SourceFacts:
         else:
             _count(facts.skipped, f"{kind} messages" if kind in MESSAGE_TYPES else "other messages")
     facts.transitions = _notices(session)
+    facts.hooks = ()  # a session records hooks' injected context at most, never a run's exit code or output
     if session.removed:
         facts.skipped["rewound or replaced messages"] = len(session.removed)
     for key, count in session.skipped.items():

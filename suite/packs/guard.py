@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from asr_conformance.fidelity.facts import (
     NativeCall,
+    NativeHook,
     NativeMessage,
     NativeQuestion,
     NativeResult,
@@ -121,6 +122,13 @@ def malformed(facts: Any) -> str | None:
             if not isinstance(item, NativeTransition) or not isinstance(item.where, Where) \
                     or not isinstance(item.states, (frozenset, set)):
                 return f"gave SourceFacts.transitions[{index}] that is not a NativeTransition with a Where and a set of states"
+    hooks: Any = facts.hooks
+    if hooks is not None:
+        if not isinstance(hooks, (tuple, list)):
+            return f"gave SourceFacts.hooks as {type(hooks).__name__}, not a tuple or None"
+        for index, item in enumerate(hooks):
+            if not isinstance(item, NativeHook) or not isinstance(item.where, Where) or not isinstance(item.details, dict):
+                return f"gave SourceFacts.hooks[{index}] that is not a NativeHook with a Where and a dict of details"
     known = {f.name for f in fields(SourceFacts)}
     if not isinstance(facts.format, str) or not known:
         return "gave SourceFacts.format that is not a string"

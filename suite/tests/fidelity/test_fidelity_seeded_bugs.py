@@ -36,6 +36,7 @@ SEEDED = {
     "cc-invents-permission-mode": "ASR-187",
     "cc-invents-turn-states": "ASR-169",
     "cc-flattens-nested-calls": "ASR-157",
+    "cc-invents-hook-exit-codes": "ASR-287",
 }
 
 

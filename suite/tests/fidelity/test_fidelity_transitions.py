@@ -6,6 +6,7 @@ fact that catches it is taken away."""
 from __future__ import annotations
 
 import dataclasses
+import json
 from collections.abc import Callable
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from fidelity_helpers import MISBEHAVING, ROOT, convert
 
 from asr_conformance.fidelity import claude_code, codex, gemini
 from asr_conformance.fidelity.compare import check_fidelity
-from asr_conformance.fidelity.facts import NativeTransition, SourceFacts, Where
+from asr_conformance.fidelity.facts import NativeHook, NativeTransition, SourceFacts, Where
 from asr_conformance.harness.judging.fidelity import policy_of
 from asr_conformance.packs.builtin import gemini_cli
 
@@ -36,6 +37,10 @@ def _no_refusal_rule(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, results=[dataclasses.replace(r, ruled_out=frozenset()) for r in facts.results])
 
 
+def _no_hooks(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, hooks=None)
+
+
 def _no_parent_links(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, calls=[dataclasses.replace(c, parent_call_id=None) for c in facts.calls])
 
@@ -50,6 +55,9 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
      _no_transitions),
     ("codex-rewrites-user-shell-results", codex.WITNESS, USER_SHELL, {"ASR-258", "ASR-260"}, _no_optional_results),
     ("codex-bare-output-as-denied", codex.WITNESS, USER_SHELL, {"ASR-258"}, _no_refusal_rule),
+    ("cc-invents-hook-exit-codes", claude_code.WITNESS, CC / "samples/subagent-task.jsonl", {"ASR-287"}, _no_hooks),
+    ("gemini-invents-hook-exit-codes", gemini.WITNESS, GEMINI / "samples/calls-updates-parallel-cancelled.jsonl",
+     {"ASR-287"}, _no_hooks),
     ("cc-flattens-nested-calls", claude_code.WITNESS, CC / "samples/code-execution-calls.jsonl", {"ASR-157"},
      _no_parent_links),
 ]
@@ -119,3 +127,46 @@ def test_a_declared_loss_of_parent_links_excuses_flattened_calls() -> None:
     faithful = convert(CC / "asr-from-claude-code", sample)
     assert [r["parentCallId"] for r in faithful if r["type"] == "tool_call"] == ["srvtoolu_01Ke4Wd9Qx2Lm7Rb5Tn8Vc3F"] * 2
     assert check_fidelity(facts, faithful) == []
+
+
+def test_hook_details_only_from_a_recorded_run_of_that_event() -> None:
+    at = "2026-01-01T00:00:05Z"
+    runs = (NativeHook(Where(4), "PostToolUse", {"exitCode": 2, "stderr": "fmt: 1 file changed", "durationMs": 412.4}),
+            NativeHook(Where(9), "Stop"))
+    facts = SourceFacts(format="x", times=frozenset({at}), hooks=runs)
+
+    def rules(**hook: object) -> list[str]:
+        stream = [{"type": "session", "seq": 0, "id": "h"}, {"type": "hook", "seq": 1, "id": "r1", "ts": at, **hook}]
+        return [f.rule for f in check_fidelity(facts, stream)]
+
+    assert rules(event="post_tool_use", exitCode=2, durationMs=412, stderr="fmt: 1 file changed") == []
+    assert rules(event="post_tool_use", output=[{"type": "text", "text": "1 file changed"}]) == []
+    assert rules(event="stop", status="completed") == []  # a run the source records, without details
+    assert rules(event="post_tool_use", exitCode=0) == ["ASR-287"]
+    assert rules(event="stop", exitCode=2) == ["ASR-287"]  # another event's exit code
+    assert rules(event="stop", durationMs=10, stdout="") == ["ASR-287", "ASR-287"]
+    assert check_fidelity(SourceFacts(format="x", times=frozenset({at})),
+                          [{"type": "hook", "seq": 0, "id": "h", "ts": at, "event": "stop", "exitCode": 0}]) == []
+
+
+def test_claude_code_hook_attachments_record_details_and_progress_lines_none() -> None:
+    lines = [
+        {"type": "user", "sessionId": "s1", "uuid": "u1", "timestamp": "2026-01-01T00:00:01Z",
+         "message": {"role": "user", "content": "format the code"}},
+        {"type": "progress", "sessionId": "s1", "uuid": "u2", "timestamp": "2026-01-01T00:00:02Z",
+         "data": {"type": "hook_progress", "hookEvent": "PostToolUse", "hookName": "PostToolUse:Edit", "command": "fmt"}},
+        {"type": "attachment", "sessionId": "s1", "uuid": "u3", "timestamp": "2026-01-01T00:00:03Z",
+         "attachment": {"type": "hook_non_blocking_error", "hookEvent": "PostToolUse", "hookName": "PostToolUse:Edit",
+                        "stderr": "fmt: 1 file changed", "stdout": "", "exitCode": 1, "durationMs": 41}},
+    ]
+    facts = claude_code.WITNESS.read("".join(json.dumps(v) + "\n" for v in lines).encode())
+    assert facts.hooks is not None
+    assert [(h.event, h.details) for h in facts.hooks] == [
+        ("PostToolUse", {}),
+        ("PostToolUse", {"exitCode": 1, "stdout": "", "stderr": "fmt: 1 file changed", "durationMs": 41})]
+    stream = [{"type": "session", "seq": 0, "id": "h", "sessionId": "s1"},
+              {"type": "message", "seq": 1, "id": "r1", "role": "user", "content": [{"type": "text", "text": "format the code"}]},
+              {"type": "hook", "seq": 2, "id": "r2", "event": "post_tool_use", "exitCode": 1, "durationMs": 41}]
+    assert check_fidelity(facts, stream) == []
+    stream[2]["exitCode"] = 0
+    assert [f.rule for f in check_fidelity(facts, stream)] == ["ASR-287"]

@@ -49,6 +49,7 @@ BUGS = {
     "gemini-rewinds-one-too-many": ("rewinds", "ASR-157"),
     "gemini-shifts-timestamps": ("calls", "ASR-103"),
     "gemini-invents-turn-states": ("calls", "ASR-169"),
+    "gemini-invents-hook-exit-codes": ("calls", "ASR-287"),
 }
 
 

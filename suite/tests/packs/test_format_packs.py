@@ -13,7 +13,7 @@ import pytest
 from toy_site import SAMPLES, TOY
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
-from asr_conformance.fidelity.facts import NativeCall, NativeTransition, SourceFacts, Where
+from asr_conformance.fidelity.facts import NativeCall, NativeHook, NativeTransition, SourceFacts, Where
 from asr_conformance.gate.verdict import judged_suffix
 from asr_conformance.harness.judging.fidelity import judge_fidelity, stream_records
 from asr_conformance.packs import registry
@@ -136,6 +136,9 @@ def test_malformed_facts_are_named() -> None:
         "gave SourceFacts.transitions as str, not a tuple or None")
     assert malformed(SourceFacts("f", transitions=({"state": "idle"},))).startswith(  # type: ignore[arg-type, union-attr]
         "gave SourceFacts.transitions[0] that is not a NativeTransition")
+    assert malformed(SourceFacts("f", hooks=(NativeHook(Where(1), "Stop", {"exitCode": 0}),))) is None
+    assert malformed(SourceFacts("f", hooks=(NativeHook(Where(1), "Stop", []),))).startswith(  # type: ignore[arg-type, union-attr]
+        "gave SourceFacts.hooks[0] that is not a NativeHook")
 
 
 def test_a_hollow_source_makes_a_faithful_streams_calls_and_results_findings(toy) -> None:
