@@ -292,7 +292,7 @@ class Checker:
             unmatched.remove(stand_in)
             self.matched.add(id(stand_in))
             self.add("ASR-262", "identity",
-                     f"tool call {call.name} keeps no native ID: the source's ID is {call.call_id}, the stream writes "
+                     f"tool call {call.name or call.call_id} keeps no native ID: the source's ID is {call.call_id}, the stream writes "
                      f"{_clip(str(stand_in.get('callId')))}; callId must be the native ID with callIdSource: native",
                      call.where, stand_in)
         elif not self.excused(CALL_CATEGORIES, call.sidechain):
@@ -309,9 +309,13 @@ class Checker:
                      f"tool call {call.call_id} keeps the native ID but says callIdSource "
                      f"{_clip(str(record.get('callIdSource')))}; the ID is the source's own (native)", call.where, record)
         name = record.get("name")
-        if name is not None and name != call.name:
+        if name is not None and call.name is None:
+            self.add("ASR-252", "nothing-invented",
+                     f"tool call {call.call_id} has name {_clip(str(name))}, but the source records no tool name for it "
+                     f"(name is then absent, with capture.name)", call.where, record)
+        elif name is not None and name != call.name:
             self.add("ASR-252", "exact-values",
-                     f"tool name {_clip(str(name))} is not the exact name the source records, {_clip(call.name)} "
+                     f"tool name {_clip(str(name))} is not the exact name the source records, {_clip(str(call.name))} "
                      f"(no normalization, prefix stripping or splitting)", call.where, record)
         self.arguments(call, record)
         requested = record.get("requestedBy")
@@ -328,13 +332,13 @@ class Checker:
         if call.parent_call_id is None or "parentCallId" in record or self.excused(PARENT_CATEGORIES, call.sidechain):
             return
         self.add("ASR-157", "completeness",
-                 f"tool call {call.call_id} ({_clip(call.name)}) ran inside {_clip(call.parent_call_id)}, a link the "
+                 f"tool call {call.call_id} ({_clip(str(call.name))}) ran inside {_clip(call.parent_call_id)}, a link the "
                  f"source records, but the stream has no parentCallId, and producer.lossy declares no such loss",
                  call.where, record)
 
     def arguments(self, call: NativeCall, record: dict[str, Any]) -> None:
         if "input" in record:
-            if not json_equal(record["input"], call.arguments):
+            if not any(json_equal(record["input"], value) for value in (call.arguments, *call.updates.get("arguments", ()))):
                 self.add("ASR-254", "exact-values",
                          f"tool call {call.call_id}: input differs from the arguments the source records", call.where, record)
         elif isinstance(record.get("inputText"), str):
@@ -605,6 +609,7 @@ class Checker:
         whose agent publishes no mapping allows only a kind the source records for the call."""
         if self.policy.kind_policy == "source-only":
             self.unpublished_kinds()
+            return  # the source's kind per call is the judge; one tool may have several
         kinds: dict[str, dict[Any, dict[str, Any]]] = defaultdict(dict)
         for record in self.stream.all_calls:
             if isinstance(record.get("name"), str):
@@ -622,10 +627,10 @@ class Checker:
         for call in self.facts.calls:
             for record in self.stream.calls.get(call.call_id, []):
                 kind = record.get("kind")
-                if kind is not None and kind != call.kind:
+                if kind is not None and kind != call.kind and kind not in call.updates.get("kind", ()):
                     recorded = f"records {_clip(call.kind)}" if call.kind is not None else "records none"
                     self.add("ASR-253", "nothing-invented",
-                             f"tool call {call.call_id} ({_clip(call.name)}) has kind {_clip(str(kind))}, but the source "
+                             f"tool call {call.call_id} ({_clip(str(call.name))}) has kind {_clip(str(kind))}, but the source "
                              f"{recorded} and the agent publishes no mapping of tool names to kinds", call.where, record)
 
     def same_time(self, native: str | None, record: dict[str, Any], where: Where, others: frozenset[str] = frozenset()) -> None:

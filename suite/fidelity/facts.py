@@ -65,8 +65,9 @@ class NativeCall:
     """One tool call as the source records it."""
 
     call_id: str
-    #: The exact tool name as requested (ASR-252).
-    name: str
+    #: The exact tool name as requested (ASR-252); ``None`` when the source records none (an Agent Client
+    #: Protocol tool call has a title and a kind, no name): a stream's ``name`` must then be absent.
+    name: str | None
     where: Where
     #: The arguments when the source holds them as JSON (compared by value), else ``None``.
     arguments: Any = None
@@ -86,8 +87,12 @@ class NativeCall:
     #: response (Claude Code writes one response over several lines; a converter may join them).
     other_ts: frozenset[str] = frozenset()
     #: The kind the source itself records for the call (ASR-253), for a pack whose kind policy is
-    #: ``source-only``; ``None`` when the source records none.
+    #: ``source-only``; ``None`` when the source records none. Each call has its own: under
+    #: ``source-only`` two calls of one tool may have different kinds when the source says so.
     kind: str | None = None
+    #: Later values the source records for the call (a protocol's update of its kind, title or input):
+    #: a stream may give the call any of them instead (``{"kind": ("edit",), "arguments": ({...},)}``).
+    updates: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

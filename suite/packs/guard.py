@@ -92,7 +92,7 @@ def malformed(facts: Any) -> str | None:
     if not isinstance(facts, SourceFacts):
         return f"returned {type(facts).__name__}, not SourceFacts"
     checks: list[tuple[str, object, type, tuple[tuple[str, tuple[type, ...]], ...]]] = [
-        ("calls", facts.calls, NativeCall, (("call_id", (str,)), ("name", (str,)))),
+        ("calls", facts.calls, NativeCall, (("call_id", (str,)), ("name", (str, type(None))))),
         ("results", facts.results, NativeResult, (("call_id", (str, type(None))),)),
         ("messages", facts.messages, NativeMessage, (("role", (str,)), ("texts", (tuple, list)))),
         ("questions", facts.questions, NativeQuestion, ()),
