@@ -163,7 +163,7 @@ def _generator(pack: FormatPack, identity: PackIdentity, report: CheckReport) ->
     report.say(f"generator: {len(features)} feature(s)")
     for feature in features:
         try:
-            transcript = _call(identity, pack, f"generating {feature}", _first, generator.transcripts(feature))
+            transcript = _call(identity, pack, f"generating {feature}", first_example, generator.transcripts(feature))
             facts = _call(identity, pack, f"reading a generated {feature} transcript", pack.witness.read,
                           transcript.data())
         except NotThisFormat as error:
@@ -175,7 +175,7 @@ def _generator(pack: FormatPack, identity: PackIdentity, report: CheckReport) ->
         report.say(f"  {feature}: {len(facts.calls)} calls, {len(facts.results)} results, {len(facts.messages)} messages")
 
 
-def _first(strategy: Any) -> Any:
+def first_example(strategy: Any) -> Any:
     """One example of a strategy, drawn without shrinking and without an example database."""
     from hypothesis import HealthCheck, Phase, given, settings
 
