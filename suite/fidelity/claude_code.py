@@ -26,6 +26,13 @@ faithful converter must preserve. What the format is, as learned from real trans
   (``<command-name>``, ``<local-command-stdout>``, ...), task notifications and the
   ``[Request interrupted by user]`` markers. A faithful converter may map these to other
   records (instructions, compaction, hook messages, state), so no message is demanded for them.
+* Hook runs (ASR-287): ``hook_progress`` lines (event and command, no outcome), the Stop hook
+  summary (``stop_hook_summary``: no exit code or output per hook), and ``hook_*`` attachments,
+  whose ``exitCode``, ``stdout``, ``stderr``, ``content`` and ``durationMs`` are the only execution
+  details a ``hook`` record may carry.
+* Transitions (ASR-169): ``system`` and ``queue-operation`` lines, interrupt markers and the
+  harness's own API-error replies are where the transcript records a change of status, without
+  saying which; a ``state`` record elsewhere (at a prompt, at a reply) is synthesized.
 """
 
 from __future__ import annotations
@@ -38,7 +45,18 @@ from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
-from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeQuestion, NativeResult, NotThisFormat, SourceFacts, Timing, Where
+from asr_conformance.fidelity.facts import (
+    NativeCall,
+    NativeHook,
+    NativeMessage,
+    NativeQuestion,
+    NativeResult,
+    NativeTransition,
+    NotThisFormat,
+    SourceFacts,
+    Timing,
+    Where,
+)
 from asr_conformance.fidelity.timestamps import parse_instant
 from asr_conformance.vocabulary.strict_json import no_constant
 
@@ -66,6 +84,14 @@ HARNESS_PREFIXES = (
 DURATION_KEYS = (("durationMs", 1.0), ("totalDurationMs", 1.0), ("durationSeconds", 1000.0))
 EXCERPT = 200
 SNIFF_BYTES = 65536
+#: Line types that record a change of session or turn status (ASR-169): compaction, turn ends, API
+#: errors and hook summaries (``system``), prompts queued and dequeued (``queue-operation``).
+TRANSITION_LINES = frozenset({"system", "queue-operation"})
+#: Members of a hook attachment that record a run's execution, with the JSON types they must have.
+HOOK_DETAIL_KINDS: dict[str, tuple[type, ...]] = {
+    "exitCode": (int,), "stdout": (str,), "stderr": (str,), "durationMs": (int, float), "timedOut": (bool,)}
+#: The marker Claude Code writes when the person stops a turn.
+INTERRUPTED = "[Request interrupted by user"
 ANSWERED = "User has answered your questions:"
 #: Placeholder text Claude Code writes for an empty response; a converter may leave it out.
 PLACEHOLDERS = frozenset({"(no content)"})
@@ -196,6 +222,8 @@ class _Reading:
         self.response_times: dict[str, set[str]] = {}
         self.modes: set[str] = set()
         self.call_responses: list[str | None] = []
+        self.transitions: list[NativeTransition] = []
+        self.hooks: list[NativeHook] = []
 
     def run(self, data: bytes) -> SourceFacts:
         recognised = False
@@ -223,6 +251,8 @@ class _Reading:
         instants = [(parse_instant(t), t) for t in self.times]
         facts.earliest_time = min(instants)[1] if instants else None
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
+        facts.transitions = tuple(self.transitions)
+        facts.hooks = tuple(self.hooks)
         facts.skipped = dict(self.skipped)
         facts.questions = [self.question(call_id, call, texts) for call_id, (call, texts) in self.questions.items()]
         facts.calls = [self.with_response_times(call, response) for call, response in zip(facts.calls, self.call_responses, strict=False)]
@@ -250,6 +280,7 @@ class _Reading:
         elif kind == "progress":
             self.progress(line)
             self.decision_near(raw, line)
+            self.hook(where, line)
         elif kind == "file-history-snapshot":
             snapshot = line.get("snapshot")
             if isinstance(snapshot, dict):
@@ -258,6 +289,28 @@ class _Reading:
         else:
             self.decision_near(raw, line)
             self.skipped[f"{kind}:{line.get('subtype')}" if "subtype" in line else kind] += 1
+            if kind in TRANSITION_LINES:
+                self.transition(where, line, ts)
+            self.hook(where, line)
+
+    def hook(self, where: Where, line: dict[str, Any]) -> None:
+        """Hook runs: hook progress (event and command), a Stop hook summary, and hook attachments, the
+        only lines that may record a run's exit code, output or duration (ASR-287)."""
+        data = line.get("data") if line["type"] == "progress" else line.get("attachment")
+        if line.get("subtype") == "stop_hook_summary":
+            self.hooks.append(NativeHook(where, "Stop"))
+        elif isinstance(data, dict) and str(data.get("type", "")).startswith("hook"):
+            event = data.get("hookEvent")
+            details = {key: data[key] for key, kinds in HOOK_DETAIL_KINDS.items()
+                       if isinstance(data.get(key), kinds) and not (key == "exitCode" and isinstance(data[key], bool))}
+            if isinstance(data.get("content"), str):
+                details["output"] = data["content"]
+            self.hooks.append(NativeHook(where, event if isinstance(event, str) else None, details))
+
+    def transition(self, where: Where, line: dict[str, Any], ts: str | None) -> None:
+        """A line where the transcript records a change of status; which change is not recorded (ASR-169)."""
+        prompt = line.get("promptId")
+        self.transitions.append(NativeTransition(where=where, turn_id=prompt if isinstance(prompt, str) else None, ts=ts))
 
     def decision_near(self, raw: bytes, line: dict[str, Any]) -> None:
         """A hook, attachment or system line that speaks of a decision for one tool use (ASR-270).
@@ -340,6 +393,7 @@ class _Reading:
         role = line["type"]
         if role == "assistant" and (line.get("isApiErrorMessage") is True or _model(line) == "<synthetic>"):
             self.skipped["assistant:synthetic"] += len(texts)  # the harness's own error text, often a state record
+            self.transition(where, line, ts)
             return
         if role == "user":
             for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly"):
@@ -352,6 +406,8 @@ class _Reading:
                 self.skipped[f"{role}:blank"] += 1
             elif role == "user" and _is_harness_text(text):
                 self.skipped["user:harness-text"] += 1
+                if text.lstrip().startswith(INTERRUPTED):
+                    self.transition(where, line, ts)
             else:
                 kept.append(text)
         if kept:

@@ -24,6 +24,9 @@ RENAMED_PREFIX = "Mutated__"
 RENAMED_SUFFIX = "-V2"
 ADDED_TEXT = "\n\n  Also:\tkeep  the   spacing.  "
 MOVED_BY = timedelta(days=1, seconds=1, milliseconds=500)
+#: The prompt added to a session that has none of the person's own (see ``change_message``).
+ADDED_PROMPT = "Now summarise what the command found."
+ADDED_UUID = "00000000-0000-4000-8000-00000000e517"
 
 
 def _lines(data: bytes) -> Lines | None:
@@ -99,11 +102,29 @@ def _edit_block(lines: Lines, kind: str, key: str, call_id: str, edit: Callable[
     return _replace(lines, index, value)
 
 
-def _first_pair(data: bytes, count: int = 1) -> tuple[Lines, list[str]] | None:
+def _single_calls(lines: Lines) -> list[str]:
+    """Clean pairs first, then calls whose ID no other call and no result carries (dangling calls)."""
+    uses = [b.get("id") for _, b in _blocks_of(lines, "tool_use")]
+    results = [b.get("tool_use_id") for _, b in _blocks_of(lines, "tool_result")]
+    used, answered = Counter(i for i in uses if isinstance(i, str)), set(results)
+    dangling = [i for i in uses if isinstance(i, str) and used[i] == 1 and i not in answered]
+    return _clean_pairs(lines) + dangling
+
+
+def _single_results(lines: Lines) -> list[str]:
+    """Results of clean pairs first, then results whose ID no call and no other result carries (orphans)."""
+    uses = [b.get("id") for _, b in _blocks_of(lines, "tool_use")]
+    results = [b.get("tool_use_id") for _, b in _blocks_of(lines, "tool_result")]
+    answered, used = Counter(i for i in results if isinstance(i, str)), set(uses)
+    orphans = [i for i in results if isinstance(i, str) and answered[i] == 1 and i not in used]
+    return _clean_pairs(lines) + orphans
+
+
+def _first_pair(data: bytes, count: int = 1, pick: Callable[[Lines], list[str]] = _clean_pairs) -> tuple[Lines, list[str]] | None:
     lines = _lines(data)
     if lines is None:
         return None
-    pairs = _clean_pairs(lines)
+    pairs = pick(lines)
     return (lines, pairs[:count]) if len(pairs) >= count else None
 
 
@@ -130,7 +151,7 @@ def duplicate_call_id(data: bytes) -> bytes | None:
 
 
 def flip_error(data: bytes) -> bytes | None:
-    found = _first_pair(data)
+    found = _first_pair(data, pick=_single_results)
     if found is None:
         return None
     lines, (call_id,) = found
@@ -139,7 +160,7 @@ def flip_error(data: bytes) -> bytes | None:
 
 
 def rename_tool(data: bytes) -> bytes | None:
-    found = _first_pair(data)
+    found = _first_pair(data, pick=_single_calls)
     if found is None:
         return None
     lines, (call_id,) = found
@@ -148,7 +169,7 @@ def rename_tool(data: bytes) -> bytes | None:
 
 
 def move_timestamp(data: bytes) -> bytes | None:
-    found = _first_pair(data)
+    found = _first_pair(data, pick=_single_calls)
     if found is None:
         return None
     lines, (call_id,) = found
@@ -167,15 +188,32 @@ def move_timestamp(data: bytes) -> bytes | None:
 
 
 def change_message(data: bytes) -> bytes | None:
+    """The person's first prompt gets more text (a plain string or its first text block); a session with
+    no prompt of its own (only a slash command and its expansion) gets one, after its first user line."""
     lines = _lines(data)
     if lines is None:
         return None
     for index, (_, value) in enumerate(lines):
         if _is_prompt(value):
             value = json.loads(json.dumps(value))
-            value["message"]["content"] += ADDED_TEXT
+            content = value["message"]["content"]
+            if isinstance(content, str):
+                value["message"]["content"] += ADDED_TEXT
+            else:
+                next(b for b in content if isinstance(b, dict) and b.get("type") == "text")["text"] += ADDED_TEXT
             return _dump(_replace(lines, index, value))
-    return None
+    first = next((i for i, (_, v) in enumerate(lines) if isinstance(v, dict) and v.get("type") == "user"
+                  and isinstance(v.get("message"), dict) and not _blocks_of([(b"", v)], "tool_result")), None)
+    if first is None:
+        return None
+    prompt = {key: value for key, value in lines[first][1].items()
+              if key not in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly", "toolUseResult")}
+    prompt["message"] = {"role": "user", "content": ADDED_PROMPT + ADDED_TEXT}
+    prompt["parentUuid"] = prompt.get("uuid")
+    prompt["uuid"] = ADDED_UUID
+    changed = list(lines)
+    changed.insert(first + 1, (_encode(prompt), prompt))
+    return _dump(changed)
 
 
 def _is_prompt(value: Any) -> bool:
@@ -184,6 +222,9 @@ def _is_prompt(value: Any) -> bool:
     if any(value.get(flag) is True for flag in ("isMeta", "isCompactSummary", "isVisibleInTranscriptOnly")):
         return False
     content = value.get("message", {}).get("content") if isinstance(value.get("message"), dict) else None
+    if isinstance(content, list):  # text blocks, perhaps beside an image: the first is the person's words
+        first = next((b for b in content if isinstance(b, dict) and b.get("type") in ("text", "tool_result")), None)
+        content = first.get("text") if isinstance(first, dict) and first.get("type") == "text" else None
     return isinstance(content, str) and bool(content.strip()) and not _is_harness_text(content)
 
 
@@ -331,7 +372,8 @@ MUTATIONS: tuple[SourceMutation, ...] = (
              rename_tool, expect_name),
     SourceMutation("move-timestamp", "ASR-103", "a call's line gets another time: the call's ts must follow",
              move_timestamp, expect_time),
-    SourceMutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
+    SourceMutation("change-message", "ASR-157", "a user's message text changes (or, in a session without one, a prompt "
+                   "is added): the message must follow byte for byte",
              change_message, expect_text),
 )
 

@@ -16,11 +16,16 @@ they are read too. The witness reads what every faithful converter must keep:
   call ID add the recorded outcome (the last event for a call wins); an outcome event for a
   call the rollout holds but never answered is a result of its own (what the model saw is
   then not recorded). Outcome events of calls the rollout does not hold (a person's shell
-  command, ``source: user_shell``) are not demanded.
+  command, ``source: user_shell``; a ``patch_apply_end`` alone) are optional results: not
+  demanded, but every value a stream writes for them is held against the event.
 - **Statuses**: Codex's own verdict (``status``, ``success``, an MCP ``Err``); a recorded
   failure may be written ``failed``, ``interrupted`` or ``cancelled``, never ``completed``
   or ``denied``. An exit code without a verdict rules out only the contrary status. A bare
-  output records no outcome, so any status is consistent with it.
+  output records no outcome, so any status but ``denied`` (no refusal is recorded) is consistent.
+- **Transitions** (ASR-169): ``task_started`` / ``turn_started`` (running), ``task_complete`` /
+  ``turn_complete`` (idle), ``turn_aborted`` (idle or error; its ``reason`` or ``cancelled`` as
+  stop reason), ``error`` (error or idle) and ``shutdown_complete`` (ended), each with its
+  ``turn_id``; no other line is a place for a ``state`` record.
 - **Exit codes** come only from ``exec_command_end.exit_code``, a number. "Exit code: N",
   "Process exited with code N" and ``{"metadata": {"exit_code": N}}`` inside an output
   string are text the model read, never an exit code (ASR-260).
@@ -40,10 +45,20 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import Any
 
-from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Timing, Where
+from asr_conformance.fidelity.facts import (
+    NativeCall,
+    NativeMessage,
+    NativeResult,
+    NativeTransition,
+    NotThisFormat,
+    SourceFacts,
+    Timing,
+    Where,
+)
 from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 
 FORMAT = "codex-rollout-jsonl"
@@ -60,7 +75,17 @@ STATUS_WORDS = {"completed": frozenset({"completed"}), "success": frozenset({"co
 #: A failure Codex records may be written as failed, or as an interruption or cancellation when the
 #: converter knows more; never as denied, which needs a recorded refusal (ASR-258).
 FAILED = STATUS_WORDS["failed"]
+#: An output that records no outcome records no refusal either: any status but denied (ASR-258).
+NO_REFUSAL = frozenset({"denied"})
 COMPLETED = STATUS_WORDS["completed"]
+#: Events that record a change of turn or session status, and the stream states each may be written as
+#: (ASR-169); ``turn_started`` and ``turn_complete`` are the later names of the task events.
+TRANSITION_EVENTS = {
+    "task_started": frozenset({"running"}), "turn_started": frozenset({"running"}),
+    "task_complete": frozenset({"idle"}), "turn_complete": frozenset({"idle"}),
+    "turn_aborted": frozenset({"idle", "error"}), "error": frozenset({"error", "idle"}),
+    "shutdown_complete": frozenset({"ended"}),
+}
 #: Openings of the user-role messages Codex injects (context, not something a person typed).
 INJECTED_OPENINGS = (
     "<environment_context>", "<user_instructions>", "# AGENTS.md instructions", "<INSTRUCTIONS>",
@@ -251,6 +276,7 @@ class _Reader:
         facts.messages = self._messages(facts.skipped)
         facts.skipped.update(self.skipped)
         facts.optional_ids = frozenset(self.optional)
+        facts.transitions = self._transitions()
         for line in self.lines:
             kind = line.payload.get("type") if line.kind in ("response_item", "event_msg") else line.kind
             if kind in ("reasoning", "agent_reasoning", "compacted", "compaction", "context_compacted",
@@ -353,7 +379,8 @@ class _Reader:
             else:  # a person's shell command (source user_shell) or another call the rollout does not hold
                 kind = f"{line.payload['type']} without a call"
                 self.skipped[kind] = self.skipped.get(kind, 0) + 1
-                self.optional.add(call_id)
+                self.optional.add(call_id)  # not demanded; its values are checked when a stream writes it
+                results.append(replace(self._result(line, call_id, None, None, line.payload), optional=True))
         results.sort(key=lambda r: r.where.line)
         return results
 
@@ -372,8 +399,22 @@ class _Reader:
                     duration_ms = secs * 1000 + nanos / 1_000_000
             timing = Timing(started_at=_epoch_ms(event.get("started_at_ms")),
                             completed_at=_epoch_ms(event.get("completed_at_ms")), duration_ms=duration_ms)
-        return NativeResult(where=line.where(), call_id=call_id, statuses=_statuses(output, event),
-                            model_texts=texts, exit_code=exit_code, timing=timing, ts=line.ts)
+        statuses = _statuses(output, event)
+        return NativeResult(where=line.where(), call_id=call_id, statuses=statuses,
+                            model_texts=texts, exit_code=exit_code, timing=timing, ts=line.ts,
+                            ruled_out=frozenset() if statuses else NO_REFUSAL)
+
+    def _transitions(self) -> tuple[NativeTransition, ...]:
+        """Turn starts, ends and aborts, errors and shutdown, as recorded (ASR-169); an abort's reason is
+        its stop reason, written as recorded or as ACP's ``cancelled``."""
+        found = []
+        for line in self._events(*TRANSITION_EVENTS):
+            kind = line.payload["type"]
+            reason = _text(line.payload, "reason")
+            reasons = frozenset({reason, "cancelled"}) if kind == "turn_aborted" and reason else None
+            found.append(NativeTransition(where=line.where(), states=TRANSITION_EVENTS[kind],
+                                          turn_id=_text(line.payload, "turn_id"), stop_reasons=reasons, ts=line.ts))
+        return tuple(found)
 
     def _messages(self, skipped: dict[str, int]) -> list[NativeMessage]:
         typed = {line.payload["message"] for line in self._events("user_message")

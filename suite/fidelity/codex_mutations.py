@@ -93,13 +93,25 @@ def _tally(values: list[Any]) -> Counter[str]:
     return Counter(v for v in values if isinstance(v, str))
 
 
+def _single_calls(lines: Lines) -> list[str]:
+    """Clean pairs first, then calls whose ID no other call, output or outcome event carries (dangling)."""
+    calls = [item.get("call_id") for _, item in _of(lines, CALLS)]
+    answered = {item.get("call_id") for _, item in _of(lines, OUTPUTS + OUTCOMES)}
+    called = _tally(calls)
+    dangling = [c for c in calls if isinstance(c, str) and called[c] == 1 and c not in answered]
+    return _clean_pairs(lines) + dangling
+
+
 def _exec_pairs(lines: Lines) -> list[str]:
-    """Clean pairs with exactly one exec_command_end that records a numeric exit code."""
+    """Clean pairs with exactly one exec_command_end that records a numeric exit code, then such ends of
+    calls the rollout does not hold (a person's own shell command)."""
     ends = [item.get("call_id") for _, item in _of(lines, ("exec_command_end",))]
-    coded = {item.get("call_id") for _, item in _of(lines, ("exec_command_end",))
-             if isinstance(item.get("exit_code"), int) and not isinstance(item.get("exit_code"), bool)}
-    ended = _tally(ends)
-    return [c for c in _clean_pairs(lines) if ended[c] == 1 and c in coded]
+    coded = [item.get("call_id") for _, item in _of(lines, ("exec_command_end",))
+             if isinstance(item.get("exit_code"), int) and not isinstance(item.get("exit_code"), bool)]
+    held = {item.get("call_id") for _, item in _of(lines, CALLS + OUTPUTS)}
+    ended, coded_ids = _tally(ends), set(coded)
+    alone = [c for c in coded if isinstance(c, str) and ended[c] == 1 and c not in held]
+    return [c for c in _clean_pairs(lines) if ended[c] == 1 and c in coded_ids] + alone
 
 
 def _rewrite(lines: Lines, index: int, edit: Callable[[dict[str, Any]], None] | None) -> Lines:
@@ -161,7 +173,7 @@ def duplicate_call_id(data: bytes) -> bytes | None:
 
 
 def rename_tool(data: bytes) -> bytes | None:
-    found = _target(data)
+    found = _target(data, _single_calls)
     if found is None:
         return None
     lines, (call_id,) = found
@@ -170,7 +182,7 @@ def rename_tool(data: bytes) -> bytes | None:
 
 
 def move_timestamp(data: bytes) -> bytes | None:
-    found = _target(data)
+    found = _target(data, _single_calls)
     if found is None:
         return None
     lines, (call_id,) = found
@@ -223,7 +235,7 @@ def alter_exit_code(data: bytes) -> bytes | None:
 
 
 def remove_exec_end(data: bytes) -> bytes | None:
-    found = _target(data, _exec_pairs)
+    found = _target(data, lambda lines: [c for c in _exec_pairs(lines) if c in _clean_pairs(lines)])
     return None if found is None else _dump(_drop(found[0], ("exec_command_end",), found[1][0]))
 
 
@@ -262,6 +274,8 @@ def expect_exit_code(before: SourceFacts, after: SourceFacts, _: list[dict[str, 
     excused = Lossy.of(stream).excuses(EXIT_CODE_CATEGORIES)
     for old, new in _changed_exit(before, after):
         records = records_of(stream, "tool_result", new.call_id or "")
+        if new.optional and not records:
+            continue  # a result whose call the rollout does not hold need not be written
         codes = [r["exec"]["exitCode"] for r in records if isinstance(r.get("exec"), dict) and "exitCode" in r["exec"]]
         if new.exit_code is None:
             if codes:
@@ -286,6 +300,8 @@ def expect_status(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any
         if old.statuses == new.statuses or new.call_id is None or not new.statuses:
             continue
         records = records_of(stream, "tool_result", new.call_id)
+        if new.optional and not records:
+            continue  # a result whose call the rollout does not hold need not be written
         if not records or records[0].get("status") not in new.statuses:
             status = records[0].get("status") if records else "no result"
             findings.append(Finding("ASR-258", "exact-values",

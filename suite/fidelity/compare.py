@@ -2,15 +2,17 @@
 
 Four families, each finding naming its rule:
 
-* completeness: every native call, result and message is in the stream, unless the stream
-  declares its category lost in ``producer.lossy`` (header and declarations; ASR-157);
+* completeness: every native call, result and message is in the stream, and a call's recorded
+  parent link is kept as ``parentCallId``, unless the stream declares its category lost in
+  ``producer.lossy`` (header and declarations; ASR-157);
 * identity: native call IDs kept (``callIdSource: native``), duplicates kept on each call, no
   positional pairing (ASR-262), orphans kept (ASR-266), no result made up for a dangling call
   (ASR-265);
 * exact values: names (ASR-252), arguments (ASR-254), message and result text byte for byte,
   status from the source's flag (ASR-258), times as the same instants (ASR-103, ASR-154), header
   session ID and agent version (ASR-051);
-* nothing invented: exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
+* nothing invented: state records and their turn IDs and stop reasons (ASR-169), hook execution details
+  (ASR-287), exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
   (ASR-274), timing (ASR-261), ``decidedBy`` (ASR-270), answers (ASR-285), secrets (ASR-283),
   ``kind`` as a function of the name (ASR-253), times the source lacks (ASR-104).
 
@@ -28,7 +30,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from asr_conformance.fidelity.facts import Finding, NativeCall, NativeMessage, NativeResult, SourceFacts, Where
+from asr_conformance.fidelity.facts import (
+    HOOK_DETAILS,
+    Finding,
+    NativeCall,
+    NativeHook,
+    NativeMessage,
+    NativeResult,
+    NativeTransition,
+    SourceFacts,
+    Where,
+)
 from asr_conformance.fidelity.timestamps import parse_instant, same_instant
 
 #: Categories a lossy entry may name, per kind of native item. An entry excuses an item when it
@@ -39,6 +51,7 @@ CALL_CATEGORIES = ("tool_call", "tool_use")
 RESULT_CATEGORIES = ("tool_result", "tool_result.content")
 ARGUMENT_CATEGORIES = ("tool_call.input", "tool_use.input")
 SIDECHAIN_CATEGORIES = ("sidechain", "subagent", "isSidechain")
+PARENT_CATEGORIES = ("tool_call.parentCallId", "parentCallId", "lineage", "subagent")
 
 
 def message_categories(role: str) -> tuple[str, ...]:
@@ -207,6 +220,8 @@ class Checker:
         self.questions()
         self.decisions()
         self.modes()
+        self.states()
+        self.hooks()
         self.secrets()
         return self.findings
 
@@ -277,7 +292,7 @@ class Checker:
             unmatched.remove(stand_in)
             self.matched.add(id(stand_in))
             self.add("ASR-262", "identity",
-                     f"tool call {call.name} keeps no native ID: the source's ID is {call.call_id}, the stream writes "
+                     f"tool call {call.name or call.call_id} keeps no native ID: the source's ID is {call.call_id}, the stream writes "
                      f"{_clip(str(stand_in.get('callId')))}; callId must be the native ID with callIdSource: native",
                      call.where, stand_in)
         elif not self.excused(CALL_CATEGORIES, call.sidechain):
@@ -294,9 +309,13 @@ class Checker:
                      f"tool call {call.call_id} keeps the native ID but says callIdSource "
                      f"{_clip(str(record.get('callIdSource')))}; the ID is the source's own (native)", call.where, record)
         name = record.get("name")
-        if name is not None and name != call.name:
+        if name is not None and call.name is None:
+            self.add("ASR-252", "nothing-invented",
+                     f"tool call {call.call_id} has name {_clip(str(name))}, but the source records no tool name for it "
+                     f"(name is then absent, with capture.name)", call.where, record)
+        elif name is not None and name != call.name:
             self.add("ASR-252", "exact-values",
-                     f"tool name {_clip(str(name))} is not the exact name the source records, {_clip(call.name)} "
+                     f"tool name {_clip(str(name))} is not the exact name the source records, {_clip(str(call.name))} "
                      f"(no normalization, prefix stripping or splitting)", call.where, record)
         self.arguments(call, record)
         requested = record.get("requestedBy")
@@ -305,10 +324,21 @@ class Checker:
                      f"requestedBy {_clip(str(requested))} contradicts the source, which records the call as made by "
                      f"{call.requested_by}", call.where, record)
         self.same_time(call.ts, record, call.where, call.other_ts)
+        self.nesting(call, record)
+
+    def nesting(self, call: NativeCall, record: dict[str, Any]) -> None:
+        """A link the source records on the call is kept: without parentCallId a nested call (run by a code
+        cell, a subagent's call) reads as one the session made at top level (ASR-275, ASR-157)."""
+        if call.parent_call_id is None or "parentCallId" in record or self.excused(PARENT_CATEGORIES, call.sidechain):
+            return
+        self.add("ASR-157", "completeness",
+                 f"tool call {call.call_id} ({_clip(str(call.name))}) ran inside {_clip(call.parent_call_id)}, a link the "
+                 f"source records, but the stream has no parentCallId, and producer.lossy declares no such loss",
+                 call.where, record)
 
     def arguments(self, call: NativeCall, record: dict[str, Any]) -> None:
         if "input" in record:
-            if not json_equal(record["input"], call.arguments):
+            if not any(json_equal(record["input"], value) for value in (call.arguments, *call.updates.get("arguments", ()))):
                 self.add("ASR-254", "exact-values",
                          f"tool call {call.call_id}: input differs from the arguments the source records", call.where, record)
         elif isinstance(record.get("inputText"), str):
@@ -370,7 +400,7 @@ class Checker:
                 record = candidates[index]
                 self.matched.add(id(record))
                 self.result(result, record, call_counts[result.call_id])
-            else:
+            elif not result.optional:  # an optional result is value-checked when written, never demanded
                 self.missing_result(result, call_counts[result.call_id])
         self.dangling(call_counts)
 
@@ -418,6 +448,10 @@ class Checker:
             self.add("ASR-258", "exact-values",
                      f"result {result.call_id}: status {_clip(str(status))} does not reflect the source's own outcome "
                      f"(the source's outcome allows {wanted})", result.where, record)
+        elif status in result.ruled_out:
+            self.add("ASR-258", "exact-values",
+                     f"result {result.call_id}: status {_clip(str(status))}, but the source records no such outcome "
+                     f"(denied only where the source records a refusal)", result.where, record)
         self.result_text(result, record)
         self.execution(result, record)
         self.same_time(result.ts, record, result.where, result.other_ts)
@@ -575,6 +609,7 @@ class Checker:
         whose agent publishes no mapping allows only a kind the source records for the call."""
         if self.policy.kind_policy == "source-only":
             self.unpublished_kinds()
+            return  # the source's kind per call is the judge; one tool may have several
         kinds: dict[str, dict[Any, dict[str, Any]]] = defaultdict(dict)
         for record in self.stream.all_calls:
             if isinstance(record.get("name"), str):
@@ -592,10 +627,10 @@ class Checker:
         for call in self.facts.calls:
             for record in self.stream.calls.get(call.call_id, []):
                 kind = record.get("kind")
-                if kind is not None and kind != call.kind:
+                if kind is not None and kind != call.kind and kind not in call.updates.get("kind", ()):
                     recorded = f"records {_clip(call.kind)}" if call.kind is not None else "records none"
                     self.add("ASR-253", "nothing-invented",
-                             f"tool call {call.call_id} ({_clip(call.name)}) has kind {_clip(str(kind))}, but the source "
+                             f"tool call {call.call_id} ({_clip(str(call.name))}) has kind {_clip(str(kind))}, but the source "
                              f"{recorded} and the agent publishes no mapping of tool names to kinds", call.where, record)
 
     def same_time(self, native: str | None, record: dict[str, Any], where: Where, others: frozenset[str] = frozenset()) -> None:
@@ -664,6 +699,64 @@ class Checker:
                          f"config_change says permissionMode {_clip(mode)}, a mode the source does not record "
                          f"(it records {shown})", record=record)
 
+    def states(self) -> None:
+        """ASR-169: a state record stands for a transition the source records, each at most once; its
+        turnId and stopReason, when written, do not contradict the source's."""
+        transitions = self.facts.transitions
+        if transitions is None:
+            return  # the pack does not say which transitions its source records
+        free = list(transitions)
+        for record in self.stream.records:
+            if record.get("type") != "state":
+                continue
+            native = next((t for t in free if self.same_transition(t, record)), None)
+            if native is None:
+                self.invented_state(record, transitions)
+                continue
+            free.remove(native)
+            reason = record.get("stopReason")
+            if reason is not None and native.stop_reasons is not None and reason not in native.stop_reasons:
+                allowed = " or ".join(sorted(native.stop_reasons)) or "none"
+                self.add("ASR-169", "exact-values",
+                         f"state {_clip(str(record.get('state')))} has stopReason {_clip(str(reason))}, which contradicts "
+                         f"the transition the source records (it allows {allowed})", native.where, record)
+
+    @staticmethod
+    def same_transition(native: NativeTransition, record: dict[str, Any]) -> bool:
+        state, turn, ts = record.get("state"), record.get("turnId"), record.get("ts")
+        if native.states and state not in native.states:
+            return False
+        if turn is not None and native.turn_id is not None and turn != native.turn_id:
+            return False
+        return not isinstance(ts, str) or same_instant(ts, native.ts) or any(same_instant(ts, t) for t in native.other_ts)
+
+    def invented_state(self, record: dict[str, Any], transitions: tuple[NativeTransition, ...]) -> None:
+        recorded = f"it records {len(transitions)} transition(s), each written at most once" if transitions \
+            else "it records none"
+        turn = f", turnId {_clip(str(record['turnId']))}" if "turnId" in record else ""
+        self.add("ASR-169", "nothing-invented",
+                 f"state {_clip(str(record.get('state')))}{turn} at {record.get('ts', 'no time')} is not a transition "
+                 f"the source records ({recorded}); state records are never synthesized from message boundaries or "
+                 f"timing", record=record)
+
+    def hooks(self) -> None:
+        """ASR-287: a hook's exitCode, timedOut, stdout, stderr, output and durationMs are values the source
+        records for a run of that hook event, never filled in."""
+        hooks = self.facts.hooks
+        if hooks is None:
+            return  # the pack does not say which hook runs its source records
+        for record in self.stream.records:
+            if record.get("type") != "hook":
+                continue
+            event = record.get("event")
+            runs = [h for h in hooks if h.event is None or not isinstance(event, str) or _spelling(h.event) == _spelling(event)]
+            for key in HOOK_DETAILS:
+                if key in record and not any(_recorded_detail(key, record[key], h) for h in runs):
+                    self.add("ASR-287", "nothing-invented",
+                             f"hook {_clip(str(event))} has {key} {_clip(json.dumps(record[key], ensure_ascii=False))}, "
+                             f"which the source does not record for a run of that hook; execution details appear only "
+                             f"when the source records them", runs[0].where if runs else None, record)
+
     def secrets(self) -> None:
         if not self.facts.secrets:
             return
@@ -678,6 +771,19 @@ class Checker:
 
 def _spelling(name: str) -> str:
     return "".join(c for c in name.lower() if c.isalnum())
+
+
+def _recorded_detail(key: str, value: Any, hook: NativeHook) -> bool:
+    """Whether a hook record's execution detail is one the source records for this run."""
+    if key == "output":  # ContentPart[] in the stream: text the source records as the run's output or streams
+        texts = [str(v) for k, v in hook.details.items() if k in ("output", "stdout", "stderr")]
+        return bool(texts) and "".join(parts_text(value)) in "".join(texts)
+    if key not in hook.details:
+        return False
+    recorded = hook.details[key]
+    if key == "durationMs":
+        return isinstance(value, (int, float)) and isinstance(recorded, (int, float)) and abs(value - recorded) < 1
+    return json_equal(value, recorded)
 
 
 def _answer_values(answer: dict[str, Any]) -> list[str]:

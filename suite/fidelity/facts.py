@@ -65,8 +65,9 @@ class NativeCall:
     """One tool call as the source records it."""
 
     call_id: str
-    #: The exact tool name as requested (ASR-252).
-    name: str
+    #: The exact tool name as requested (ASR-252); ``None`` when the source records none (an Agent Client
+    #: Protocol tool call has a title and a kind, no name): a stream's ``name`` must then be absent.
+    name: str | None
     where: Where
     #: The arguments when the source holds them as JSON (compared by value), else ``None``.
     arguments: Any = None
@@ -86,8 +87,12 @@ class NativeCall:
     #: response (Claude Code writes one response over several lines; a converter may join them).
     other_ts: frozenset[str] = frozenset()
     #: The kind the source itself records for the call (ASR-253), for a pack whose kind policy is
-    #: ``source-only``; ``None`` when the source records none.
+    #: ``source-only``; ``None`` when the source records none. Each call has its own: under
+    #: ``source-only`` two calls of one tool may have different kinds when the source says so.
     kind: str | None = None
+    #: Later values the source records for the call (a protocol's update of its kind, title or input):
+    #: a stream may give the call any of them instead (``{"kind": ("edit",), "arguments": ({...},)}``).
+    updates: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -112,6 +117,46 @@ class NativeResult:
     #: Other times a faithful stream may give the result: the time of the message or turn that holds
     #: it, when the format records the result inside a larger record with its own time.
     other_ts: frozenset[str] = frozenset()
+    #: Statuses the source's outcome rules out even where ``statuses`` is empty (any other status is
+    #: consistent): ``denied`` for an output that records no refusal (ASR-258).
+    ruled_out: frozenset[str] = frozenset()
+    #: The source holds the result but not its call, and no faithful converter is asked to keep it (a
+    #: person's own shell command in a Codex rollout): not demanded, yet when a stream writes a result
+    #: under this ID, each of its values is held against the source like any other result's.
+    optional: bool = False
+
+
+@dataclass(frozen=True)
+class NativeTransition:
+    """A change of session or turn status the source records (ASR-169): the only places a stream may
+    put a ``state`` record."""
+
+    where: Where
+    #: The stream states consistent with it; empty: any state (the source records a transition
+    #: there but not which one, e.g. a notice line a converter may read as an error or an idle stop).
+    states: frozenset[str] = frozenset()
+    #: The turn ID the source records for it; a stream's ``turnId`` on the state must then be this one.
+    turn_id: str | None = None
+    #: The stop reasons consistent with it; ``None``: the source records none, any is accepted.
+    stop_reasons: frozenset[str] | None = None
+    ts: str | None = None
+    other_ts: frozenset[str] = frozenset()
+
+
+#: The execution details of a hook (ASR-287), as ``hook`` record members.
+HOOK_DETAILS = ("exitCode", "timedOut", "stdout", "stderr", "output", "durationMs")
+
+
+@dataclass(frozen=True)
+class NativeHook:
+    """A hook run the source records, with the execution details it records for it (ASR-287)."""
+
+    where: Where
+    #: The event as the source names it (``PostToolUse``, ``Stop``); ``None`` when not recorded.
+    event: str | None = None
+    #: ``HOOK_DETAILS`` members the source records, by their ``hook`` record names: ``exitCode`` an
+    #: integer, ``timedOut`` a boolean, ``durationMs`` a number, ``stdout``, ``stderr`` and ``output`` text.
+    details: dict[str, Any] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -175,6 +220,13 @@ class SourceFacts:
     #: IDs of calls and results the source records without the witness demanding them (a person's own
     #: shell command in a Codex rollout): a stream may hold them, and they are not counted as invented.
     optional_ids: frozenset[str] = frozenset()
+    #: The status transitions the source records, tri-state: ``None`` when the pack does not report
+    #: them (state records are then not checked), an empty tuple when the source records none (every
+    #: ``state`` record is invented, ASR-169), else each transition a ``state`` record may stand for.
+    transitions: tuple[NativeTransition, ...] | None = None
+    #: The hook runs the source records, tri-state like ``transitions``: ``None`` not reported (hook
+    #: details not checked), an empty tuple none recorded (every execution detail is invented, ASR-287).
+    hooks: tuple[NativeHook, ...] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)
@@ -187,7 +239,7 @@ class SourceFacts:
     def orphans(self) -> list[NativeResult]:
         """Results whose call ID no call has (ASR-266)."""
         called = {c.call_id for c in self.calls}
-        return [r for r in self.results if r.call_id is not None and r.call_id not in called]
+        return [r for r in self.results if r.call_id is not None and r.call_id not in called and not r.optional]
 
     def duplicate_ids(self) -> set[str]:
         """Native call IDs that more than one call carries (ASR-262)."""

@@ -55,7 +55,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NotThisFormat, SourceFacts, Where
+from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NativeTransition, NotThisFormat, SourceFacts, Where
 from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 
 FORMAT = "gemini-cli-session"
@@ -74,6 +74,7 @@ PENDING = frozenset({"validating", "scheduled", "awaiting_approval", "executing"
 #: User-message openings Gemini itself does not count as conversation (its isIgnoredUserContent).
 IGNORED_OPENINGS = ("/", "?", "<session_context>", "<hook_context>")
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
+NOTICE_TYPES = frozenset({"info", "error", "warning"})
 EXCERPT = 200
 SNIFF_BYTES = 1 << 16
 
@@ -372,11 +373,20 @@ def _facts(session: Session) -> SourceFacts:
                       stamps, facts)
         else:
             _count(facts.skipped, f"{kind} messages" if kind in MESSAGE_TYPES else "other messages")
+    facts.transitions = _notices(session)
+    facts.hooks = ()  # a session records hooks' injected context at most, never a run's exit code or output
     if session.removed:
         facts.skipped["rewound or replaced messages"] = len(session.removed)
     for key, count in session.skipped.items():
         facts.skipped[key] = facts.skipped.get(key, 0) + count
     return facts
+
+
+def _notices(session: Session) -> tuple[NativeTransition, ...]:
+    """Info, warning and error notices, the only places a session records a change of status (which one
+    it does not say); a state record anywhere else is synthesized (ASR-169)."""
+    return tuple(NativeTransition(where=copy.where, ts=copy.record["timestamp"]) for copy in session.copies
+                 if copy.record.get("type") in NOTICE_TYPES)
 
 
 def _call_stamps(session: Session) -> dict[str, set[str]]:

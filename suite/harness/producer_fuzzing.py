@@ -162,13 +162,15 @@ def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[ProducerInput]) ->
     chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in sniffed))
     if not chosen:
         return FuzzPlan((), "not fuzzed: none of the inputs is in a format an installed pack reads "
-                            f"(generated: {', '.join(formats()) or 'none'}); --source-format names one")
+                            f"(generated: {', '.join(formats()) or 'none'}); install a format pack with a generator "
+                            "for the inputs' own format (docs/witnesses.md), or name it with --source-format")
     properties: list[GeneratedInput] = []
     for format in chosen:
         rare = [v for v in rare_variants(format) if (format, v) in sniffed]
         properties += generated_inputs(format, rare)
     bare = [f for f in chosen if generator(f) is None]
-    reason = f"not fuzzed: no generator for {', '.join(bare)}" if bare else ""
+    reason = (f"not fuzzed: no generator for {', '.join(bare)} (install a pack for that format that has one)"
+              if bare else "")
     return FuzzPlan(tuple(properties), reason)
 
 

@@ -5,7 +5,8 @@ directory, a process that exits before its handshake or answers it with garbage)
 otherwise fail every case of the run with the same internal error and blame spec rules for
 it.  Started here once, it fails once, as a usage error naming the manifest or path.
 
-One-shot implementations are run on a tiny valid stream (one header record); whatever they
+One-shot implementations are run on a tiny valid stream (one header record), a producer on an
+input of its own format (its first input, or a transcript of its source format's pack); whatever they
 answer is theirs to answer (the cases judge it), except what only a command that never ran
 gives: an error starting it, the sandbox's own refusal, or the shell's 126/127 ("cannot
 execute", "not found").  Persistent implementations complete the handshake and must announce
@@ -83,8 +84,9 @@ def check_start(target: Target) -> StartCheck:
 def _check_oneshot(target: Target, source: str) -> StartCheck:
     # In the run's staging, so that a run ended by a signal during the check leaves nothing behind.
     with tempfile.TemporaryDirectory(prefix="start-", dir=containment.staging_root()) as folder:
-        stream = Path(folder) / "tiny.jsonl"
-        stream.write_bytes(TINY_STREAM)
+        name, data = start_input(target)
+        stream = Path(folder) / name
+        stream.write_bytes(data)
         try:
             finished, common = trial_run(target.command, target.placeholder, stream,
                                          min(target.timeout, ONESHOT_WAIT), target.cwd, target.pass_env,
@@ -103,6 +105,40 @@ def _check_oneshot(target: Target, source: str) -> StartCheck:
     else:
         said = f"exit status {code}"
     return StartCheck(source, "oneshot", problem, traffic, finished.stderr, said)
+
+
+def start_input(target: Target) -> tuple[str, bytes]:
+    """What a one-shot start is run on: for a producer, an input of its own format (its first input, else a
+    transcript its source format's pack generates); for a validator or a reader, the tiny stream."""
+    if target.roles and all(role == "producer" for role in target.roles):
+        for given in target.inputs[:1]:
+            try:
+                return given.path.name, given.path.read_bytes()
+            except OSError:
+                break  # the cases name an unreadable input; the start is tried on the tiny stream
+        for format in target.source_formats:
+            generated = _generated(format)
+            if generated is not None:
+                return generated
+    return "tiny.jsonl", TINY_STREAM
+
+
+def _generated(format: str) -> tuple[str, bytes] | None:
+    """One transcript of a format from its pack's generator (its first feature), or None."""
+    from asr_conformance.packs.check import first_example
+    from asr_conformance.packs.registry import installed
+
+    found = installed().for_format(format)
+    generator = found.pack.generator if found is not None else None
+    if generator is None or not list(generator.FEATURES):
+        return None
+    try:
+        transcript = first_example(generator.transcripts(list(generator.FEATURES)[0]))
+        data = transcript.data()
+    except Exception:  # a pack's failure is judged where the pack is used, not at start-up
+        return None
+    namer = found.pack.file_name if found is not None else None
+    return (namer("0" * 16) if namer is not None else "start.jsonl"), data
 
 
 def _check_persistent(target: Target, source: str) -> StartCheck:

@@ -21,9 +21,11 @@ from typing import Any, TypeVar
 
 from asr_conformance.fidelity.facts import (
     NativeCall,
+    NativeHook,
     NativeMessage,
     NativeQuestion,
     NativeResult,
+    NativeTransition,
     NotThisFormat,
     SourceFacts,
     Where,
@@ -90,7 +92,7 @@ def malformed(facts: Any) -> str | None:
     if not isinstance(facts, SourceFacts):
         return f"returned {type(facts).__name__}, not SourceFacts"
     checks: list[tuple[str, object, type, tuple[tuple[str, tuple[type, ...]], ...]]] = [
-        ("calls", facts.calls, NativeCall, (("call_id", (str,)), ("name", (str,)))),
+        ("calls", facts.calls, NativeCall, (("call_id", (str,)), ("name", (str, type(None))))),
         ("results", facts.results, NativeResult, (("call_id", (str, type(None))),)),
         ("messages", facts.messages, NativeMessage, (("role", (str,)), ("texts", (tuple, list)))),
         ("questions", facts.questions, NativeQuestion, ()),
@@ -112,6 +114,21 @@ def malformed(facts: Any) -> str | None:
         value = getattr(facts, member)
         if not isinstance(value, (frozenset, set)) or not all(isinstance(v, str) for v in value):
             return f"gave SourceFacts.{member} that is not a set of strings"
+    transitions: Any = facts.transitions  # an untrusted pack's value, whatever its annotation says
+    if transitions is not None:
+        if not isinstance(transitions, (tuple, list)):
+            return f"gave SourceFacts.transitions as {type(transitions).__name__}, not a tuple or None"
+        for index, item in enumerate(transitions):
+            if not isinstance(item, NativeTransition) or not isinstance(item.where, Where) \
+                    or not isinstance(item.states, (frozenset, set)):
+                return f"gave SourceFacts.transitions[{index}] that is not a NativeTransition with a Where and a set of states"
+    hooks: Any = facts.hooks
+    if hooks is not None:
+        if not isinstance(hooks, (tuple, list)):
+            return f"gave SourceFacts.hooks as {type(hooks).__name__}, not a tuple or None"
+        for index, item in enumerate(hooks):
+            if not isinstance(item, NativeHook) or not isinstance(item.where, Where) or not isinstance(item.details, dict):
+                return f"gave SourceFacts.hooks[{index}] that is not a NativeHook with a Where and a dict of details"
     known = {f.name for f in fields(SourceFacts)}
     if not isinstance(facts.format, str) or not known:
         return "gave SourceFacts.format that is not a string"

@@ -4,11 +4,15 @@
     asr-conformance summary report.json --out DIR             # and summary.md, report.html, badges into DIR
     asr-conformance smoke ./my-validator                      # does it start and answer at all?
     asr-conformance smoke acme.toml --role reader
+    asr-conformance pack-check codex rollouts/                # what a format pack reads of each sample
+    asr-conformance pack-check asr_toy_pack:PACK samples/*.json
     asr-conformance --version
 
 ``summary`` reads a saved report alone (nothing is run); ``smoke`` is the start-up check a
-certification run makes before its first case, with what was sent and received.
-Exit status: 0 conforms / started, 1 does not conform / does not start, 2 usage error.
+certification run makes before its first case, with what was sent and received; ``pack-check``
+runs a format pack's witness, source edits and generator on samples and says what it read.
+Exit status: 0 conforms / started / no problem, 1 does not conform / does not start / a problem,
+2 usage error.
 """
 
 from __future__ import annotations
@@ -31,9 +35,10 @@ EXIT_USAGE = 2
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="asr-conformance", description="Re-read a saved report, or check that an "
-                                     "implementation starts.", epilog="Exit status: 0 conforms (summary) or starts "
-                                     "(smoke), 1 does not, 2 usage error.")
+    parser = argparse.ArgumentParser(prog="asr-conformance", description="Re-read a saved report, check that an "
+                                     "implementation starts, or check a format pack on samples.",
+                                     epilog="Exit status: 0 conforms (summary), starts (smoke) or no problem "
+                                     "(pack-check), 1 does not, 2 usage error.")
     parser.add_argument("--version", action="version", version=f"asr-conformance {__version__}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     summary = commands.add_parser("summary", help="print a saved report's summary and exit by its verdict")
@@ -51,6 +56,10 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"seconds to wait (default: the manifest's, else {DEFAULT_TIMEOUT:g})")
     smoke.add_argument("--pass-env", action="append", default=[], metavar="NAME", dest="pass_env",
                        help="pass this environment variable to the implementation (repeatable)")
+    check = commands.add_parser("pack-check", help="run a format pack's witness, edits and generator on samples")
+    check.add_argument("pack", metavar="PACK", help="an installed pack's name or format, or module:ATTRIBUTE")
+    check.add_argument("samples", nargs="+", type=Path, metavar="SAMPLE", help="native input files or folders")
+    check.add_argument("--no-generator", action="store_true", help="do not draw a transcript per generator feature")
     return parser
 
 
@@ -63,6 +72,8 @@ def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     try:
         if options.command == "summary":
             return _summary(options, out)
+        if options.command == "pack-check":
+            return _pack_check(options, out)
         return _smoke(options, out)
     except BrokenPipeError:
         _quiet_broken_pipe()
@@ -147,6 +158,21 @@ def _smoke(options: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     write(f"smoke: it does not start: {check.problem}")
     return EXIT_NO
+
+
+def _pack_check(options: argparse.Namespace, out: TextIO) -> int:
+    from asr_conformance.packs.check import check_pack, read_samples, resolve_pack
+
+    try:
+        pack, identity = resolve_pack(options.pack)
+        samples = read_samples(options.samples)
+    except ValueError as error:
+        return _fail(str(error))
+    report = check_pack(pack, identity, samples, generator=not options.no_generator)
+    for line in report.lines:  # a pack's messages quote the samples: untrusted text
+        out.write(terminal_line(line) + "\n")
+    out.flush()
+    return EXIT_NO if report.problems else EXIT_OK
 
 
 def _quiet_broken_pipe() -> None:

@@ -105,3 +105,32 @@ def test_a_broken_set_up_is_one_usage_error_and_no_case_runs(pytester: pytest.Py
     assert len(errors) == 1 and str(manifest) in errors[0] and "does not exist" in errors[0]
     assert "FAILED" not in result.stdout.str() and "Traceback" not in result.stdout.str() + result.stderr.str()
     assert (pytester.path / "out" / "report.json").read_text() == "{}\n"
+
+
+def test_a_producer_starts_on_an_input_of_its_own_format() -> None:
+    """The tiny stream is an ASR stream, which a converter rightly refuses; its own first input is not."""
+    from asr_conformance.harness.startup import start_input
+
+    sample = EXAMPLES / "codex-converter/samples/cli-exec-exit-codes.jsonl"
+    (target,) = resolve_targets([str(EXAMPLES / "codex-converter/asr-from-codex")], "producer", [str(sample)], False,
+                                None, None)
+    assert start_input(target) == (sample.name, sample.read_bytes())
+    check = check_start(target)
+    assert check.ok and check.said == "exit status 0", (check.problem, check.said, check.stderr)
+    assert check.received and '"type":"session"' in check.received[0]  # it converted the rollout
+
+
+def test_a_producer_without_inputs_starts_on_a_transcript_its_pack_generates() -> None:
+    from dataclasses import replace
+
+    from asr_conformance.fidelity.codex import WITNESS
+    from asr_conformance.harness.startup import start_input
+
+    sample = EXAMPLES / "codex-converter/samples/cli-exec-exit-codes.jsonl"
+    (target,) = resolve_targets([str(EXAMPLES / "codex-converter/asr-from-codex")], "producer", [str(sample)], False,
+                                None, None)
+    bare = replace(target, inputs=(), source_formats=("codex-rollout-jsonl",))
+    name, data = start_input(bare)
+    assert name.startswith("rollout-") and WITNESS.read(data).session_ids
+    assert start_input(replace(bare, source_formats=())) == ("tiny.jsonl", TINY_STREAM)
+    assert start_input(replace(target, roles=("validator",))) == ("tiny.jsonl", TINY_STREAM)

@@ -189,6 +189,9 @@ BUGS = {
     "codex-renames-tools": "ASR-252",
     "codex-drops-orphan-outputs": "ASR-266",
     "codex-shifts-timestamps": "ASR-103",
+    "codex-invents-turn-states": "ASR-169",
+    "codex-rewrites-user-shell-results": "ASR-258",
+    "codex-bare-output-as-denied": "ASR-258",
 }
 
 

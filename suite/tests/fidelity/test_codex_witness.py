@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from asr_conformance.fidelity.claude_code import WITNESS as CLAUDE
-from asr_conformance.fidelity.codex import FORMAT, WITNESS
+from asr_conformance.fidelity.codex import FAILED, FORMAT, WITNESS
+from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.registry import select_witness
 
@@ -244,15 +246,57 @@ def test_damaged_samples_never_raise_anything_but_not_this_format(path: Path) ->
             pass
 
 
-def test_outcome_events_of_calls_the_rollout_does_not_hold_are_not_demanded() -> None:
-    """A person's shell command (source user_shell) has an exec_command_end but no call item."""
+def test_outcome_events_of_calls_the_rollout_does_not_hold_are_optional_results() -> None:
+    """A person's shell command (source user_shell) has an exec_command_end but no call item: the result
+    is not demanded (not an orphan either), yet it carries the recorded outcome for the value checks."""
     lines = [
         {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
         {"timestamp": "2026-01-01T00:00:02Z", "type": "event_msg",
-         "payload": {"type": "exec_command_end", "call_id": "u1", "exit_code": 0, "source": "user_shell"}},
+         "payload": {"type": "exec_command_end", "call_id": "u1", "exit_code": 2, "status": "failed",
+                     "source": "user_shell"}},
     ]
     facts = WITNESS.read(_rollout(lines))
-    assert facts.results == [] and facts.skipped["exec_command_end without a call"] == 1
+    (result,) = facts.results
+    assert (result.call_id, result.optional, result.exit_code, result.statuses) == ("u1", True, 2, FAILED)
+    assert facts.orphans() == [] and facts.skipped["exec_command_end without a call"] == 1
+    assert check_fidelity(facts, _stream_of_one_result("u1", "failed", 2)) == []
+    assert check_fidelity(facts, _stream_of_one_result(None, "", None)) == []  # not demanded
+    rewritten = check_fidelity(facts, _stream_of_one_result("u1", "completed", 0))
+    assert sorted(f.rule for f in rewritten) == ["ASR-258", "ASR-260"]
+
+
+def _stream_of_one_result(call_id: str | None, status: str, exit_code: int | None) -> list[dict[str, Any]]:
+    records: list[dict[str, Any]] = [{"type": "session", "seq": 0, "id": "h", "sessionId": "s"}]
+    if call_id is not None:
+        result: dict[str, Any] = {"type": "tool_result", "seq": 1, "id": "r1", "callId": call_id, "linkage": "exact",
+                                  "status": status}
+        if exit_code is not None:
+            result["exec"] = {"exitCode": exit_code}
+        records.append(result)
+    return records
+
+
+def test_a_bare_output_allows_any_status_but_denied() -> None:
+    """An output with no outcome event records no refusal, so denied contradicts it (ASR-258)."""
+    call = {"type": "function_call", "call_id": "c1", "name": "shell", "arguments": "{}"}
+    output = {"type": "function_call_output", "call_id": "c1", "output": "done"}
+    lines = [
+        {"timestamp": "2026-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+        {"timestamp": "2026-01-01T00:00:01Z", "type": "response_item", "payload": call},
+        {"timestamp": "2026-01-01T00:00:02Z", "type": "response_item", "payload": output},
+    ]
+    facts = WITNESS.read(_rollout(lines))
+    stream: list[dict[str, Any]] = [
+        {"type": "session", "seq": 0, "id": "h", "sessionId": "s"},
+        {"type": "tool_call", "seq": 1, "id": "r1", "callId": "c1", "callIdSource": "native", "name": "shell", "input": {}},
+        {"type": "tool_result", "seq": 2, "id": "r2", "callId": "c1", "linkage": "exact", "status": "completed",
+         "content": [{"type": "text", "text": "done"}]},
+    ]
+    for status in ("completed", "failed", "unknown", "interrupted"):
+        stream[2]["status"] = status
+        assert check_fidelity(facts, stream) == [], status
+    stream[2]["status"] = "denied"
+    assert [f.rule for f in check_fidelity(facts, stream)] == ["ASR-258"]
 
 
 def test_a_typed_message_with_an_image_demands_the_typed_text() -> None:

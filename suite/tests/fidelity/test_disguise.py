@@ -25,14 +25,20 @@ WITNESSES = builtin_witnesses()
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 
+#: Fact fields that hold the suite's own words (ASR states), which no disguise rewrites.
+VOCABULARY_FIELDS = frozenset({"states", "statuses"})
+
+
 def witness_of(data: bytes):
     return next(w for w in WITNESSES if w.sniff(data))
 
 
 def renamed(value: Any, key: Disguise) -> Any:
-    """The facts as plain values with every string renamed; excerpts (for people, cut anywhere) left out."""
+    """The facts as plain values with every string renamed; excerpts (for people, cut anywhere) left out, and
+    the stream states and statuses a fact allows kept (ASR vocabulary the witness names, not text of the source)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: renamed(getattr(value, f.name), key) for f in dataclasses.fields(value) if f.name != "excerpt"}
+        return {f.name: renamed(getattr(value, f.name), key) if f.name not in VOCABULARY_FIELDS else plain(getattr(value, f.name))
+                for f in dataclasses.fields(value) if f.name != "excerpt"}
     if isinstance(value, dict):
         return {renamed(k, key): renamed(v, key) for k, v in value.items()}
     if isinstance(value, frozenset | set):

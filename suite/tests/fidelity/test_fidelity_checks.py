@@ -172,7 +172,7 @@ def test_times() -> None:
     assert break_("plain-chat.jsonl", lambda r: r[0].update(startedAt="2020-01-01T00:00:00Z")) == {"ASR-154"}
     assert break_("plain-chat.jsonl",
                   lambda r: r.append({"type": "state", "seq": len(r), "id": f"r{len(r)}", "ts": "2030-01-01T00:00:00Z",
-                                      "state": "idle"})) == {"ASR-104"}
+                                      "state": "idle"})) == {"ASR-104", "ASR-169"}
 
 
 def test_agent_version() -> None:

@@ -34,6 +34,9 @@ SEEDED = {
     "cc-invents-decisions": "ASR-270",
     "cc-requested-by-user": "ASR-274",
     "cc-invents-permission-mode": "ASR-187",
+    "cc-invents-turn-states": "ASR-169",
+    "cc-flattens-nested-calls": "ASR-157",
+    "cc-invents-hook-exit-codes": "ASR-287",
 }
 
 

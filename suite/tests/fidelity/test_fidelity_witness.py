@@ -21,6 +21,7 @@ EXPECTED = {
     "subagent-task/subagents/agent-a4c81f2.jsonl": (2, 2, 2, 0, "2.1.39"),
     "compaction-question-and-hooks.jsonl": (3, 3, 3, 1, "2.1.39"),
     "declined-question.jsonl": (3, 3, 3, 1, "2.1.44"),
+    "code-execution-calls.jsonl": (2, 2, 2, 0, "2.1.42"),
 }
 
 
@@ -42,7 +43,9 @@ def test_facts_of_each_sample(name: str) -> None:
     assert facts.format == "claude-code-jsonl"
     assert not facts.records_exit_codes
     assert all(r.exit_code is None for r in facts.results)
-    assert all(c.requested_by == "model" for c in facts.calls)
+    code = name == "code-execution-calls.jsonl"  # its calls were made by the model's program
+    assert all(c.requested_by == ("code" if code else "model") for c in facts.calls)
+    assert all((c.parent_call_id is not None) is code for c in facts.calls)
 
 
 def test_error_flag_gives_error_statuses() -> None:

@@ -44,6 +44,8 @@ BUGS = {
     "gemini-results-for-pending-calls": "ASR-265",
     "gemini-rewinds-one-too-many": "ASR-157",
     "gemini-shifts-timestamps": "ASR-103",
+    "gemini-invents-turn-states": "ASR-169",
+    "gemini-invents-hook-exit-codes": "ASR-287",
 }
 
 

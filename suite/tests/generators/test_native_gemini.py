@@ -48,6 +48,8 @@ BUGS = {
     "gemini-results-for-pending-calls": ("awaiting-approval", "ASR-265"),
     "gemini-rewinds-one-too-many": ("rewinds", "ASR-157"),
     "gemini-shifts-timestamps": ("calls", "ASR-103"),
+    "gemini-invents-turn-states": ("calls", "ASR-169"),
+    "gemini-invents-hook-exit-codes": ("calls", "ASR-287"),
 }
 
 

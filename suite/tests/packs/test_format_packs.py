@@ -13,7 +13,7 @@ import pytest
 from toy_site import SAMPLES, TOY
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
-from asr_conformance.fidelity.facts import NativeCall, SourceFacts, Where
+from asr_conformance.fidelity.facts import NativeCall, NativeHook, NativeTransition, SourceFacts, Where
 from asr_conformance.gate.verdict import judged_suffix
 from asr_conformance.harness.judging.fidelity import judge_fidelity, stream_records
 from asr_conformance.packs import registry
@@ -130,6 +130,15 @@ def test_malformed_facts_are_named() -> None:
     facts.calls.append("c2")  # type: ignore[arg-type]
     assert malformed(facts) == "gave SourceFacts.calls[1] as str, not NativeCall"
     assert malformed(SourceFacts("f", times=frozenset({1}))) == "gave SourceFacts.times that is not a set of strings"  # type: ignore[arg-type]
+    assert malformed(SourceFacts("f", transitions=(NativeTransition(Where(2)),))) is None
+    assert malformed(SourceFacts("f", transitions=[])) is None
+    assert malformed(SourceFacts("f", transitions="none")) == (  # type: ignore[arg-type]
+        "gave SourceFacts.transitions as str, not a tuple or None")
+    assert malformed(SourceFacts("f", transitions=({"state": "idle"},))).startswith(  # type: ignore[arg-type, union-attr]
+        "gave SourceFacts.transitions[0] that is not a NativeTransition")
+    assert malformed(SourceFacts("f", hooks=(NativeHook(Where(1), "Stop", {"exitCode": 0}),))) is None
+    assert malformed(SourceFacts("f", hooks=(NativeHook(Where(1), "Stop", []),))).startswith(  # type: ignore[arg-type, union-attr]
+        "gave SourceFacts.hooks[0] that is not a NativeHook")
 
 
 def test_a_hollow_source_makes_a_faithful_streams_calls_and_results_findings(toy) -> None:

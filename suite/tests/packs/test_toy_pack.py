@@ -111,5 +111,6 @@ def test_a_witness_only_pack_is_judged_but_its_format_is_not_fuzzed(pytester, mo
     text = result.stdout.str()
     assert "entry-point group is deprecated" in text
     assert "not fuzzed: no generator for toy-json" in text, text[-3000:]
-    assert producer_verdict(report)["not_fuzzed"] == ["not fuzzed: no generator for toy-json"]
+    assert producer_verdict(report)["not_fuzzed"] == [
+        "not fuzzed: no generator for toy-json (install a pack for that format that has one)"]
     assert "fidelity judged by toy (third-party)" not in text and "fidelity judged by toy 0.1.0 (third-party)" in text
