@@ -58,6 +58,7 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import mounts, sandbox, visibility
 from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
 from asr_conformance.harness.limits import Limits, alive, remove_stale_groups
+from asr_conformance.vocabulary import redaction
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT, SANDBOXES
 from asr_conformance.vocabulary.option_defaults import MAX_OUTPUT_CAP as MAX_OUTPUT_CAP
 
@@ -162,6 +163,7 @@ def configure(**changes: object) -> Settings:
     if changes.get("network") not in (None, *sandbox.NETWORKS):
         raise UsageError(f"--network: one of {', '.join(sandbox.NETWORKS)}, not {changes['network']!r}")
     check_allow_read(changes.get("allow_read") or (), "--allow-read")  # type: ignore[arg-type]
+    redaction.register(changes.get("pass_env") or ())  # type: ignore[arg-type]
     _settings = replace(_settings, **changes)  # type: ignore[arg-type]
     sandbox_mode.cache_clear()
     return _settings
@@ -437,7 +439,9 @@ def child_environment(box: Box, overrides: Mapping[str, str] | None = None,
     if os.name == "nt":
         env["TEMP"] = env["TMP"] = env["TMPDIR"]
     env["PYTHONUNBUFFERED"] = "1"
-    for name in (*_settings.pass_env, *pass_env):
+    passed = (*_settings.pass_env, *pass_env)
+    redaction.register(passed)
+    for name in passed:
         if name in caller:
             env[name] = caller[name]
     env.update(overrides or {})

@@ -302,14 +302,22 @@ PROJECT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg", "pa
 
 def project_root(folder: str, guarded: Guarded = visibility.NOTHING_GUARDED) -> str | None:
     """The folder to show for a program in the canonical ``folder``: the nearest folder at or above it
-    holding a project marker (never a shared folder nor a home folder itself) when ``refusal`` allows it,
-    else ``folder`` itself when allowed, else None (the program file alone is shown)."""
+    holding a project marker (never a shared folder nor a home folder itself) when ``refusal`` allows it, or
+    the highest folder below that project on the way to ``folder`` when that is allowed (``examples/`` in a
+    checkout of the suite), else ``folder`` itself when allowed, else None (the program file alone)."""
     home = canonical(os.path.expanduser("~"))
     here = folder
     while here not in SHARED_FOLDERS and here != home and os.path.dirname(here) != here:
         if any(os.path.lexists(os.path.join(here, marker)) for marker in PROJECT_MARKERS):
             if not refusal(here, guarded):
                 return here
+            # A project that may not be shown whole (a checkout of the suite): the highest folder below it.
+            if folder != here:
+                below = folder
+                while os.path.dirname(below) != here:
+                    below = os.path.dirname(below)
+                if not refusal(below, guarded):
+                    return below
             break
         here = os.path.dirname(here)
     return None if refusal(folder, guarded) else folder
