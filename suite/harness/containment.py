@@ -57,7 +57,7 @@ from pathlib import Path
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import mounts, sandbox, visibility
 from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
-from asr_conformance.harness.limits import Limits, alive, remove_stale_groups
+from asr_conformance.harness.limits import Limits, alive, pids_cgroups, remove_stale_groups
 from asr_conformance.vocabulary import redaction
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT, SANDBOXES
 from asr_conformance.vocabulary.option_defaults import MAX_OUTPUT_CAP as MAX_OUTPUT_CAP
@@ -256,6 +256,10 @@ def describe_sandbox(policy: Policy | None = None) -> str:
     return f"sandbox: none ({why}), {cleanup}{warning}; {limits}"
 
 
+#: Violations named in a refusal's message (the rest are counted).
+SHOWN_PROBLEMS = 12
+
+
 class SandboxRefused(OSError):
     """A start the sandbox refuses: a folder it would show is not allowed, or the finished command line breaks
     the rules (``visibility.violations``); the message names the path and why."""
@@ -284,6 +288,39 @@ def check_allow_read(folders: Iterable[str], where: str) -> None:
         why = visibility.refusal(real, known)
         if why:
             raise UsageError(f"{where}: {folder!r} ({real}) may not be shown to an implementation: {why}")
+
+
+def widenings(implementations: Iterable[tuple[Iterable[str], Policy | None]]) -> list[str]:
+    """Every way this run shows implementations more than the closed box of docs/contract.md §9.1, one phrase
+    each (empty: a closed box): variables passed through (names only), folders shown on request, the host
+    network, no sandbox, and the protections the machine could not provide.  ``implementations``: each one's
+    ``pass_env`` and policy.  Part of the certificate: header, report, summary, page, verdict line, badge."""
+    chosen = list(implementations)
+    names = list(dict.fromkeys([*_settings.pass_env, *(n for given, _ in chosen for n in given)]))
+    folders = list(dict.fromkeys(visibility.canonical(f) for f in
+                                 (*_settings.allow_read, *(f for _, p in chosen if p for f in p.read_only))))
+    found = [f"pass_env {', '.join(names)}"] if names else []
+    if folders:
+        found.append(f"allow_read {', '.join(folders)}")
+    if any(effective_network(p) == "host" for _, p in chosen) or _settings.network == "host":
+        found.append("network host")
+    try:
+        mode, why = sandbox_mode()
+    except UsageError as error:
+        mode, why = "none", str(error)
+    if mode != "bwrap":
+        found.append(f"no sandbox ({why})")
+        return found
+    missing = [said for flag, said in (("--disable-userns", "nested user namespaces not refused"),
+                                       ("--size", "/tmp and /dev/shm not size-limited"),
+                                       ("--new-session", "no new session")) if flag not in sandbox.features()]
+    if not mounts.may_mount():
+        missing.append("output folders bounded per file only")
+    if not pids_cgroups():
+        missing.append("process limit not enforced")
+    if missing:
+        found.append(f"not provided by this machine: {', '.join(missing)}")
+    return found
 
 
 def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = (),
@@ -327,7 +364,9 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
                               limits.disk)
     problems = visibility.violations(wrapped, guarded, sandbox.SANDBOX_UID)
     if problems:
-        raise SandboxRefused(errno.EPERM, "the sandbox would show more than the contract lists: " + "; ".join(problems))
+        more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+        raise SandboxRefused(errno.EPERM, "the sandbox would show more than the contract lists: "
+                             + "; ".join(problems[:SHOWN_PROBLEMS]) + more)
     return wrapped
 
 

@@ -231,9 +231,11 @@ def command(argv: Sequence[str], view: View, cwd: str, network: str, disk: int) 
         out += ["--symlink", target, link]
     # Hidden folders are covered before the writable ones are bound (a variant's folder may lie inside a
     # hidden one, pytest's temporary folder say), and made read-only last, so that the binds show through.
-    hidden = sorted(dict.fromkeys(view.hidden), key=len)
+    hidden = sorted((p for p in dict.fromkeys(view.hidden) if os.path.isdir(p) and not os.path.islink(p)), key=len)
     for folder in hidden:
         out += ["--tmpfs", folder]
+    for file in sorted(p for p in dict.fromkeys(view.hidden) if p not in hidden):
+        out += ["--ro-bind", "/dev/null", file]
     for folder in sorted(dict.fromkeys(view.writable), key=len):
         out += ["--bind", folder, folder]
     for folder in view.scratch:

@@ -129,11 +129,9 @@ def hidden_below(folder: str, shallow: bool = False) -> tuple[tuple[str, ...], t
                 continue
             if entry.name == "rules.toml" and here != folder:
                 corpora.append(here)
-            if not is_folder:
-                continue
             if entry.name in HIDDEN_ENTRIES:
-                entries.append(entry.path)
-            elif entry.name != "__pycache__" and not shallow:
+                entries.append(entry.path)  # a folder, or a file or link (a worktree's .git names its history)
+            elif is_folder and entry.name != "__pycache__" and not shallow:
                 pending.append(entry.path)
     if os.path.isfile(os.path.join(folder, "rules.toml")):
         corpora.append(folder)
@@ -228,6 +226,7 @@ def violations(argv: Sequence[str], guarded: Guarded, uid: int) -> list[str]:
             why = refusal(mount.source, guarded)
             if why:
                 problems.append(f"{mount.source} is shown whole: {why}")
+                continue  # refused already: what lies below it need not be listed
         for folder in guarded.staging:
             if under(mount.source, folder) and not is_box:
                 problems.append(f"{mount.source} is shown from the staging, not from this box")
