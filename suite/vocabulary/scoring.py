@@ -35,10 +35,10 @@ KINDS = ("open", "pages", "standard", "filing")
 SETTLED = frozenset({"pages", "standard", "filing"})
 PAGE_RULE = re.compile(r"^ASR-[0-9]{3}$")
 #: What a named rule may look like to be kept as one: a page rule (ASR-NNN), a suite rule (X-NAME) or a
-#: vendor code (an upper-case prefix of 2 to 16 letters or digits, a hyphen, up to 32 upper-case letters,
-#: digits or hyphens: ACME-W12).  Anything else is shown escaped and clipped in the diagnostics, never
-#: recorded or scored as a rule (docs/contract.md §8).
-RULE_NAME = re.compile(r"^(ASR-[0-9]{3}|X-[A-Z0-9][A-Z0-9-]{0,31}|[A-Z][A-Z0-9]{1,15}-[A-Z0-9][A-Z0-9-]{0,31})$")
+#: vendor code (a prefix other than ASR of 2 to 16 upper-case letters or digits, a hyphen, up to 32 upper-case
+#: letters, digits or hyphens: ACME-W12).  Anything else is shown escaped and clipped in the diagnostics,
+#: never recorded or scored as a rule (docs/contract.md §8).
+RULE_NAME = re.compile(r"ASR-[0-9]{3}|X-[A-Z0-9][A-Z0-9-]{0,31}|(?!ASR-)[A-Z][A-Z0-9]{1,15}-[A-Z0-9][A-Z0-9-]{0,31}")
 
 
 def rule_names(named: Iterable[object]) -> frozenset[str]:
