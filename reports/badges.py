@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from typing import Any
 
 from asr_conformance.gate.verdict import judge_label
 
 
-def badge(verdict: dict[str, Any]) -> dict[str, Any]:
+def badge(verdict: dict[str, Any], widened: Sequence[str] = ()) -> dict[str, Any]:
+    """One role's badge; ``widened``: how the run widened the closed box (named on the badge)."""
     counts = verdict["counts"]
     scored = sum(counts.get(o, 0) for o in ("pass", "fail", "crash", "timeout", "expected-fail"))
     percent = verdict["pass_percent"]
@@ -30,6 +32,8 @@ def badge(verdict: dict[str, Any]) -> dict[str, Any]:
         message += f", fidelity judged by {judges}"
     if verdict.get("not_fuzzed"):
         message += ", not fuzzed"
+    if widened:
+        message += ", widened sandbox: " + "; ".join(widened)
     return {"schemaVersion": 1, "label": f"ASR {verdict['role']}", "message": message, "color": color}
 
 
@@ -48,4 +52,5 @@ def badge_files(report: dict[str, Any]) -> dict[str, str]:
     if report.get("hypothesis", {}).get("fixed_examples"):
         return {}
     single = len(report["implementations"]) == 1
-    return {badge_name(v, single): json.dumps(badge(v)) + "\n" for v in report["verdicts"]}
+    widened = report["options"].get("widened") or ()
+    return {badge_name(v, single): json.dumps(badge(v, widened)) + "\n" for v in report["verdicts"]}

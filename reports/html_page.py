@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from asr_conformance.gate.verdict import judge_label
+from asr_conformance.gate.verdict import judge_label, widened_note
 from asr_conformance.vocabulary.inline import INLINE_LIMIT
 from asr_conformance.vocabulary.untrusted import visible_controls
 
@@ -109,7 +109,9 @@ def _verdicts(report: dict[str, Any]) -> str:
                       for why in (*verdict.get("judge_errors", ()), *verdict.get("not_fuzzed", ())))
             + '</div>'
         )
-    return '<h2>Verdicts</h2><div class="cards">' + "".join(cards) + "</div>"
+    note = widened_note(report["options"].get("widened") or ())
+    widened = f'<div class="gate"><b>{escape(note)}</b></div>' if note else ""
+    return '<h2>Verdicts</h2>' + widened + '<div class="cards">' + "".join(cards) + "</div>"
 
 
 def _gate(report: dict[str, Any]) -> str:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from asr_conformance.gate.verdict import judge_label
+from asr_conformance.gate.verdict import judge_label, widened_note
 from asr_conformance.vocabulary.untrusted import code_span, markdown_text
 
 VERDICT_WORDS = {
@@ -34,6 +34,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         *_incomplete(report),
         *([f"> **Partial run** ({_cell('; '.join(report['options'].get('partial_reasons') or ['narrowed with -m or -k']))})"
            ": only a full run certifies.", ""] if report["options"].get("partial") else []),
+        *([f"> **{_cell(widened_note(report['options']['widened']))}**", ""] if report["options"].get("widened") else []),
         "| implementation | role | verdict | pass | fail | crash | timeout | known | not scored | skipped | pass % |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]

@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from asr_conformance.gate.results import FAILING
-from asr_conformance.gate.verdict import Completeness, judged_suffix, overall
+from asr_conformance.gate.verdict import Completeness, judged_suffix, overall, widened_note
 
 #: The outcomes in the order the run's summary counts them.
 _ORDER = ("pass", "fail", "crash", "timeout", "expected-fail", "not-scored", "skipped")
@@ -57,4 +57,7 @@ def render_terminal(report: dict[str, Any]) -> list[str]:
     partial = report["options"].get("partial_reasons") or []
     suffix = f" (partial run: {', '.join(partial)}; only a full run certifies)" if report["options"].get("partial") else ""
     lines.append(f"verdict: {verdict}{judged_suffix(report['verdicts'])}{suffix}")
+    note = widened_note(report["options"].get("widened") or ())
+    if note:
+        lines.append(note)
     return lines

@@ -112,3 +112,35 @@ def test_certification_against_a_bare_loop(benchmark, way: str, tmp_path: Path) 
             # so their CPU seconds are not counted: only the uncontained run has a CPU ratio.
             benchmark.extra_info["cpu_ratio_to_bare_loop"] = round(cpu / bare_cpu, 3)
         print(f"\n{way}: {wall:.1f} s, {wall / bare_wall:.2f}x the bare loop's {bare_wall:.1f} s (CPU {cpu:.1f} s)")
+
+
+#: Seconds one command line took to build, with and without the check of the finished line.
+BUILT: dict[str, float] = {}
+
+
+@pytest.mark.parametrize("checked", [False, True], ids=["unchecked", "checked"])
+def test_building_a_sandbox_command_line_with_and_without_its_check(benchmark, checked: bool,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the canonical path decisions and ``visibility.violations`` add to each start (the walk for hidden
+    entries is reused between starts, as in a run)."""
+    if sandbox.problem():
+        pytest.skip(f"no sandbox here: {sandbox.problem()}")
+    from asr_conformance.harness import visibility
+    from asr_conformance.harness.containment import Box
+
+    if not checked:
+        monkeypatch.setattr(visibility, "violations", lambda *_: [])
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="strict")
+    box = Box()
+    try:
+        line = benchmark(containment.wrap, [str(EXAMPLES / "reference-validator")], box, None)
+    finally:
+        box.close()
+        containment.configure(sandbox=previous)
+    assert line[0].endswith("bwrap")
+    BUILT["checked" if checked else "unchecked"] = benchmark.stats.stats.mean
+    if checked and "unchecked" in BUILT:
+        ratio = BUILT["checked"] / BUILT["unchecked"]
+        benchmark.extra_info["ratio_to_unchecked"] = round(ratio, 3)
+        print(f"\nchecked: {BUILT['checked'] * 1000:.2f} ms, {ratio:.2f}x the unchecked {BUILT['unchecked'] * 1000:.2f} ms")

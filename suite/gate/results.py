@@ -21,6 +21,8 @@ from typing import Any
 
 import pytest
 
+from asr_conformance.vocabulary.redaction import redact_value
+from asr_conformance.vocabulary.scoring import rule_names
 from asr_conformance.vocabulary.untrusted import clean_value, no_surrogates
 
 #: Every outcome a result can have, in the order reports list them.
@@ -93,6 +95,9 @@ class TestRecord:
                      "rule_level", "fidelity_not_checked", "suite_error"):
             if isinstance(changes.get(name), str):
                 changes[name] = clip(no_surrogates(changes[name]))
+        changes = redact_value(changes)  # nothing of the caller's passed-through variables
+        if changes.get("rules_named") is not None:
+            changes["rules_named"] = rule_names(changes["rules_named"])
         for name in ("rules", "rules_named"):
             if changes.get(name) is not None:
                 changes[name] = tuple(sorted({no_surrogates(str(rule))[:200] for rule in changes[name]}))

@@ -150,6 +150,11 @@ def judged_suffix(role_verdicts: Sequence[dict[str, Any]]) -> str:
     return f" ({'; '.join(parts)})" if parts else ""
 
 
+def widened_note(widened: Sequence[str]) -> str:
+    """The line beside the verdict that names every widening of the closed box ("" for a closed box)."""
+    return f"certified with a widened sandbox: {'; '.join(widened)}" if widened else ""
+
+
 def judge_error_reasons(results: Sequence[Result]) -> list[str]:
     """Why a run whose format pack failed is INCOMPLETE: the judge failed, so those inputs have no verdict."""
     errors = sorted({str(r.details["suite_error"]) for r in results if r.details.get("suite_error")})

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
+from asr_conformance.vocabulary.redaction import redact, redact_value
+
 
 class Outcome(str, Enum):
     ACCEPT = "accept"
@@ -46,6 +48,13 @@ class Verdict:
     message: str = ""
     seconds: float = 0.0
 
+    def __post_init__(self) -> None:
+        # Nothing of the caller's passed-through variables is kept (vocabulary/redaction.py).
+        self.rules = frozenset(redact_value(self.rules))
+        self.diagnostics = redact_value(self.diagnostics)
+        self.sent, self.received = redact(self.sent), redact(self.received)
+        self.stderr_tail, self.message = redact(self.stderr_tail), redact(self.message)
+
     def explain(self) -> str:
         """A block of text for a failure report."""
         return explain(self.outcome, self.message, self.sent, self.received, self.stderr_tail)
@@ -61,6 +70,10 @@ class _Exchange:
     received: str = ""
     stderr_tail: str = ""
     seconds: float = 0.0
+
+    def __post_init__(self) -> None:
+        self.sent, self.received = redact(self.sent), redact(self.received)
+        self.stderr_tail, self.message = redact(self.stderr_tail), redact(self.message)
 
     def explain(self) -> str:
         """A block of text for a failure report."""
@@ -80,6 +93,10 @@ class Conversion(_Exchange):
 
     stream: bytes | None = None
     refusal: str = ""
+
+    def __post_init__(self) -> None:
+        _Exchange.__post_init__(self)
+        self.refusal = redact(self.refusal)
 
 
 def explain(outcome: Outcome, message: str, sent: str, received: str, stderr_tail: str) -> str:

@@ -55,9 +55,10 @@ from functools import cache
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import mounts, sandbox
+from asr_conformance.harness import mounts, sandbox, visibility
 from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
-from asr_conformance.harness.limits import Limits, alive, remove_stale_groups
+from asr_conformance.harness.limits import Limits, alive, pids_cgroups, remove_stale_groups
+from asr_conformance.vocabulary import redaction
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT, SANDBOXES
 from asr_conformance.vocabulary.option_defaults import MAX_OUTPUT_CAP as MAX_OUTPUT_CAP
 
@@ -161,6 +162,8 @@ def configure(**changes: object) -> Settings:
         raise UsageError(f"--sandbox: one of {', '.join(SANDBOXES)}, not {changes['sandbox']!r}")
     if changes.get("network") not in (None, *sandbox.NETWORKS):
         raise UsageError(f"--network: one of {', '.join(sandbox.NETWORKS)}, not {changes['network']!r}")
+    check_allow_read(changes.get("allow_read") or (), "--allow-read")  # type: ignore[arg-type]
+    redaction.register(changes.get("pass_env") or ())  # type: ignore[arg-type]
     _settings = replace(_settings, **changes)  # type: ignore[arg-type]
     sandbox_mode.cache_clear()
     return _settings
@@ -253,56 +256,123 @@ def describe_sandbox(policy: Policy | None = None) -> str:
     return f"sandbox: none ({why}), {cleanup}{warning}; {limits}"
 
 
-def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = (),
-         policy: Policy | None = None) -> list[str]:
-    """The command line that runs ``command`` contained (unchanged without a sandbox)."""
-    if sandbox_mode()[0] != "bwrap":
-        return list(command)
-    policy = policy or Policy()
-    folders, files = sandbox.own_folders(command, cwd, skip=[str(staging_root()), str(box.path)])
-    read_only = [*sandbox.python_environment(), *folders, *(os.path.realpath(p) for p in policy.read_only),
-                 *(os.path.realpath(p) for p in _settings.allow_read)]
-    hidden: list[str] = []
-    hidden_sources: tuple[str | Path, ...] = (*_settings.hidden, *corpus_copies_in(read_only))
-    for secret in hidden_sources:
-        hidden += _hidden_folders(os.path.realpath(secret))
-    hidden += sandbox.hidden_entries(read_only)
-    staging = [os.path.realpath(p) for p in (*filter(None, [_settings.staging_parent]), staging_root())]
-    hidden += [p for p in staging if any(p.startswith(f + "/") for f in read_only)]
-    given: tuple[str | Path, ...] = (box.path / "out", *writable)
-    outputs = [os.path.realpath(p) for p in given]
-    limits = effective_limits(policy)
-    mounts.limit_folder(str(box.path / "out"), limits.disk)
-    view = sandbox.View(
-        read_only=(*read_only, os.path.realpath(box.path / "in")), writable=tuple(outputs), files=tuple(files),
-        hidden=tuple(hidden), scratch=(os.path.realpath(box.path / "tmp"), os.path.realpath(box.path / "home")),
-    )
-    return sandbox.command(command, view, os.path.realpath(cwd or os.getcwd()), effective_network(policy), limits.disk)
+#: Violations named in a refusal's message (the rest are counted).
+SHOWN_PROBLEMS = 12
 
 
-def corpus_copies_in(folders: Iterable[str]) -> list[str]:
-    """Case corpora at the top of shown folders (a checkout's ``cases/``, or a corpus folder itself)."""
-    found = []
+class SandboxRefused(OSError):
+    """A start the sandbox refuses: a folder it would show is not allowed, or the finished command line breaks
+    the rules (``visibility.violations``); the message names the path and why."""
+
+
+def guarded_paths(box: Box | None = None, writable: Iterable[str] = ()) -> visibility.Guarded:
+    """What no implementation may see, canonical: the corpus's case folders, the report, counterexample and
+    pytest folders, the staging (only ``box`` and ``writable`` are bound back from it)."""
+    secret: list[str] = list(visibility.pytest_temp_roots())
+    for source in (*_settings.hidden, *corpus_copies()):
+        real = visibility.canonical(source)
+        secret += visibility.case_folders(real) if os.path.isfile(os.path.join(real, "rules.toml")) else [real]
+    staging = [visibility.canonical(p) for p in (*filter(None, [_settings.staging_parent]), staging_root())]
+    own = [visibility.canonical(p) for p in ([box.path] if box else [])]
+    return visibility.Guarded(secret=tuple(dict.fromkeys(secret)), staging=tuple(dict.fromkeys(staging)),
+                              package=sandbox.package_folders(), environment=sandbox.python_environment(),
+                              box=own[0] if own else "", writable=tuple(visibility.canonical(p) for p in writable))
+
+
+def check_allow_read(folders: Iterable[str], where: str) -> None:
+    """Refuse a folder to show read-only that is ``/``, a shared folder, or holds one, or holds the suite's
+    package or corpus (UsageError naming it); the rest is checked at each start (``wrap``)."""
+    known = visibility.Guarded(secret=tuple(str(p) for p in corpus_copies()), package=sandbox.package_folders())
     for folder in folders:
-        for candidate in (folder, os.path.join(folder, "cases")):
-            if os.path.isfile(os.path.join(candidate, "rules.toml")):
-                found.append(candidate)
+        real = visibility.canonical(folder)
+        why = visibility.refusal(real, known)
+        if why:
+            raise UsageError(f"{where}: {folder!r} ({real}) may not be shown to an implementation: {why}")
+
+
+def widenings(implementations: Iterable[tuple[Iterable[str], Policy | None]]) -> list[str]:
+    """Every way this run shows implementations more than the closed box of docs/contract.md §9.1, one phrase
+    each (empty: a closed box): variables passed through (names only), folders shown on request, the host
+    network, no sandbox, and the protections the machine could not provide.  ``implementations``: each one's
+    ``pass_env`` and policy.  Part of the certificate: header, report, summary, page, verdict line, badge."""
+    chosen = list(implementations)
+    names = list(dict.fromkeys([*_settings.pass_env, *(n for given, _ in chosen for n in given)]))
+    folders = list(dict.fromkeys(visibility.canonical(f) for f in
+                                 (*_settings.allow_read, *(f for _, p in chosen if p for f in p.read_only))))
+    found = [f"pass_env {', '.join(names)}"] if names else []
+    if folders:
+        found.append(f"allow_read {', '.join(folders)}")
+    if any(effective_network(p) == "host" for _, p in chosen) or _settings.network == "host":
+        found.append("network host")
+    try:
+        mode, why = sandbox_mode()
+    except UsageError as error:
+        mode, why = "none", str(error)
+    if mode != "bwrap":
+        found.append(f"no sandbox ({why})")
+        return found
+    missing = [said for flag, said in (("--disable-userns", "nested user namespaces not refused"),
+                                       ("--size", "/tmp and /dev/shm not size-limited"),
+                                       ("--new-session", "no new session")) if flag not in sandbox.features()]
+    if not mounts.may_mount():
+        missing.append("output folders bounded per file only")
+    if not pids_cgroups():
+        missing.append("process limit not enforced")
+    if missing:
+        found.append(f"not provided by this machine: {', '.join(missing)}")
     return found
 
 
-#: What stays readable in a corpus folder: the public rule catalog and the case schema, never a case.
-_PUBLIC_IN_CORPUS = ("schema",)
+def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[str] = (),
+         policy: Policy | None = None) -> list[str]:
+    """The command line that runs ``command`` contained (unchanged without a sandbox); SandboxRefused when
+    what it would show breaks the rules."""
+    if sandbox_mode()[0] != "bwrap":
+        return list(command)
+    policy = policy or Policy()
+    given: tuple[str | Path, ...] = (box.path / "out", *writable)
+    outputs = [visibility.canonical(p) for p in given]
+    guarded = guarded_paths(box, outputs)
+    own = sandbox.own_folders(command, cwd, guarded)
+    widened: list[str] = []
+    for folder in (*policy.read_only, *_settings.allow_read):
+        real = visibility.canonical(folder)
+        why = visibility.refusal(real, guarded)
+        if why:
+            raise SandboxRefused(errno.EPERM, f"allow_read {folder!r} ({real}) may not be shown: {why}")
+        widened.append(real)
+    read_only = [*sandbox.python_environment(), *own.folders, *widened]
+    hidden: list[str] = [s for s in (*guarded.secret, *guarded.staging)
+                         if os.path.isdir(s) and any(visibility.under(s, f) for f in read_only)]
+    for folder in dict.fromkeys(read_only):
+        try:
+            entries, corpora = visibility.hidden_below(folder, shallow=_shallow(folder, guarded))
+        except visibility.TooLarge as error:
+            raise SandboxRefused(errno.EPERM, f"{folder} cannot be shown: {error}; name a smaller folder") from None
+        hidden += entries
+        for corpus in corpora:
+            hidden += visibility.case_folders(corpus)
+    limits = effective_limits(policy)
+    mounts.limit_folder(str(box.path / "out"), limits.disk)
+    view = sandbox.View(
+        read_only=(*read_only, visibility.canonical(box.path / "in")), writable=tuple(outputs), files=tuple(own.files),
+        hidden=tuple(dict.fromkeys(hidden)),
+        scratch=(visibility.canonical(box.path / "tmp"), visibility.canonical(box.path / "home")),
+        links=tuple(own.links),
+    )
+    wrapped = sandbox.command(command, view, visibility.canonical(cwd or os.getcwd()), effective_network(policy),
+                              limits.disk)
+    problems = visibility.violations(wrapped, guarded, sandbox.SANDBOX_UID)
+    if problems:
+        more = f"; and {len(problems) - SHOWN_PROBLEMS} more" if len(problems) > SHOWN_PROBLEMS else ""
+        raise SandboxRefused(errno.EPERM, "the sandbox would show more than the contract lists: "
+                             + "; ".join(problems[:SHOWN_PROBLEMS]) + more)
+    return wrapped
 
 
-def _hidden_folders(folder: str) -> list[str]:
-    """The folders to hide for ``folder``: itself, or, for a case corpus, every folder of cases in it
-    (the rule catalog, rules.toml, stays readable: implementations may load it)."""
-    if not os.path.isdir(folder):
-        return []
-    if not os.path.isfile(os.path.join(folder, "rules.toml")):
-        return [folder]
-    return [os.path.join(folder, entry.name) for entry in os.scandir(folder)
-            if entry.is_dir(follow_symlinks=False) and entry.name not in _PUBLIC_IN_CORPUS]
+def _shallow(folder: str, guarded: visibility.Guarded) -> bool:
+    """Whether a shown folder is looked into at its top only (the Python environment's prefixes)."""
+    return folder in guarded.environment and folder not in guarded.package
 
 
 def resolve_program(command: Sequence[str], cwd: str | None, path: str) -> list[str]:
@@ -408,7 +478,9 @@ def child_environment(box: Box, overrides: Mapping[str, str] | None = None,
     if os.name == "nt":
         env["TEMP"] = env["TMP"] = env["TMPDIR"]
     env["PYTHONUNBUFFERED"] = "1"
-    for name in (*_settings.pass_env, *pass_env):
+    passed = (*_settings.pass_env, *pass_env)
+    redaction.register(passed)
+    for name in passed:
         if name in caller:
             env[name] = caller[name]
     env.update(overrides or {})

@@ -31,7 +31,7 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from asr_conformance.harness.containment import Policy, UsageError, check_timeout
+from asr_conformance.harness.containment import Policy, UsageError, check_allow_read, check_timeout
 from asr_conformance.harness.limits import LimitError, parse_limit
 from asr_conformance.vocabulary.schemas import FileProblem, load_checked_toml
 
@@ -94,8 +94,12 @@ def load_manifest(path: Path) -> Manifest:
                        for name, value in data.get("limits", {}).items())
     except LimitError as error:
         raise ManifestError(str(error)) from None
-    policy = Policy(network=data.get("network"), limits=limits,
-                    read_only=tuple(str(folder / p) for p in data.get("allow_read", ())))
+    read_only = tuple(str(folder / p) for p in data.get("allow_read", ()))
+    try:
+        check_allow_read(read_only, f"{path}: allow_read")
+    except UsageError as error:
+        raise ManifestError(str(error)) from None
+    policy = Policy(network=data.get("network"), limits=limits, read_only=read_only)
     codes = data.get("exit-codes", {})
     expectations = data.get("expectations")
     return Manifest(

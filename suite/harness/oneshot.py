@@ -18,6 +18,7 @@ from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Ver
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
+from asr_conformance.vocabulary.scoring import rule_names
 from asr_conformance.vocabulary.strict_json import TooDeep, loads_bounded
 
 #: Largest input suffix kept on a staged copy (a converter may tell formats apart by it).
@@ -57,7 +58,7 @@ class OneShotValidator:
             diagnostics = parse_diagnostics(run.text)
         except TooDeep as error:
             return Verdict(Outcome.CRASH, message=f"a diagnostic is unusable: {error}", **common)
-        rules = frozenset(d["rule"] for d in diagnostics)
+        rules = rule_names(d["rule"] for d in diagnostics)
         if code in self.accept_codes:
             return Verdict(Outcome.ACCEPT, rules, diagnostics, **common)
         if code in self.reject_codes:

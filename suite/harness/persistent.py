@@ -24,6 +24,7 @@ from asr_conformance.harness.oneshot import staged_suffix
 from asr_conformance.harness.processes import Child, TailBuffer, spawn, wait_readable
 from asr_conformance.vocabulary import protocol
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
+from asr_conformance.vocabulary.scoring import rule_names
 
 #: The answer a request comes back as, when no usable reply does.
 AnswerT = TypeVar("AnswerT", Verdict, ReadAnswer, Conversion)
@@ -337,7 +338,7 @@ class PersistentImplementation:
         assert isinstance(reply, protocol.Validated)
         violations = list(reply.violations)
         outcome = Outcome.ACCEPT if reply.verdict == "valid" else Outcome.REJECT
-        return Verdict(outcome, frozenset(v["rule"] for v in violations), violations, **common)
+        return Verdict(outcome, rule_names(v["rule"] for v in violations), violations, **common)
 
     def read(self, stream: Path) -> ReadAnswer:
         box, staged = self._blind(stream)

@@ -33,14 +33,17 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
+from asr_conformance.harness import visibility
+from asr_conformance.harness.visibility import Guarded, canonical, refusal
+
 #: System folders shown read-only when they exist (a link among them is recreated as a link).
-SYSTEM_FOLDERS = ("/usr", "/etc", "/opt", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/nix", "/gnu")
+SYSTEM_FOLDERS = visibility.SYSTEM_FOLDERS
 #: Where root-only entries are looked for and covered when the harness runs as root.
 MASKED_TREES = ("/etc", "/opt")
 #: Folders never shown whole, even as an implementation's folder: only the program file then.
-SHARED_FOLDERS = frozenset({"/", "/tmp", "/var/tmp", "/home", "/root", "/dev/shm", "/run", "/var", "/srv", "/mnt"})
+SHARED_FOLDERS = visibility.SHARED_FOLDERS
 #: Entries of a shown folder that hold history, caches or answers (a checkout's VCS, example databases).
-HIDDEN_ENTRIES = (".git", ".hg", ".svn", ".hypothesis", ".pytest_cache", ".tox", ".nox")
+HIDDEN_ENTRIES = visibility.HIDDEN_ENTRIES
 SANDBOX_UID = 65534
 #: The size of /dev/shm, at most (it is RAM).
 SHM_CAP = 64 * 1024 * 1024
@@ -59,6 +62,9 @@ class View:
     hidden: tuple[str, ...] = ()
     #: Folders replaced by a private, size-limited tmpfs (the box's HOME and TMPDIR).
     scratch: tuple[str, ...] = ()
+    #: Links made in the sandbox, (target, link): a program or interpreter named through a link in a
+    #: folder that is not shown.
+    links: tuple[tuple[str, str], ...] = ()
 
 
 @cache
@@ -221,11 +227,15 @@ def command(argv: Sequence[str], view: View, cwd: str, network: str, disk: int) 
         out += ["--ro-bind", folder, folder]
     for file in view.files:
         out += ["--ro-bind", file, file]
+    for target, link in view.links:
+        out += ["--symlink", target, link]
     # Hidden folders are covered before the writable ones are bound (a variant's folder may lie inside a
     # hidden one, pytest's temporary folder say), and made read-only last, so that the binds show through.
-    hidden = sorted(dict.fromkeys(view.hidden), key=len)
+    hidden = sorted((p for p in dict.fromkeys(view.hidden) if os.path.isdir(p) and not os.path.islink(p)), key=len)
     for folder in hidden:
         out += ["--tmpfs", folder]
+    for file in sorted(p for p in dict.fromkeys(view.hidden) if p not in hidden):
+        out += ["--ro-bind", "/dev/null", file]
     for folder in sorted(dict.fromkeys(view.writable), key=len):
         out += ["--bind", folder, folder]
     for folder in view.scratch:
@@ -239,12 +249,6 @@ def command(argv: Sequence[str], view: View, cwd: str, network: str, disk: int) 
     # Nothing but its scratch and output folders is writable: not even the folders bwrap made to bind into.
     out += ["--remount-ro", "/", "--chdir", cwd]
     return [*out, "--", *argv]
-
-
-def hidden_entries(folders: Iterable[str]) -> list[str]:
-    """The entries of ``folders`` that are never shown (HIDDEN_ENTRIES), where they exist."""
-    return [os.path.join(folder, name) for folder in folders for name in HIDDEN_ENTRIES
-            if os.path.isdir(os.path.join(folder, name))]
 
 
 @cache
@@ -298,58 +302,100 @@ PROJECT_MARKERS = (".git", ".hg", "pyproject.toml", "setup.py", "setup.cfg", "pa
                    "CMakeLists.txt", "deno.json", "mix.exs")
 
 
-def project_root(folder: str) -> str:
-    """The nearest folder at or above ``folder`` holding a project marker (never a shared folder nor a
-    home folder itself), else ``folder``."""
-    home = os.path.realpath(os.path.expanduser("~"))
+def project_root(folder: str, guarded: Guarded = visibility.NOTHING_GUARDED) -> str | None:
+    """The folder to show for a program in the canonical ``folder``: the nearest folder at or above it
+    holding a project marker (never a shared folder nor a home folder itself) when ``refusal`` allows it, or
+    the highest folder below that project on the way to ``folder`` when that is allowed (``examples/`` in a
+    checkout of the suite), else ``folder`` itself when allowed, else None (the program file alone)."""
+    home = canonical(os.path.expanduser("~"))
     here = folder
     while here not in SHARED_FOLDERS and here != home and os.path.dirname(here) != here:
-        if any(os.path.exists(os.path.join(here, marker)) for marker in PROJECT_MARKERS):
-            return here
+        if any(os.path.lexists(os.path.join(here, marker)) for marker in PROJECT_MARKERS):
+            if not refusal(here, guarded):
+                return here
+            # A project that may not be shown whole (a checkout of the suite): the highest folder below it.
+            if folder != here:
+                below = folder
+                while os.path.dirname(below) != here:
+                    below = os.path.dirname(below)
+                if not refusal(below, guarded):
+                    return below
+            break
         here = os.path.dirname(here)
-    return folder
+    return None if refusal(folder, guarded) else folder
 
 
-def own_folders(argv: Sequence[str], cwd: str | None, skip: Iterable[str] = ()) -> tuple[list[str], list[str]]:
-    """The implementation's own folders and files to show read-only: the project (``project_root``)
-    of the program and of every file its command line names (``python3 /opt/acme/check.py``), or the
-    file alone in a shared folder such as /tmp; the project of the working directory a manifest
-    gives; and the prefix of a script's interpreter when it lives outside the system folders.
-    Paths under ``skip`` (the staging) are left out."""
-    folders: list[str] = []
-    files: list[str] = []
-    skipped = [os.path.realpath(s) for s in skip]
+@dataclass
+class Own:
+    """What of the implementation's own the sandbox shows: folders, lone files, links to make."""
+
+    folders: list[str]
+    files: list[str]
+    links: list[tuple[str, str]]
+
+
+def own_folders(argv: Sequence[str], cwd: str | None, guarded: Guarded = visibility.NOTHING_GUARDED) -> Own:
+    """The implementation's own folders and files to show read-only, every path made canonical first: the
+    project (``project_root``) of the program and of every file its command line names (``python3
+    /opt/acme/check.py``), or the file alone where its folder may not be shown whole (``/``, ``/tmp``, a
+    checkout of the suite); the project of the working directory a manifest gives; and the prefix of a
+    script's interpreter when it lives outside the system folders.  Paths in the staging are left out."""
+    own = Own([], [], [])
+    skipped = [*guarded.staging, *([guarded.box] if guarded.box else [])]
+    environment = python_environment()
     program = argv[0]
     for argument in argv:
         if argument is not program and not (os.path.isabs(argument) and os.path.isfile(argument)):
             continue
-        real = os.path.realpath(argument)
-        if _under(real, skipped) or _under(real, SYSTEM_FOLDERS):
-            continue
-        here = os.path.dirname(real)
-        if here in SHARED_FOLDERS:
-            files.append(real)
-        elif _under(real, python_environment()):
-            folders.append(here)
-        else:
-            folders.append(project_root(here))
-    if os.path.realpath(program) != os.path.abspath(program) and os.path.dirname(program) not in SHARED_FOLDERS:
-        folders.append(os.path.dirname(os.path.abspath(program)))
+        _show_file(canonical(argument), guarded, environment, skipped, own)
+    written = os.path.normpath(os.path.abspath(program))
+    real_program = canonical(program)
+    if written != real_program:
+        # Named through a link: its folder is shown when it may be, else the link is made alone.
+        linked = canonical(os.path.dirname(written))
+        if not _under(linked, SYSTEM_FOLDERS) and not _under(linked, skipped):
+            kept = project_root(linked, guarded)
+            if kept:
+                own.folders.append(kept)
+            else:
+                own.links.append((real_program, written))
     if cwd:
-        folder = os.path.realpath(cwd)
-        if folder not in SHARED_FOLDERS:
-            folders.append(project_root(folder))
-    interpreter = _interpreter(os.path.realpath(program))
-    if interpreter and not _under(interpreter, SYSTEM_FOLDERS):
-        prefix = os.path.dirname(os.path.dirname(interpreter))
-        if prefix not in SHARED_FOLDERS:
-            folders.append(prefix)
-            folders.append(os.path.dirname(os.path.realpath(interpreter)))
-    return folders, files
+        kept = project_root(canonical(cwd), guarded)
+        if kept:
+            own.folders.append(kept)
+    interpreter = _interpreter(real_program)
+    if interpreter:
+        real = canonical(interpreter)
+        if not _under(real, SYSTEM_FOLDERS) and not _under(real, skipped):
+            prefix = os.path.dirname(os.path.dirname(real))
+            for candidate in (prefix, os.path.dirname(real)):
+                if not refusal(candidate, guarded):
+                    own.folders.append(candidate)
+                    break
+            else:
+                own.files.append(real)
+            written_folder = canonical(os.path.dirname(os.path.normpath(interpreter)))
+            if os.path.normpath(interpreter) != real and not _under(written_folder, [*own.folders, *SYSTEM_FOLDERS]):
+                own.links.append((real, os.path.normpath(interpreter)))
+    return own
+
+
+def _show_file(real: str, guarded: Guarded, environment: Sequence[str], skipped: Sequence[str], own: Own) -> None:
+    if _under(real, skipped) or _under(real, SYSTEM_FOLDERS):
+        return
+    here = os.path.dirname(real)
+    if _under(real, environment) and not refusal(here, guarded):
+        own.folders.append(here)
+        return
+    kept = project_root(here, guarded)
+    if kept:
+        own.folders.append(kept)
+    else:
+        own.files.append(real)
 
 
 def _interpreter(program: str) -> str | None:
-    """The absolute interpreter path of a ``#!`` script (not ``/usr/bin/env``), or None."""
+    """The absolute interpreter path of a ``#!`` script as written (not ``/usr/bin/env``), or None."""
     try:
         with open(program, "rb") as handle:
             first = handle.readline(512)

@@ -60,6 +60,7 @@ from asr_conformance.plugin.run_config import (
     shrink_budget_of,
     target_of,
     targets_of,
+    widened_of,
 )
 from asr_conformance.plugin.session import GATE_KEY, CertificationSession, WorkerCollections
 from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
@@ -262,6 +263,9 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
     lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
+    widened = widened_of(config)
+    if widened:
+        lines.append(terminal_line(f"asr-conformance: widened sandbox: {'; '.join(widened)}"))
     if any("producer" in t.roles for t in targets_of(config)):
         packs = installed()
         lines.append("asr-conformance: format packs: " + (", ".join(i.identity.label() for i in packs.installed) or "none"))

@@ -16,6 +16,7 @@ from typing import Any
 import pytest
 
 from asr_conformance.gate.results import RECORD_PROPERTY, TestRecord
+from asr_conformance.vocabulary.redaction import redact
 from asr_conformance.vocabulary.untrusted import needs_terminal_cleaning, terminal_block
 
 
@@ -72,11 +73,14 @@ def junit_properties(record: TestRecord) -> list[tuple[str, str]]:
 def neutralize(report: pytest.TestReport) -> None:
     """Replace a report's failure text and captured sections when they hold what a terminal would obey."""
     if report.longrepr is not None and not isinstance(report.longrepr, tuple):
-        text = report.longreprtext
+        given = report.longreprtext
+        text = redact(given)
         if needs_terminal_cleaning(text):
             report.longrepr = terminal_block(text)
+        elif text != given:
+            report.longrepr = text
     elif isinstance(report.longrepr, tuple) and len(report.longrepr) == 3:
         path, line, reason = report.longrepr
-        if needs_terminal_cleaning(str(reason)):
-            report.longrepr = (path, line, terminal_block(str(reason)))
-    report.sections = [(title, terminal_block(content)) for title, content in report.sections]
+        if needs_terminal_cleaning(str(reason)) or redact(str(reason)) != str(reason):
+            report.longrepr = (path, line, terminal_block(redact(str(reason))))
+    report.sections = [(title, terminal_block(redact(content))) for title, content in report.sections]

@@ -76,11 +76,22 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "run_timeout": config.getoption("run_timeout", None),
         "run_limit_reached": run_limit_reached(config),
         "sandbox": containment.describe_sandbox(),
-        "pass_env": list(config.getoption("pass_env", None) or []),
+        # Every widening of the closed box (names of passed variables, never their values): part of the certificate.
+        "pass_env": list(dict.fromkeys([*(config.getoption("pass_env", None) or []),
+                                        *(n for t in targets_of(config) for n in t.pass_env)])),
+        "allow_read": list(dict.fromkeys([*containment.settings().allow_read,
+                                          *(f for t in targets_of(config) if t.policy for f in t.policy.read_only)])),
+        "network": {t.key: containment.effective_network(t.policy) for t in targets_of(config)},
+        "widened": widened_of(config),
         "max_output": config.getoption("max_output", None),
         "builtin_packs_only": bool(config.getoption("builtin_packs_only", False)),
         "packs_not_loaded": _pack_problems(),
     }
+
+
+def widened_of(config: pytest.Config) -> list[str]:
+    """How this run widens the closed box (``containment.widenings``), one phrase each; empty when it does not."""
+    return containment.widenings((t.pass_env, t.policy) for t in targets_of(config))
 
 
 def _pack_problems() -> list[str]:

@@ -44,12 +44,13 @@ from asr_conformance.gate.verdict import (
     judged_suffix,
     overall,
     verdicts,
+    widened_note,
 )
 from asr_conformance.harness.targets import Target
 from asr_conformance.plugin.classify import classify
 from asr_conformance.plugin.progress import Progress
 from asr_conformance.plugin.recording import recorder_of
-from asr_conformance.plugin.run_config import corpus_of, hypothesis_facts, narrowing, run_options
+from asr_conformance.plugin.run_config import corpus_of, hypothesis_facts, narrowing, run_options, widened_of
 from asr_conformance.vocabulary.untrusted import terminal_line
 
 GATE_KEY = pytest.StashKey[GateSettings[Target]]()
@@ -344,6 +345,10 @@ class CertificationSession:
 
         write(f"verdict: {verdict}{judged_suffix(self.verdicts)}{suffix}", bold=True, red=verdict != "CONFORMS" or bool(self.partial),
               green=verdict == "CONFORMS" and not self.partial)
+        note = widened_note(widened_of(self.config))
+        if note:
+            # Beside the verdict, not in it: part of the certificate.
+            write(note, yellow=True)
         if hypothesis_facts(self.config).get("fixed_examples"):
             # Beside the verdict, not in it: scripts read the verdict line as it always was.
             write(f"fixed fuzz examples ({hypothesis_facts(self.config)['profile']}), the same every run: a regression "

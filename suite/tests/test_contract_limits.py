@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness import containment, limits, persistent, processes, sandbox, startup
+from asr_conformance.harness import containment, limits, persistent, processes, sandbox, startup, visibility
 from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
+from asr_conformance.vocabulary import redaction
 
 ROOT = Path(__file__).resolve().parents[2]
 CONTRACT = (ROOT / "docs" / "contract.md").read_text()
@@ -45,6 +46,9 @@ LIMITS = [
     ("(`/dev/shm` at most 64 MiB)", sandbox.SHM_CAP, _mib),
     ("runs in a **user namespace as uid 65534**", sandbox.SANDBOX_UID, str),
     ("and at least every 10 seconds", sandbox.ROOT_ONLY_REFRESH, lambda v: f"{v:g}"),
+    ("its top changes and at least every 10 seconds", visibility.WALK_REFRESH, lambda v: f"{v:g}"),
+    ("with more than 50000 folders below it", visibility.MAX_WALK, str),
+    ("values of 4 characters or more", redaction.MIN_LENGTH, str),
 ]
 
 

@@ -131,7 +131,8 @@ def test_a_lone_surrogate_rule_neither_kills_a_worker_nor_empties_the_report(cer
     assert report["completeness"]["complete"] is True
     assert report["verdicts"][0]["verdict"] == "does-not-conform"
     named = [r["details"].get("rules_named") for r in report["results"] if r["outcome"] == "fail"]
-    assert named and all(rules == ["ASR-999", "\ufffd"] for rules in named)
+    # A name that is no rule ID (a lone surrogate) is not recorded as a rule; ASR-999 looks like one.
+    assert named and all(rules == ["ASR-999"] for rules in named)
 
 
 def test_files_planted_in_the_report_folder_are_replaced_not_written_through(certify: Certify, tmp_path: Path) -> None:
@@ -268,3 +269,52 @@ def test_a_converter_that_recognises_texts_does_not_conform(certify: Certify, tw
     assert outcomes["test_fidelity"] == {"pass"}, "on the samples themselves it behaves"
     assert outcomes["test_fidelity_disguised"] == {"fail"}
     assert {rule for r in result.report["results"] if r["outcome"] == "fail" for rule in r["rules"]} == {"ASR-157"}
+
+
+def test_a_passed_secret_reaches_no_report_and_the_widening_is_named_everywhere(certify: Certify,
+                                                                                 tmp_path: Path) -> None:
+    """A validator given GITHUB_TOKEN (--pass-env) names its value as a rule, in its messages and on stderr
+    of every case: the value is in no report, no JUnit file, no console line; the name is, as a widening of
+    the certificate (header, report.json, summary.md, report.html, beside the verdict, on the badge)."""
+    token = f"ghp_{os.urandom(12).hex()}"
+    result = certify(f"--implementation={HOSTILE / 'names-its-secrets-as-rules'}", *SMALL, "--pass-env=GITHUB_TOKEN",
+                     "--junitxml=out/junit.xml", "-rA", env={"GITHUB_TOKEN": token, **DEFAULT_PROFILE})
+    written = {path.name: path.read_text(encoding="utf-8") for path in (tmp_path / "out").iterdir() if path.is_file()}
+    assert {"report.json", "summary.md", "report.html", "junit.xml", "badge-validator.json"} <= written.keys()
+    assert token not in result.text + result.stderr.str()
+    assert not [name for name, text in written.items() if token in text or token[4:] in text]
+    report = report_of(tmp_path)
+    named = [r["details"].get("rules_named") for r in report["results"] if r["details"].get("rules_named")]
+    assert all(rule.startswith("ASR-") for rules in named for rule in rules), named
+    assert report["options"]["pass_env"] == ["GITHUB_TOKEN"]
+    assert report["options"]["widened"] == ["pass_env GITHUB_TOKEN"]
+    note = "certified with a widened sandbox: pass_env GITHUB_TOKEN"
+    assert note in written["summary.md"].replace("\\", "") and note in written["report.html"]
+    assert "widened sandbox: pass_env GITHUB_TOKEN" in json.loads(written["badge-validator.json"])["message"]
+    assert "asr-conformance: widened sandbox: pass_env GITHUB_TOKEN" in result.text
+    verdict = next(index for index, line in enumerate(result.outlines) if line.startswith("verdict: "))
+    assert result.outlines[verdict + 1] == note
+
+
+def test_a_closed_box_names_no_widening(certify: Certify, tmp_path: Path) -> None:
+    result = certify(f"--implementation={REFERENCE}", *SMALL)
+    assert result.ret == 0, result.text[-2000:]
+    report = report_of(tmp_path)
+    assert report["options"]["widened"] == [] and report["options"]["pass_env"] == []
+    assert "widened" not in result.text and "widened" not in (tmp_path / "out" / "summary.md").read_text()
+
+
+def test_an_interpreter_named_through_the_root_does_not_conform(certify: Certify, tmp_path: Path) -> None:
+    """The hostile validator whose first line is ``#!//bin/sh``, certified as root in the default sandbox: it
+    reads no root file and finds no answer key, so it accepts the invalid case and does not conform.  (Its
+    own working directory's path, empty, is all it finds of pytest's temporary folders.)"""
+    secret = Path("/root") / f"asr-hostile-secret-{os.urandom(8).hex()}"
+    secret.write_text("ROOTSECRET\n")
+    secret.chmod(0o600)
+    try:
+        result = certify(f"--implementation={HOSTILE / 'root-through-its-shebang'}", *SMALL)
+    finally:
+        secret.unlink()
+    assert result.ret == 1 and "verdict: DOES NOT CONFORM" in result.text, result.text[-3000:]
+    assert "ROOTSECRET" not in result.text and "FOUND the case" not in result.text
+    assert "FOUND git history" not in result.text

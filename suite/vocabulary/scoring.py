@@ -22,7 +22,7 @@ and the naming sets of cases and mutator modes.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
@@ -34,6 +34,16 @@ KINDS = ("open", "pages", "standard", "filing")
 #: Kinds under which a verdict resting on the assumption is still scored.
 SETTLED = frozenset({"pages", "standard", "filing"})
 PAGE_RULE = re.compile(r"^ASR-[0-9]{3}$")
+#: What a named rule may look like to be kept as one: a page rule (ASR-NNN), a suite rule (X-NAME) or a
+#: vendor code (a prefix other than ASR of 2 to 16 upper-case letters or digits, a hyphen, up to 32 upper-case
+#: letters, digits or hyphens: ACME-W12).  Anything else is shown escaped and clipped in the diagnostics,
+#: never recorded or scored as a rule (docs/contract.md §8).
+RULE_NAME = re.compile(r"ASR-[0-9]{3}|X-[A-Z0-9][A-Z0-9-]{0,31}|(?!ASR-)[A-Z][A-Z0-9]{1,15}-[A-Z0-9][A-Z0-9-]{0,31}")
+
+
+def rule_names(named: Iterable[object]) -> frozenset[str]:
+    """The names among ``named`` that look like rule IDs (RULE_NAME); the rest is not a rule."""
+    return frozenset(n for n in named if isinstance(n, str) and RULE_NAME.fullmatch(n))
 _ROW = re.compile(r"^\|\s*(A-[A-Z0-9-]+)\s*\|")
 
 
