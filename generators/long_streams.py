@@ -38,7 +38,7 @@ from asr_conformance.generators.changes import MutatedStream
 #: example in eight draws up to ``LONG_RECORDS``: half of those pass a MiB (``MIB_RECORDS``).
 TIERS = 8
 SOME_RECORDS = 300
-LONG_RECORDS = 6_000
+THOUSANDS, LONG_RECORDS = 1_000, 6_000
 #: How many filler records make at least a MiB (``filler_lines`` averages over 440 bytes a record).
 MIB_RECORDS = 2_400
 
@@ -317,7 +317,7 @@ def long_shapes(enabled: bool = True) -> st.SearchStrategy[LongShape]:
     def sized(tier: int) -> st.SearchStrategy[int]:
         if tier < TIERS - 3:
             return st.just(0)
-        return st.integers(1, SOME_RECORDS if tier < TIERS - 1 else LONG_RECORDS)
+        return st.integers(1, SOME_RECORDS) if tier < TIERS - 1 else st.integers(THOUSANDS, LONG_RECORDS)
 
     counts = st.integers(0, TIERS - 1).flatmap(sized)
     return st.builds(lambda count, seed: LongShape(count, seed if count else 0), counts, st.integers(0, 2**16))
