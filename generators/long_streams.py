@@ -34,11 +34,12 @@ from hypothesis import strategies as st
 
 from asr_conformance.generators.changes import MutatedStream
 
-#: The chance that an example is padded at all, and the sizes drawn (records of filler).  One
-#: example in eight draws up to ``LONG_RECORDS``: half of those pass a MiB (``MIB_RECORDS``).
-TIERS = 8
+#: The chance that an example is padded at all, and the sizes drawn (records of filler): one example
+#: in six draws up to ``SOME_RECORDS``, one in twenty-four draws thousands (``THOUSANDS`` to
+#: ``LONG_RECORDS``: over a MiB past ``MIB_RECORDS``).  A default run draws about nine hundred.
+TIERS, SOME_TIERS = 24, 4
 SOME_RECORDS = 300
-THOUSANDS, LONG_RECORDS = 1_000, 6_000
+THOUSANDS, LONG_RECORDS = 1_000, 4_000
 #: How many filler records make at least a MiB (``filler_lines`` averages over 440 bytes a record).
 MIB_RECORDS = 2_400
 
@@ -308,14 +309,14 @@ NO_SHAPE = LongShape()
 
 @cache
 def long_shapes(enabled: bool = True) -> st.SearchStrategy[LongShape]:
-    """A long shape per example: none in most, up to ``SOME_RECORDS`` filler records in some, and up
-    to ``LONG_RECORDS`` (a MiB or more past ``MIB_RECORDS``) in one in ``TIERS``.  Every choice
+    """A long shape per example: none in most, up to ``SOME_RECORDS`` filler records in some, and
+    thousands (a MiB or more past ``MIB_RECORDS``) in one in ``TIERS``.  Every choice
     shrinks toward no filler.  ``enabled=False``: never any (the cost benchmark's baseline)."""
     if not enabled:
         return st.just(NO_SHAPE)
 
     def sized(tier: int) -> st.SearchStrategy[int]:
-        if tier < TIERS - 3:
+        if tier < TIERS - 1 - SOME_TIERS:
             return st.just(0)
         return st.integers(1, SOME_RECORDS) if tier < TIERS - 1 else st.integers(THOUSANDS, LONG_RECORDS)
 
