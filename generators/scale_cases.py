@@ -83,7 +83,7 @@ class ScaleCase:
         return found
 
 
-def _toml(description: str, verdict: str, rules: list[str], spec: str, **more: str) -> str:
+def _toml(description: str, verdict: str, rules: list[str], spec: str, **more: object) -> str:
     lines = [f"description = {json.dumps(description, ensure_ascii=False)}", f"verdict = {json.dumps(verdict)}",
              f"rules = {json.dumps(rules)}", f"spec = {json.dumps(spec, ensure_ascii=False)}"]
     lines += [f"{key} = {json.dumps(value)}" for key, value in more.items()]
@@ -111,7 +111,8 @@ def validator_cases() -> list[ScaleCase]:
         ScaleCase("validator/format/valid-scale-coding-session",
                   _toml(f"A coding session of {size} and several MiB: turns of prompts, replies, tool calls with "
                         "their results and outputs, permissions, hooks and state changes, every seq increasing and "
-                        "every ID unique.", "valid", ["X-JSON", "X-RECORD"], "Format (referenced): JSON Lines, RFC 8259"),
+                        "every ID unique.", "valid", ["X-JSON", "X-RECORD"], "Format (referenced; see ASSUMPTIONS.md A-FORMAT)",
+                        assumptions=["A-FORMAT"]),
                   _bytes([header, *session])),
         ScaleCase("validator/ASR-171/invalid-scale-empty-config-change-on-last-line",
                   _toml(f"The coding session of {size}, then on its last line a config_change that holds only actor "
