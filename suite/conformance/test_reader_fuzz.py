@@ -3,7 +3,10 @@
 One property per reader feature (``generators.reader_streams``: a construct reader rules turn
 on, forced into generated valid streams), and one each for plain valid and adversarial streams.
 The reader's view must match the view schema and equal the reference reader's on every member
-the pages settle (``harness.reader_fuzzing``). A failure names the rules of the members that
+the pages settle (``harness.reader_fuzzing``). Every property draws a long shape too
+(``generators.long_streams``): in some examples thousands of generated records, a MiB or more, are
+spliced in between the records, so that what a view depends on can sit far from what it changes;
+the number shrinks to none. A failure names the rules of the members that
 differ, is shrunk, and is written as a reader case that replays with ``--cases``."""
 
 from __future__ import annotations
@@ -13,7 +16,9 @@ from typing import Any
 
 import pytest
 from hypothesis import given
+from hypothesis import strategies as st
 
+from asr_conformance.generators.long_streams import LongShape, long_shapes
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.reader_streams import FEATURES, reader_streams
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
@@ -31,9 +36,10 @@ def test_reader_views_of_streams_with(asr_reader_fuzz: ReaderFuzzSession, asr_re
     chosen = FEATURES[feature]
 
     @asr_reader_fuzz.settings
-    @given(reader_streams(feature))
-    def agrees(records: list[dict[str, Any]]) -> None:
-        asr_reader_fuzz.expect_view(records, serialize(records), f"fuzz-{feature}",
+    @given(reader_streams(feature), long_shapes(), st.data())
+    def agrees(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:
+        records, stream = _long(records, shape, data)
+        asr_reader_fuzz.expect_view(records, stream, f"fuzz-{feature}",
                                     f"a valid stream with {chosen.description}", chosen.rules)
 
     _run(asr_reader_fuzz, asr_record, agrees, chosen.rules)
@@ -41,9 +47,10 @@ def test_reader_views_of_streams_with(asr_reader_fuzz: ReaderFuzzSession, asr_re
 
 def test_reader_views_of_valid_streams(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None]) -> None:
     @asr_reader_fuzz.settings
-    @given(valid_streams(max_steps=15))
-    def agrees(records: list[dict[str, Any]]) -> None:
-        asr_reader_fuzz.expect_view(records, serialize(records), "fuzz-valid", "a valid generated stream",
+    @given(valid_streams(max_steps=15), long_shapes(), st.data())
+    def agrees(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:
+        records, stream = _long(records, shape, data)
+        asr_reader_fuzz.expect_view(records, stream, "fuzz-valid", "a valid generated stream",
                                     READER_RULES)
 
     _run(asr_reader_fuzz, asr_record, agrees, READER_RULES)
@@ -51,13 +58,22 @@ def test_reader_views_of_valid_streams(asr_reader_fuzz: ReaderFuzzSession, asr_r
 
 def test_reader_views_of_adversarial_streams(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None]) -> None:
     @asr_reader_fuzz.settings
-    @given(adversarial_streams(max_steps=15))
-    def agrees(records: list[dict[str, Any]]) -> None:
-        asr_reader_fuzz.expect_view(records, serialize(records), "fuzz-adversarial",
+    @given(adversarial_streams(max_steps=15), long_shapes(), st.data())
+    def agrees(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:
+        records, stream = _long(records, shape, data)
+        asr_reader_fuzz.expect_view(records, stream, "fuzz-adversarial",
                                     "a valid stream with duplicate native call IDs, records after ended, orphans, "
                                     "dangling calls, pending permissions and Unicode strings", READER_RULES)
 
     _run(asr_reader_fuzz, asr_record, agrees, READER_RULES)
+
+
+def _long(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> tuple[list[dict[str, Any]], bytes]:
+    """The stream with the drawn filler spliced in (its records are self-contained: no instructions,
+    so the generated records still say which view members the pages settle)."""
+    spread = shape.spread(records)
+    # DataObject.draw draws as a DrawFn does, but lacks the __signature__ attribute the protocol lists.
+    return spread, shape.splice(data.draw, serialize(spread)).data  # type: ignore[arg-type]
 
 
 def _run(session: ReaderFuzzSession, record: Callable[..., None], prop: Callable[[], None], rules: Iterable[str]) -> None:

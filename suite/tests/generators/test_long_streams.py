@@ -1,0 +1,181 @@
+"""Long shapes (generators/long_streams.py): the filler is valid and self-contained, splicing it in
+keeps every mutator's and damage's verdict and rules and every view member of the records around it,
+the defect lands anywhere (the last line after thousands of records, or the middle), the sizes reach
+a MiB, and shrinking ends at the short stream (or at the fewest lines a failure needs)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, find, given, settings
+from hypothesis import strategies as st
+
+from asr_conformance.generators.changes import mutate
+from asr_conformance.generators.damage import DAMAGES
+from asr_conformance.generators.long_streams import (
+    LONG_RECORDS,
+    MIB_RECORDS,
+    LongShape,
+    Splice,
+    boundaries,
+    filler_lines,
+    long_shapes,
+    spliced,
+)
+from asr_conformance.generators.mutators import drawn_mode, serialize
+from asr_conformance.generators.registry import registry
+from asr_conformance.generators.streams import adversarial_streams, valid_streams
+from asr_conformance.reference.checks import validate_bytes
+from asr_conformance.reference.reader import build_view, read_records
+from asr_conformance.reference.stream import StreamReader
+
+QUICK = settings(max_examples=50, derandomize=True, database=None, deadline=None, phases=[Phase.generate],
+                 suppress_health_check=list(HealthCheck))
+HEADER = serialize([{"type": "session", "seq": 0, "id": "h", "formatVersion": "0.1", "agent": {"name": "codex"},
+                     "sessionId": "s", "producer": {"name": "p", "version": "1", "method": "native", "instance": "i"},
+                     "profiles": ["core"], "contentLevel": "full"}])
+#: Small shapes: enough filler to land between records, cheap enough for many examples.
+small_shapes = st.builds(LongShape, st.integers(1, 20), st.integers(0, 999))
+
+
+def _rules(data: bytes) -> list[str]:
+    return sorted(d.rule for d in validate_bytes(data).errors)
+
+
+def test_filler_is_valid_unique_and_a_mib_past_its_threshold() -> None:
+    lines = filler_lines("zz11", 1, MIB_RECORDS, seed=5)
+    data = HEADER + "".join(lines).encode()
+    assert len(lines) == MIB_RECORDS and len(data) >= 2**20
+    assert validate_bytes(data).valid
+    ids = [json.loads(line)["id"] for line in lines]
+    assert len(set(ids)) == len(ids) and all("zz11" in i for i in ids)
+    assert filler_lines("zz11", 1, 50, seed=5) == lines[:50], "the same seed gives the same records"
+
+
+def test_filler_cut_anywhere_is_still_valid() -> None:
+    for count in (1, 2, 3, 7, 13):
+        assert validate_bytes(HEADER + "".join(filler_lines("q1", 1, count, seed=count)).encode()).valid
+
+
+@QUICK
+@given(st.sampled_from(sorted(registry())), valid_streams(max_steps=12), small_shapes, st.data())
+def test_splicing_keeps_each_mutators_verdict_and_rules(rule: str, records: list[dict[str, Any]],
+                                                       shape: LongShape, data: st.DataObject) -> None:
+    mutation = mutate(registry()[rule], data.draw, shape.spread(records), rule)  # type: ignore[arg-type]
+    drawn_mode(rule)
+    splice = shape.splice(data.draw, mutation.data)  # type: ignore[arg-type]
+    assert _rules(splice.data) == _rules(mutation.data)
+    moved = spliced(mutation, splice)
+    new_lines = splice.data.split(b"\n")
+    for old, new in zip(mutation.changes, moved.changes, strict=True):
+        assert mutation.data.split(b"\n")[old.line - 1] == new_lines[new.line - 1], "a change points at its line"
+
+
+@QUICK
+@given(st.sampled_from(sorted(DAMAGES)), valid_streams(max_steps=6), small_shapes, st.data())
+def test_splicing_keeps_each_damages_rules(kind: str, records: list[dict[str, Any]], shape: LongShape,
+                                           data: st.DataObject) -> None:
+    damaged = DAMAGES[kind](data.draw, serialize(shape.spread(records)))  # type: ignore[arg-type]
+    assert _rules(shape.splice(data.draw, damaged).data) == _rules(damaged)  # type: ignore[arg-type]
+
+
+def _view(data: bytes) -> dict[str, Any]:
+    records, problems = read_records(StreamReader().read_bytes(data))
+    return build_view(records, problems)
+
+
+def _without(view: dict[str, Any], splice: Splice) -> dict[str, Any]:
+    """The view with every filler entity, entry and seq left out."""
+    filler_seqs = {str(json.loads(line)["seq"]) for line in splice.data.split(b"\n")
+                   if line and splice.tag.encode() in line and json.loads(line)["id"].startswith(splice.tag)}
+
+    def keep(value: Any) -> bool:
+        return splice.tag not in json.dumps(value, ensure_ascii=False)
+
+    kept: dict[str, Any] = {}
+    for name, value in view.items():
+        if name == "in_force":
+            kept[name] = {seq: entry for seq, entry in value.items() if seq not in filler_seqs}
+        elif isinstance(value, dict) and name in ("calls", "permissions", "terminals"):
+            kept[name] = {key: entry for key, entry in value.items() if splice.tag not in key}
+        elif isinstance(value, list):
+            kept[name] = [entry for entry in value if keep(entry)]
+        else:
+            kept[name] = value
+    return kept
+
+
+@settings(QUICK, max_examples=25)
+@given(st.one_of(valid_streams(max_steps=15), adversarial_streams(max_steps=10)), small_shapes, st.data())
+def test_filler_changes_no_view_member_of_the_records_around_it(records: list[dict[str, Any]], shape: LongShape,
+                                                                 data: st.DataObject) -> None:
+    short = serialize(shape.spread(records))
+    splice = shape.splice(data.draw, short)  # type: ignore[arg-type]
+    assert validate_bytes(splice.data).valid
+    if splice.filler:
+        assert _without(_view(splice.data), splice) == _view(short)
+
+
+def test_the_defect_lands_last_after_thousands_of_records_and_in_the_middle() -> None:
+    """ASR-171's mutator appends its broken config_change: spliced, it is the last line after the
+    filler in some examples, and has filler after it in others.  (Filler goes only where seqs leave
+    room: never between the header and a record the mutator appended right after it.)"""
+    where: list[tuple[int, int]] = []
+
+    @settings(QUICK, max_examples=12)
+    @given(valid_streams(max_steps=6, min_steps=2), st.integers(2100, 3000), st.data())
+    def place(records: list[dict[str, Any]], count: int, data: st.DataObject) -> None:
+        shape = LongShape(count, 3)
+        mutation = mutate(registry()["ASR-171"], data.draw, shape.spread(records), "ASR-171")  # type: ignore[arg-type]
+        splice = shape.splice(data.draw, mutation.data)  # type: ignore[arg-type]
+        moved = spliced(mutation, splice)
+        assert _rules(splice.data) == ["ASR-171"]
+        where.append((moved.changes[0].line, splice.data.count(b"\n")))
+
+    place()
+    assert any(line == total and line > 1000 for line, total in where), "the defect on the last line"
+    assert any(1000 < line < total for line, total in where), "the defect in the middle, past line 1000"
+
+
+def test_shapes_reach_a_mib_in_a_default_run_and_none_in_most_examples() -> None:
+    counts: list[int] = []
+
+    @settings(QUICK, max_examples=400)
+    @given(long_shapes())
+    def draw(shape: LongShape) -> None:
+        counts.append(shape.count)
+
+    draw()
+    assert max(counts) <= LONG_RECORDS
+    assert sum(c == 0 for c in counts) > len(counts) / 2
+    # A default run draws over a thousand examples: at one in a hundred, a MiB is reached in every run.
+    assert sum(c >= MIB_RECORDS for c in counts) >= len(counts) / 100
+    assert find(long_shapes(False), lambda shape: True) == LongShape()
+
+
+#: A short valid stream: a header and two records, seqs 0, 1, 2.
+SHORT = HEADER + serialize([{"type": "state", "seq": 1, "id": "a", "state": "running"},
+                            {"type": "state", "seq": 2, "id": "b", "state": "idle"}])
+
+
+@st.composite
+def _spliced(draw: st.DrawFn) -> bytes:
+    shape = draw(long_shapes())
+    records = [json.loads(line) for line in SHORT.splitlines()]
+    return shape.splice(draw, serialize(shape.spread(records))).data
+
+
+def test_shrinking_ends_at_the_short_stream_or_the_fewest_lines_a_failure_needs() -> None:
+    quick = settings(database=None, max_examples=400, suppress_health_check=list(HealthCheck), deadline=None)
+    assert find(_spliced(), lambda data: True, settings=quick) == SHORT
+    long = find(_spliced(), lambda data: data.count(b"\n") > 60, settings=quick)
+    assert 60 < long.count(b"\n") <= 64
+
+
+def test_boundaries_skip_damaged_lines_and_respect_every_seq() -> None:
+    data = HEADER + b'{"type":"state","seq":40,"id":"a","state":"running"}\n{"type":"state","seq":9,"id"\n' \
+        b'{"type":"state","seq":80,"id":"b","state":"idle"}\n'
+    _, found = boundaries(data)
+    assert [(b.index, b.after_seq) for b in found] == [(1, 0), (4, 80)]
+    assert found[0].room == 8, "below the damaged line's seq 9"
