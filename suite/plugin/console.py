@@ -4,11 +4,16 @@
     asr-conformance summary report.json --out DIR             # and summary.md, report.html, badges into DIR
     asr-conformance smoke ./my-validator                      # does it start and answer at all?
     asr-conformance smoke acme.toml --role reader
+    asr-conformance campaign --implementation=./my-validator -n 4 --time 3600   # a HypoFuzz campaign
+    asr-conformance summary reports/campaign                   # what a campaign found (no verdict)
     asr-conformance --version
 
 ``summary`` reads a saved report alone (nothing is run); ``smoke`` is the start-up check a
-certification run makes before its first case, with what was sent and received.
-Exit status: 0 conforms / started, 1 does not conform / does not start, 2 usage error.
+certification run makes before its first case, with what was sent and received; ``campaign``
+runs the fuzz properties under HypoFuzz for a time (``plugin/campaign_run.py``), and ``summary``
+of a campaign's report folder says what it found, never a verdict.
+Exit status: 0 conforms / started / found nothing, 1 does not conform / does not start / found a
+failing example, 2 usage error.
 """
 
 from __future__ import annotations
@@ -51,18 +56,38 @@ def build_parser() -> argparse.ArgumentParser:
                        help=f"seconds to wait (default: the manifest's, else {DEFAULT_TIMEOUT:g})")
     smoke.add_argument("--pass-env", action="append", default=[], metavar="NAME", dest="pass_env",
                        help="pass this environment variable to the implementation (repeatable)")
+    campaign = commands.add_parser("campaign", help="fuzz an implementation under HypoFuzz for a time (-- PYTEST-ARGS "
+                                   "pass on to each HypoFuzz process's pytest session)")
+    campaign.add_argument("--implementation", action="append", required=True, metavar="IMPLEMENTATION",
+                          help="an executable or a .toml manifest, as pytest --implementation")
+    campaign.add_argument("-n", "--workers", type=int, default=1, metavar="WORKERS", help="HypoFuzz processes (default 1)")
+    campaign.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                          help="stop after this many seconds (default: run until Ctrl-C)")
+    campaign.add_argument("--report-dir", type=Path, default=Path("reports/campaign"), metavar="DIR",
+                          help="where the campaign's records, counterexamples and log go (default reports/campaign)")
+    campaign.add_argument("--dashboard", type=int, default=None, metavar="PORT",
+                          help="serve HypoFuzz's dashboard on 127.0.0.1:PORT")
     return parser
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    passed: list[str] = []
+    if "--" in arguments:
+        at = arguments.index("--")
+        arguments, passed = arguments[:at], arguments[at + 1:]
     try:
-        options = build_parser().parse_args(argv)
+        options = build_parser().parse_args(arguments)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code else EXIT_OK
+    if passed and options.command != "campaign":
+        return _fail("arguments after -- are for campaign only")
     try:
         if options.command == "summary":
             return _summary(options, out)
+        if options.command == "campaign":
+            return _campaign(options, passed, out)
         return _smoke(options, out)
     except BrokenPipeError:
         _quiet_broken_pipe()
@@ -92,11 +117,14 @@ def load_report(path: Path) -> dict[str, Any]:
 
 
 def _summary(options: argparse.Namespace, out: TextIO) -> int:
+    from asr_conformance.plugin.campaign_record import is_campaign
     from asr_conformance.reports import ReportFolderError, write_reports
     from asr_conformance.reports.html_page import render_html
     from asr_conformance.reports.markdown import render_markdown
     from asr_conformance.reports.terminal import conforms, render_terminal
 
+    if is_campaign(options.report):
+        return _campaign_summary(options.report, out)
     try:
         report = load_report(options.report)
     except ValueError as error:
@@ -147,6 +175,54 @@ def _smoke(options: argparse.Namespace, out: TextIO) -> int:
         return EXIT_OK
     write(f"smoke: it does not start: {check.problem}")
     return EXIT_NO
+
+
+def _campaign_summary(where: Path, out: TextIO) -> int:
+    """A campaign's records merged: properties, examples, failing examples with rules; exit 1 when any failed."""
+    from asr_conformance.plugin.campaign_record import CampaignRecordError, load_records, render_summary, summarize
+
+    try:
+        summary = summarize(load_records(where))
+    except CampaignRecordError as error:
+        return _fail(str(error))
+    for line in render_summary(summary):
+        out.write(terminal_line(line) + "\n")
+    out.flush()
+    return EXIT_NO if summary.failures else EXIT_OK
+
+
+def _campaign(options: argparse.Namespace, passed: list[str], out: TextIO) -> int:
+    """Run a HypoFuzz campaign until --time (or Ctrl-C), then say what it found."""
+    from asr_conformance.plugin.campaign_run import CampaignError, CampaignPlan, check_installed, run_campaign
+
+    if options.workers < 1:
+        return _fail("campaign: -n needs at least one worker")
+    if options.time is not None and options.time <= 0:
+        return _fail("campaign: --time needs a positive number of seconds")
+    try:
+        check_installed()
+    except CampaignError as error:
+        return _fail(str(error))
+    report_dir = options.report_dir.resolve()
+    plan = CampaignPlan(options.implementation, options.workers, options.time, report_dir, options.dashboard, passed)
+    log = report_dir / "campaign.log"
+    limit = f"for {options.time:g} s" if options.time is not None else "until Ctrl-C"
+    out.write(f"campaign: {options.workers} HypoFuzz process(es) {limit}; log {log}\n")
+    if options.dashboard is not None:
+        out.write(f"campaign: dashboard at http://127.0.0.1:{options.dashboard}/\n")
+    out.flush()
+    end = run_campaign(plan, log)
+    out.write(f"campaign: stopped ({end.by}) after {end.seconds:.0f} s\n")
+    from asr_conformance.plugin.campaign_record import is_campaign
+
+    if not is_campaign(report_dir):
+        tail = log.read_text(encoding="utf-8", errors="replace")[-3000:] if log.is_file() else ""
+        out.write(terminal_line(f"campaign: no property ran; the end of {log}:") + "\n")
+        for line in tail.splitlines():
+            out.write(terminal_line(line) + "\n")
+        out.flush()
+        return EXIT_USAGE
+    return _campaign_summary(report_dir, out)
 
 
 def _quiet_broken_pipe() -> None:
