@@ -40,6 +40,21 @@ _RECORD = pytest.StashKey[ProcessRecord]()
 _TMP_PATHS = pytest.StashKey[object]()
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    hypofuzz_compatibility()
+
+
+def hypofuzz_compatibility() -> None:
+    """HypoFuzz 25.11.1 copies a shrunk example's comments under their old name (``slice_comments``), which the
+    Hypothesis releases the project allows call ``span_comments``; without the old name, each campaign process
+    died of an AttributeError after its first shrink, before HypoFuzz saved the failure for other processes.
+    The name is given back as a read-only alias, in campaign processes only."""
+    from hypothesis.internal.conjecture.data import ConjectureResult
+
+    if not hasattr(ConjectureResult, "slice_comments"):
+        ConjectureResult.slice_comments = property(lambda self: self.span_comments)  # type: ignore[attr-defined]
+
+
 def _record_of(config: pytest.Config) -> ProcessRecord:
     """This process's record, made at collection (when the harness plugin has resolved the implementations)."""
     if _RECORD not in config.stash:
@@ -120,10 +135,9 @@ def _one_example(item: pytest.Function, record: ProcessRecord, runner: PropertyR
 
     handle = prop.hypothesis
     drawn = {name: data.draw(strategy) for name, strategy in handle._given_kwargs.items()}
-    # Each example stands alone: no shrink budget or memory of earlier failures (HypoFuzz shrinks on its own).
+    # The runner's shrink budget holds as in a pytest run: HypoFuzz shrinks from the first failure on, each call a
+    # shrink step, and past the budget the runner answers from memory without asking the implementation.
     runner._forget_last_failure()
-    runner.shrinking = None
-    runner._failed.clear()
     kept = _property_record(item, record)
     kept.examples += 1
     try:
@@ -168,6 +182,8 @@ def _write_failure(kept: PropertyRecord, runner: PropertyRunner, failure: dict[s
     kept.failure = {"rules": list(broken), "message": runner._last_message.splitlines()[0] if runner._last_message else "",
                     "counterexample": str(path), "replay": command, "sha256": hashlib.sha256(data).hexdigest(),
                     "at_example": kept.examples}
+    if kept.first_failure is None:
+        kept.first_failure = {"example": kept.examples, "sha256": kept.failure["sha256"]}
     record.write(force=True)
 
 

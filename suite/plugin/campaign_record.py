@@ -36,12 +36,15 @@ class PropertyRecord:
     rules: list[str]
     examples: int = 0
     failure: dict[str, Any] | None = None
+    #: The example (counted in this process) that first failed and the sha256 of what it sent: a failure
+    #: replayed from the shared database is this process's first example of the property.
+    first_failure: dict[str, Any] | None = None
     #: The database key and entry this process saved for an ordinary run to replay (not in the record).
     saved: tuple[bytes, bytes] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {"node": self.node, "role": self.role, "rules": self.rules, "examples": self.examples,
-                "failure": self.failure}
+                "failure": self.failure, "first_failure": self.first_failure}
 
 
 @dataclass(slots=True)
