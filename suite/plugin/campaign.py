@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import inspect
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -140,6 +141,8 @@ def _one_example(item: pytest.Function, record: ProcessRecord, runner: PropertyR
     runner._forget_last_failure()
     kept = _property_record(item, record)
     kept.examples += 1
+    if record.first_example is None:
+        record.first_example = time.time()
     try:
         handle.inner_test(**drawn)
     except AssertionError:

@@ -54,6 +54,8 @@ class ProcessRecord:
     folder: Path
     implementation: str
     started: float = field(default_factory=time.time)
+    #: When the process ran its first example (after its collection and its first fixtures).
+    first_example: float | None = None
     properties: dict[str, PropertyRecord] = field(default_factory=dict)
     _written: float = 0.0
 
@@ -63,7 +65,7 @@ class ProcessRecord:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": KIND, "implementation": self.implementation, "host": socket.gethostname(),
-                "pid": os.getpid(), "started": self.started, "updated": time.time(),
+                "pid": os.getpid(), "started": self.started, "first_example": self.first_example, "updated": time.time(),
                 "properties": {name: p.to_json() for name, p in sorted(self.properties.items())}}
 
     def write(self, force: bool = False) -> None:

@@ -14,6 +14,7 @@ the plan's arguments, the console's refusals and the group stop on a process tha
 
 from __future__ import annotations
 
+import inspect
 import json
 import os
 import shlex
@@ -25,9 +26,11 @@ import sys
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
+from asr_conformance.plugin.campaign import hypofuzz_compatibility
 from asr_conformance.plugin.campaign_record import KIND, load_records, render_summary, summarize
 from asr_conformance.plugin.campaign_run import CampaignPlan, stop_group
 from asr_conformance.plugin.console import main
@@ -126,6 +129,21 @@ def _living_in_group(group: int) -> list[int]:
     return found
 
 
+def test_hypofuzz_reads_a_name_hypothesis_renamed_and_the_campaign_gives_it_back() -> None:
+    hypofuzz = pytest.importorskip("hypofuzz.hypofuzz", reason="HypoFuzz is not installed: pip install -e '.[campaign]'")
+    from hypothesis.internal.conjecture.data import ConjectureResult
+
+    # What the alias is for (when this fails, HypoFuzz reads the new name and the alias can go).
+    assert "shrink_target.slice_comments" in inspect.getsource(hypofuzz.FuzzTarget.run_one)
+    assert not hasattr(ConjectureResult, "slice_comments")  # without the alias, a campaign process dies after a shrink
+    hypofuzz_compatibility()
+    try:
+        alias = ConjectureResult.__dict__["slice_comments"]
+        assert alias.fget(SimpleNamespace(span_comments={None: "a comment"})) == {None: "a comment"}
+    finally:
+        del ConjectureResult.slice_comments  # type: ignore[attr-defined]
+
+
 # --- the real thing ---------------------------------------------------------------------------
 
 
@@ -168,15 +186,18 @@ def redis_url(tmp_path: Path) -> Iterator[str]:
 CAMPAIGN_LIMIT = 240
 
 
-def _campaign(folder: Path, url: str, implementation: Path, done: Callable[[], bool]) -> str:
+def _campaign(folder: Path, url: str | None, implementation: Path, done: Callable[[], bool],
+              arguments: tuple[str, ...] = ("--persistent", "-k", "ASR-260", "--asr-shrink-steps=10")) -> tuple[int, str]:
     """A campaign in its own folder sharing only the Redis database, stopped by Ctrl-C (SIGINT to the command, as
-    in a terminal) once ``done()`` holds, else by its --time; returns its output."""
+    in a terminal) once ``done()`` holds, else by its --time; returns its exit status and output."""
     folder.mkdir(parents=True, exist_ok=True)
-    environment = {**os.environ, "ASR_HYPOTHESIS_REDIS": url, "ASR_HYPOTHESIS_DB": str(folder / "unused-db")}
+    environment = {**os.environ, "ASR_HYPOTHESIS_DB": str(folder / "db")}
+    environment.pop("ASR_HYPOTHESIS_REDIS", None)
+    if url is not None:
+        environment["ASR_HYPOTHESIS_REDIS"] = url
     process = subprocess.Popen(
         [sys.executable, "-m", "asr_conformance.plugin.console", "campaign", f"--implementation={implementation}",
-         "-n", "1", "--time", str(CAMPAIGN_LIMIT), "--report-dir", str(folder / "out"), "--", "--persistent",
-         "-k", "ASR-260", "--asr-shrink-steps=10"],
+         "-n", "1", "--time", str(CAMPAIGN_LIMIT), "--report-dir", str(folder / "out"), "--", *arguments],
         cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     try:
         while process.poll() is None and not done():
@@ -188,7 +209,7 @@ def _campaign(folder: Path, url: str, implementation: Path, done: Callable[[], b
         if process.poll() is None:
             process.kill()
             process.wait()
-    return output
+    return process.returncode, output
 
 
 def _records(folder: Path) -> list[dict]:
@@ -243,7 +264,7 @@ def test_two_campaigns_share_their_finds_through_redis_and_pytest_replays_them(r
         """HypoFuzz has shrunk a failure and saved it for other processes (its observation of the shrunk example)."""
         return bool(redis.keys(b"*.hypofuzz.failures.shrunk.*"))
 
-    first = _campaign(tmp_path / "first", shared, implementation, shrunk_in_database)
+    _, first = _campaign(tmp_path / "first", shared, implementation, shrunk_in_database)
     assert "stopped (interrupt)" in first, first[-3000:]
     (record,) = load_records(tmp_path / "first" / "out")
     found = record["properties"][PROPERTY]["failure"]
@@ -258,7 +279,7 @@ def test_two_campaigns_share_their_finds_through_redis_and_pytest_replays_them(r
     def replayed() -> bool:
         return any(r["properties"].get(PROPERTY, {}).get("first_failure") for r in _records(tmp_path / "second"))
 
-    second = _campaign(tmp_path / "second", shared, implementation, replayed)
+    _, second = _campaign(tmp_path / "second", shared, implementation, replayed)
     (again,) = load_records(tmp_path / "second" / "out")
     # The second campaign's first example of the property was the first campaign's shrunk counterexample.
     assert again["properties"][PROPERTY]["first_failure"] == {"example": 1, "sha256": found["sha256"]}, second[-3000:]
@@ -276,3 +297,23 @@ def test_two_campaigns_share_their_finds_through_redis_and_pytest_replays_them(r
     assert replay.returncode == 1 and counterexample.stem in replay.stdout, replay.stdout[-3000:]
 
     assert _left_running(str(implementation.parent)) == []
+
+
+#: One property of each role the bundled reference plays (its manifest names all three).
+ONE_PER_ROLE = "test_accepts_valid_streams or test_reader_views_of_valid_streams or claude-code-jsonl-arguments"
+
+
+@pytest.mark.e2e
+def test_a_campaign_runs_every_role_and_the_reference_fails_none(tmp_path: Path) -> None:
+    pytest.importorskip("hypofuzz", reason="HypoFuzz is not installed: pip install -e '.[campaign]'")
+
+    def every_role_ran() -> bool:
+        seen = {p["role"] for r in _records(tmp_path) for p in r["properties"].values() if p["examples"] >= 2}
+        return seen == {"validator", "reader", "producer"}
+
+    status, output = _campaign(tmp_path, None, ROOT / "examples" / "reference.toml", every_role_ran,
+                               ("-k", ONE_PER_ROLE))
+    assert "stopped (interrupt)" in output, output[-3000:]
+    summary = summarize(_records(tmp_path))
+    assert {summary.roles[name] for name in summary.examples} == {"validator", "reader", "producer"}, output[-3000:]
+    assert summary.failures == {} and status == 0, output[-3000:]
