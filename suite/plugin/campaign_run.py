@@ -16,10 +16,12 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from asr_conformance.plugin.entry import CONFORMANCE_DIR
 
@@ -82,6 +84,10 @@ def run_campaign(plan: CampaignPlan, log: Path) -> CampaignEnd:
     with open(log, "ab") as output:
         process = subprocess.Popen(plan.command(), stdin=subprocess.DEVNULL, stdout=output, stderr=subprocess.STDOUT,
                                    start_new_session=True)
+    if threading.current_thread() is threading.main_thread():
+        # SIGTERM (a job scheduler's stop) ends the campaign as Ctrl-C does: the HypoFuzz group runs in a session
+        # of its own, so nothing but this process can end it cleanly.
+        signal.signal(signal.SIGTERM, _interrupt)
     try:
         status = process.wait(timeout=plan.seconds)
         return CampaignEnd("itself", status, time.monotonic() - started)
@@ -91,6 +97,10 @@ def run_campaign(plan: CampaignPlan, log: Path) -> CampaignEnd:
         return CampaignEnd("interrupt", None, time.monotonic() - started)
     finally:
         stop_group(process)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
 
 
 def stop_group(process: subprocess.Popen[bytes], grace: float = STOP_GRACE) -> None:
@@ -133,7 +143,28 @@ def main(argv: Sequence[str] | None = None) -> None:
     """``hypothesis fuzz`` itself, with its own options (the child process ``run_campaign`` starts)."""
     from hypofuzz.entrypoint import fuzz
 
+    keep_slow_workers()
     fuzz.main(args=list(sys.argv[1:] if argv is None else argv), prog_name="hypothesis fuzz")
+
+
+def keep_slow_workers() -> None:
+    """HypoFuzz 25.11.1's hub ends the campaign, a minute in, when no worker has reported a property it is still
+    fuzzing; a worker first reports after a hundred examples of one property, which a one-shot implementation or
+    a producer (a conversion or two per example) takes longer than a minute to run.  So until a worker has
+    reported, the hub counts the properties it assigned to it as still being fuzzed (the worker's own report
+    replaces that, and one with nothing left to fuzz still ends the campaign)."""
+    from hypofuzz import hypofuzz as engine
+
+    assign = engine.FuzzWorkerHub._rebalance
+
+    def rebalance(hub: Any) -> None:
+        assign(hub)
+        for state in hub.shared_states:
+            worker = state["worker_state"]
+            if not worker["current_lifetime"] and not list(worker["valid_nodeids"]):
+                worker["valid_nodeids"] = list(state["hub_state"]["nodeids"])
+
+    setattr(engine.FuzzWorkerHub, "_rebalance", rebalance)  # noqa: B010 (a patch mypy would refuse as assignment)
 
 
 if __name__ == "__main__":  # pragma: no cover
