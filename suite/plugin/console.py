@@ -6,13 +6,17 @@
     asr-conformance smoke acme.toml --role reader
     asr-conformance pack-check codex rollouts/                # what a format pack reads of each sample
     asr-conformance pack-check asr_toy_pack:PACK samples/*.json
+    asr-conformance campaign --implementation=./my-validator -n 4 --time 3600   # a HypoFuzz campaign
+    asr-conformance summary reports/campaign                   # what a campaign found (no verdict)
     asr-conformance --version
 
 ``summary`` reads a saved report alone (nothing is run); ``smoke`` is the start-up check a
 certification run makes before its first case, with what was sent and received; ``pack-check``
-runs a format pack's witness, source edits and generator on samples and says what it read.
-Exit status: 0 conforms / started / no problem, 1 does not conform / does not start / a problem,
-2 usage error.
+runs a format pack's witness, source edits and generator on samples and says what it read;
+``campaign`` runs the fuzz properties under HypoFuzz for a time (``plugin/campaign_run.py``), and
+``summary`` of a campaign's report folder says what it found, never a verdict.
+Exit status: 0 conforms / started / no problem / found nothing, 1 does not conform / does not start /
+a problem / found a failing example, 2 usage error.
 """
 
 from __future__ import annotations
@@ -60,20 +64,40 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("pack", metavar="PACK", help="an installed pack's name or format, or module:ATTRIBUTE")
     check.add_argument("samples", nargs="+", type=Path, metavar="SAMPLE", help="native input files or folders")
     check.add_argument("--no-generator", action="store_true", help="do not draw a transcript per generator feature")
+    campaign = commands.add_parser("campaign", help="fuzz an implementation under HypoFuzz for a time (-- PYTEST-ARGS "
+                                   "pass on to each HypoFuzz process's pytest session)")
+    campaign.add_argument("--implementation", action="append", required=True, metavar="IMPLEMENTATION",
+                          help="an executable or a .toml manifest, as pytest --implementation")
+    campaign.add_argument("-n", "--workers", type=int, default=1, metavar="WORKERS", help="HypoFuzz processes (default 1)")
+    campaign.add_argument("--time", type=float, default=None, metavar="SECONDS",
+                          help="stop after this many seconds (default: run until Ctrl-C)")
+    campaign.add_argument("--report-dir", type=Path, default=Path("reports/campaign"), metavar="DIR",
+                          help="where the campaign's records, counterexamples and log go (default reports/campaign)")
+    campaign.add_argument("--dashboard", type=int, default=None, metavar="PORT",
+                          help="serve HypoFuzz's dashboard on 127.0.0.1:PORT")
     return parser
 
 
 def main(argv: Sequence[str] | None = None, out: TextIO | None = None) -> int:
     out = out or sys.stdout
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    passed: list[str] = []
+    if "--" in arguments:
+        at = arguments.index("--")
+        arguments, passed = arguments[:at], arguments[at + 1:]
     try:
-        options = build_parser().parse_args(argv)
+        options = build_parser().parse_args(arguments)
     except SystemExit as exit_:
         return EXIT_USAGE if exit_.code else EXIT_OK
+    if passed and options.command != "campaign":
+        return _fail("arguments after -- are for campaign only")
     try:
         if options.command == "summary":
             return _summary(options, out)
         if options.command == "pack-check":
             return _pack_check(options, out)
+        if options.command == "campaign":
+            return _campaign(options, passed, out)
         return _smoke(options, out)
     except BrokenPipeError:
         _quiet_broken_pipe()
@@ -103,11 +127,14 @@ def load_report(path: Path) -> dict[str, Any]:
 
 
 def _summary(options: argparse.Namespace, out: TextIO) -> int:
+    from asr_conformance.plugin.campaign_record import is_campaign
     from asr_conformance.reports import ReportFolderError, write_reports
     from asr_conformance.reports.html_page import render_html
     from asr_conformance.reports.markdown import render_markdown
     from asr_conformance.reports.terminal import conforms, render_terminal
 
+    if is_campaign(options.report):
+        return _campaign_summary(options.report, out)
     try:
         report = load_report(options.report)
     except ValueError as error:
@@ -173,6 +200,54 @@ def _pack_check(options: argparse.Namespace, out: TextIO) -> int:
         out.write(terminal_line(line) + "\n")
     out.flush()
     return EXIT_NO if report.problems else EXIT_OK
+
+
+def _campaign_summary(where: Path, out: TextIO) -> int:
+    """A campaign's records merged: properties, examples, failing examples with rules; exit 1 when any failed."""
+    from asr_conformance.plugin.campaign_record import CampaignRecordError, load_records, render_summary, summarize
+
+    try:
+        summary = summarize(load_records(where))
+    except CampaignRecordError as error:
+        return _fail(str(error))
+    for line in render_summary(summary):
+        out.write(terminal_line(line) + "\n")
+    out.flush()
+    return EXIT_NO if summary.failures else EXIT_OK
+
+
+def _campaign(options: argparse.Namespace, passed: list[str], out: TextIO) -> int:
+    """Run a HypoFuzz campaign until --time (or Ctrl-C), then say what it found."""
+    from asr_conformance.plugin.campaign_run import CampaignError, CampaignPlan, check_installed, run_campaign
+
+    if options.workers < 1:
+        return _fail("campaign: -n needs at least one worker")
+    if options.time is not None and options.time <= 0:
+        return _fail("campaign: --time needs a positive number of seconds")
+    try:
+        check_installed()
+    except CampaignError as error:
+        return _fail(str(error))
+    report_dir = options.report_dir.resolve()
+    plan = CampaignPlan(options.implementation, options.workers, options.time, report_dir, options.dashboard, passed)
+    log = report_dir / "campaign.log"
+    limit = f"for {options.time:g} s" if options.time is not None else "until Ctrl-C"
+    out.write(f"campaign: {options.workers} HypoFuzz process(es) {limit}; log {log}\n")
+    if options.dashboard is not None:
+        out.write(f"campaign: dashboard at http://127.0.0.1:{options.dashboard}/\n")
+    out.flush()
+    end = run_campaign(plan, log)
+    out.write(f"campaign: stopped ({end.by}) after {end.seconds:.0f} s\n")
+    from asr_conformance.plugin.campaign_record import is_campaign
+
+    if not is_campaign(report_dir):
+        tail = log.read_text(encoding="utf-8", errors="replace")[-3000:] if log.is_file() else ""
+        out.write(terminal_line(f"campaign: no property ran; the end of {log}:") + "\n")
+        for line in tail.splitlines():
+            out.write(terminal_line(line) + "\n")
+        out.flush()
+        return EXIT_USAGE
+    return _campaign_summary(report_dir, out)
 
 
 def _quiet_broken_pipe() -> None:
