@@ -79,6 +79,7 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "pass_env": list(config.getoption("pass_env", None) or []),
         "max_output": config.getoption("max_output", None),
         "builtin_packs_only": bool(config.getoption("builtin_packs_only", False)),
+        "strict_reasons": bool(config.getoption("strict_reasons", False)),
         "packs_not_loaded": _pack_problems(),
     }
 
@@ -149,3 +150,31 @@ def _whole_suite(arg: str) -> bool:
         return False
     where = Path(arg).resolve()
     return where == CONFORMANCE_DIR or where in CONFORMANCE_DIR.parents
+
+
+def widened_sandbox(target: Target, config: pytest.Config) -> list[str]:
+    """Why ``target`` ran with less containment than the default (docs/certification.md §4): its verdict
+    then checked less than a contained run's, and is partial.
+
+    Read from the run's choices: no sandbox (chosen, or the machine has none), variables passed through,
+    the machine's network, more folders shown.  A ``widened`` list the containment code publishes
+    (``containment.widened``) is taken as it is, when it exists."""
+    published = getattr(containment, "widened", None)
+    if callable(published):
+        return [str(why) for why in published(target.policy)]
+    found = []
+    try:
+        mode, why = containment.sandbox_mode()
+    except containment.UsageError as error:
+        mode, why = "none", str(error)
+    if mode != "bwrap":
+        found.append(f"no sandbox ({why})")
+    names = list(dict.fromkeys([*(config.getoption("pass_env", None) or ()), *target.pass_env]))
+    if names:
+        found.append(f"environment passed through: {', '.join(names)}")
+    if containment.effective_network(target.policy) == "host":
+        found.append("the machine's network")
+    folders = [*(target.policy.read_only if target.policy else ()), *(config.getoption("allow_read", None) or ())]
+    if folders:
+        found.append(f"more folders shown: {', '.join(dict.fromkeys(str(f) for f in folders))}")
+    return found
