@@ -18,7 +18,7 @@ def verdict_words(report: dict[str, Any]) -> str:
     completeness."""
     incomplete = tuple(report["completeness"].get("reasons") or ())
     reasons = [r for r in report["exit"].get("reasons", []) if r not in incomplete]
-    return overall(report["verdicts"], reasons, Completeness(other=incomplete))
+    return overall(report["verdicts"], reasons, Completeness(other=incomplete), bool(report["options"].get("partial")))
 
 
 def conforms(report: dict[str, Any]) -> bool:
@@ -31,7 +31,8 @@ def partial(report: dict[str, Any]) -> bool:
     incomplete = tuple(report["completeness"].get("reasons") or ())
     reasons = [r for r in report["exit"].get("reasons", []) if r not in incomplete]
     return report["exit"].get("status") == EXIT_PARTIAL and \
-        run_verdict(report["verdicts"], reasons, Completeness(other=incomplete)) == "partial"
+        run_verdict(report["verdicts"], reasons, Completeness(other=incomplete),
+                    bool(report["options"].get("partial"))) == "partial"
 
 
 def render_terminal(report: dict[str, Any]) -> list[str]:

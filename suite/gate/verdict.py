@@ -32,8 +32,8 @@ EXIT_STATUSES = {
     "conforms": 0, "conforms-except-known-failures": 0, "partial": EXIT_PARTIAL, "does-not-conform": 1,
     "no-verdict": 1, "incomplete": 1,
 }
-#: pytest exit statuses after which the results can be complete: all passed, some failed, none collected.
-FINISHED_STATUSES = frozenset({0, 1, 5})
+#: Exit statuses after which the results can be complete: all passed, some failed, none collected (pytest), partial.
+FINISHED_STATUSES = frozenset({0, 1, 5, EXIT_PARTIAL})
 #: Most missing tests named in a reason (the report lists them all).
 NAMED_MISSING = 5
 
@@ -204,8 +204,12 @@ def judge_error_reasons(results: Sequence[Result]) -> list[str]:
     return [f"{len(errors)} fidelity judgement(s) failed in the format pack, not in the implementation: {shown}"]
 
 
-def run_verdict(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness) -> str:
-    """The run's verdict as a key of ``VERDICT_WORDS`` (``does-not-conform`` also for a gate that failed)."""
+def run_verdict(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness,
+                narrowed: bool = False) -> str:
+    """The run's verdict as a key of ``VERDICT_WORDS`` (``does-not-conform`` also for a gate that failed).
+
+    A role that ran no case makes a full run partial; in a run narrowed with ``-m``, ``-k`` and the like
+    (which certifies nothing, and says so) its cases were deselected, and the other roles decide."""
     if not completeness.complete:
         return "incomplete"
     kinds = {v["verdict"] for v in role_verdicts}
@@ -213,16 +217,17 @@ def run_verdict(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], com
         return "no-verdict"
     if "does-not-conform" in kinds or reasons:
         return "does-not-conform"
-    if "partial" in kinds or "no-verdict" in kinds:
+    if "partial" in kinds or ("no-verdict" in kinds and not narrowed):
         return "partial"
     if "conforms-except-known-failures" in kinds:
         return "conforms-except-known-failures"
     return "conforms"
 
 
-def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness) -> str:
+def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness,
+            narrowed: bool = False) -> str:
     """The run's verdict in words: INCOMPLETE before anything else, then the worst role verdict."""
-    found = run_verdict(role_verdicts, reasons, completeness)
+    found = run_verdict(role_verdicts, reasons, completeness, narrowed)
     if found == "incomplete":
         return "INCOMPLETE: " + "; ".join(completeness.reasons())
     kinds = {v["verdict"] for v in role_verdicts}
@@ -233,4 +238,6 @@ def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], complet
                if v["verdict"] == "no-verdict"]
         why += list(dict.fromkeys(w for v in role_verdicts for w in v.get("unchecked", ())))
         return "PARTIAL: conforms on what was checked; not checked: " + "; ".join(why)
+    if found == "conforms" and "no-verdict" in kinds:
+        return "CONFORMS IN PART: some roles ran no case"
     return VERDICT_WORDS[found]

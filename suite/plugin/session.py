@@ -208,7 +208,7 @@ class CertificationSession:
         self.verdicts = verdicts([self._describe(t) for t in self.settings.targets], results,
                                  self.completeness.complete)
         status = exit_status(int(session.exitstatus), self.reasons, self.completeness,
-                             run_verdict(self.verdicts, self.reasons, self.completeness))
+                             run_verdict(self.verdicts, self.reasons, self.completeness, bool(self.partial)))
         if status != int(session.exitstatus):
             session.exitstatus = status if status == EXIT_PARTIAL else pytest.ExitCode(status)
         if self.settings.write_expectations is not None:
@@ -343,7 +343,7 @@ class CertificationSession:
         self._verdict_lines(write)
 
     def _verdict_lines(self, write: Callable[..., None]) -> None:
-        verdict = overall(self.verdicts, self.reasons, self.completeness)
+        verdict = overall(self.verdicts, self.reasons, self.completeness, bool(self.partial))
         if len(self.verdicts) > 1:
             for each in self.verdicts:
                 write(f"  {each['implementation']} {each['role']}: {VERDICT_WORDS[each['verdict']]} "
@@ -354,7 +354,7 @@ class CertificationSession:
             if each.get("reasons"):
                 who = f"{each['implementation']} {each['role']} " if len(self.verdicts) > 1 else ""
                 write(f"{who}{reasons_line(each['reasons'])}")
-        kind = run_verdict(self.verdicts, self.reasons, self.completeness)
+        kind = run_verdict(self.verdicts, self.reasons, self.completeness, bool(self.partial))
         write(f"verdict: {verdict}{judged_suffix(self.verdicts)}{suffix}", bold=True,
               red=kind not in ("conforms", "partial") or bool(self.partial),
               yellow=kind == "partial" and not self.partial, green=verdict == "CONFORMS" and not self.partial)

@@ -108,6 +108,9 @@ def test_every_partial_verdict_has_its_own_word_and_exit_status() -> None:
         assert overall(found, [], Completeness()).startswith("PARTIAL: "), name
         assert exit_status(0, [], Completeness(), kind) == EXIT_PARTIAL == EXIT_STATUSES["partial"], name
     assert cases["widened"][0]["unchecked"] == ["widened sandbox: environment passed through: ACME_KEY"]
+    # In a run narrowed with -m or -k (which certifies nothing, and says so) a role's cases were deselected.
+    assert run_verdict(cases["role without cases"], [], Completeness(), narrowed=True) == "conforms"
+    assert run_verdict(cases["widened"], [], Completeness(), narrowed=True) == "partial"
     # Without the unchecked part the same results conform and exit 0: the test can tell them apart.
     plain = verdicts(IMPLEMENTATION, [result("pass")])
     assert run_verdict(plain, [], Completeness()) == "conforms"
