@@ -557,7 +557,7 @@ def _report_fuzzing(record: Recorder, session: PropertyRunner, seed: object, fac
         "counterexample": None if session.counterexample is None else
         (str(session.counterexample[0]), session.counterexample[1]),
         "shrink": {key.removeprefix("asr_"): value for key, value in facts.items()} or None,
-        **({"reasons": session.reasons} if getattr(session, "reasons", None) else {}),
+        **({"reasons": session.reasons} if isinstance(session, ValidatorFuzzSession) and session.reasons else {}),
     })
 
 
