@@ -22,19 +22,30 @@ def badge(verdict: dict[str, Any], widened: Sequence[str] = ()) -> dict[str, Any
         message, color = "no verdict", "lightgrey"
     elif verdict["verdict"] == "incomplete":
         message, color = "incomplete run", "lightgrey"
+    elif verdict["verdict"] == "partial":
+        # Never green: a pass percentage over what was checked is not a pass (docs/certification.md §4).
+        message, color = f"partial: {_unchecked_words(verdict)} ({counts.get('pass', 0)}/{scored} passed)", "blue"
     else:
         message = f"{percent:g}% ({counts.get('pass', 0)}/{scored})"
-        if verdict.get("fidelity_not_checked"):
-            message += ", fidelity not checked"
         color = {"conforms": "brightgreen", "conforms-except-known-failures": "yellow"}.get(verdict["verdict"], "red")
     judges = ", ".join(judge_label(j) for j in verdict.get("judged_by", ()))
     if judges:
         message += f", fidelity judged by {judges}"
-    if verdict.get("not_fuzzed"):
+    if verdict.get("not_fuzzed") and verdict["verdict"] != "partial":
         message += ", not fuzzed"
     if widened:
         message += ", widened sandbox: " + "; ".join(widened)
     return {"schemaVersion": 1, "label": f"ASR {verdict['role']}", "message": message, "color": color}
+
+
+def _unchecked_words(verdict: dict[str, Any]) -> str:
+    """What a partial verdict left unchecked, in a badge's few words."""
+    kinds = []
+    for why in verdict.get("unchecked", ()):
+        kind = ("fidelity not checked" if why.startswith("fidelity not checked") else "not fuzzed"
+                if why.startswith("not fuzzed") else "widened sandbox" if why.startswith("widened sandbox") else why)
+        kinds.append(kind)
+    return ", ".join(dict.fromkeys(kinds)) or "not everything checked"
 
 
 def badge_name(verdict: dict[str, Any], single: bool) -> str:

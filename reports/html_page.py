@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from asr_conformance.gate.verdict import judge_label, widened_note
+from asr_conformance.gate.verdict import judge_label, reasons_line, widened_note
 from asr_conformance.vocabulary.inline import INLINE_LIMIT
 from asr_conformance.vocabulary.untrusted import visible_controls
 
@@ -23,7 +23,7 @@ STATUS_LABEL = {
 }
 VERDICT_LABEL = {
     "conforms": "conforms", "conforms-except-known-failures": "conforms except known failures",
-    "does-not-conform": "does not conform", "no-verdict": "no verdict", "incomplete": "incomplete run",
+    "partial": "partial: not everything checked", "does-not-conform": "does not conform", "no-verdict": "no verdict", "incomplete": "incomplete run",
 }
 SHOWN_OUTCOMES = ("fail", "crash", "timeout", "expected-fail")
 
@@ -35,6 +35,7 @@ h2{font-size:18px;margin:28px 0 10px}h3{font-size:15px;margin:20px 0 6px;color:#
 .cards{display:flex;flex-wrap:wrap;gap:12px}.card{background:#fff;border-radius:8px;padding:12px 16px;
 box-shadow:0 1px 2px #0002;min-width:230px}.card .v{font-size:17px;font-weight:600;margin:4px 0}
 .conforms{color:#137333}.does-not-conform{color:#b3261e}.conforms-except-known-failures{color:#8a6100}
+.partial{color:#b05a00}
 .no-verdict,.incomplete{color:#666}.counts{color:#555;font-size:12px}
 table{border-collapse:collapse;width:100%;background:#fff;box-shadow:0 1px 2px #0002;margin-bottom:6px}
 th,td{text-align:left;padding:6px 8px;border-bottom:1px solid #e6e8ec;vertical-align:top}
@@ -101,8 +102,9 @@ def _verdicts(report: dict[str, Any]) -> str:
             f'<div class="card"><div class="muted">{escape(verdict["implementation"])} · {verdict["role"]}</div>'
             f'<div class="v {verdict["verdict"]}">{VERDICT_LABEL[verdict["verdict"]]}</div>'
             f'<div class="counts">{verdict["pass_percent"]:g}% pass · {escape(detail) or "nothing ran"}</div>'
-            + "".join(f'<div class="muted">fidelity not checked: {escape(why)}</div>'
-                      for why in verdict.get("fidelity_not_checked", ()))
+            + "".join(f'<div class="muted">not checked, so not a pass: {escape(why)}</div>'
+                      for why in verdict.get("unchecked", ()))
+            + (f'<div class="muted">{escape(reasons_line(verdict["reasons"]))}</div>' if verdict.get("reasons") else "")
             + "".join(f'<div class="muted">fidelity judged by {escape(judge_label(j))}, sha256 '
                       f'{escape(str(j.get("sha256"))[:16])}…</div>' for j in verdict.get("judged_by", ()))
             + "".join(f'<div class="muted">{escape(why)}</div>'

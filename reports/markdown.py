@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from asr_conformance.gate.verdict import judge_label, widened_note
+from asr_conformance.gate.verdict import judge_label, reasons_line, widened_note
 from asr_conformance.vocabulary.untrusted import code_span, markdown_text
 
 VERDICT_WORDS = {
     "conforms": "✅ conforms",
     "conforms-except-known-failures": "🟡 conforms except known failures",
+    "partial": "🔶 partial: not everything was checked (not a pass)",
     "does-not-conform": "❌ does not conform",
     "no-verdict": "⚪ no verdict (nothing executed)",
     "incomplete": "⚪ incomplete run (certifies nothing)",
@@ -47,9 +48,12 @@ def render_markdown(report: dict[str, Any]) -> str:
         )
     lines.append("")
     for verdict in report["verdicts"]:
-        for why in verdict.get("fidelity_not_checked", ()):
-            lines.append(f"- {_cell(verdict['implementation'])}, producer: conforms on output rules only; "
-                         f"fidelity not checked: {_cell(why)}")
+        for why in verdict.get("unchecked", ()):
+            lines.append(f"- {_cell(verdict['implementation'])}, {_cell(verdict['role'])}: not checked, so not a "
+                         f"pass: {_cell(why)}")
+        if verdict.get("reasons"):
+            lines.append(f"- {_cell(verdict['implementation'])}, {_cell(verdict['role'])}: "
+                         f"{_cell(reasons_line(verdict['reasons']))}")
     for verdict in report["verdicts"]:
         for judge in verdict.get("judged_by", ()):
             lines.append(f"- {_cell(verdict['implementation'])}, producer: fidelity judged by "
@@ -57,7 +61,8 @@ def render_markdown(report: dict[str, Any]) -> str:
                          f"sha256 {code_span(str(judge.get('sha256')))}")
         for why in (*verdict.get("judge_errors", ()), *verdict.get("not_fuzzed", ())):
             lines.append(f"- {_cell(verdict['implementation'])}, producer: {_cell(why)}")
-    if any(v.get(k) for v in report["verdicts"] for k in ("fidelity_not_checked", "judged_by", "judge_errors", "not_fuzzed")):
+    if any(v.get(k) for v in report["verdicts"]
+           for k in ("fidelity_not_checked", "judged_by", "judge_errors", "not_fuzzed", "unchecked", "reasons")):
         lines.append("")
     lines += _failing_rules(report)
     lines += _gate(report)

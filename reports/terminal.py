@@ -7,7 +7,7 @@ from collections import Counter
 from typing import Any
 
 from asr_conformance.gate.results import FAILING
-from asr_conformance.gate.verdict import Completeness, judged_suffix, overall, widened_note
+from asr_conformance.gate.verdict import EXIT_PARTIAL, Completeness, judged_suffix, overall, reasons_line, run_verdict, widened_note
 
 #: The outcomes in the order the run's summary counts them.
 _ORDER = ("pass", "fail", "crash", "timeout", "expected-fail", "not-scored", "skipped")
@@ -18,12 +18,21 @@ def verdict_words(report: dict[str, Any]) -> str:
     completeness."""
     incomplete = tuple(report["completeness"].get("reasons") or ())
     reasons = [r for r in report["exit"].get("reasons", []) if r not in incomplete]
-    return overall(report["verdicts"], reasons, Completeness(other=incomplete))
+    return overall(report["verdicts"], reasons, Completeness(other=incomplete), bool(report["options"].get("partial")))
 
 
 def conforms(report: dict[str, Any]) -> bool:
     """Whether the saved run conformed: it exited 0 and its verdict is one of conformance."""
     return report["exit"].get("status") == 0 and verdict_words(report).startswith("CONFORMS")
+
+
+def partial(report: dict[str, Any]) -> bool:
+    """Whether the saved run's verdict is partial: it conformed on what it checked, not on everything."""
+    incomplete = tuple(report["completeness"].get("reasons") or ())
+    reasons = [r for r in report["exit"].get("reasons", []) if r not in incomplete]
+    return report["exit"].get("status") == EXIT_PARTIAL and \
+        run_verdict(report["verdicts"], reasons, Completeness(other=incomplete),
+                    bool(report["options"].get("partial"))) == "partial"
 
 
 def render_terminal(report: dict[str, Any]) -> list[str]:
@@ -54,8 +63,11 @@ def render_terminal(report: dict[str, Any]) -> list[str]:
     if several:
         for each in report["verdicts"]:
             lines.append(f"  {each['implementation']} {each['role']}: {each['verdict']} ({each['pass_percent']:g}% pass)")
-    partial = report["options"].get("partial_reasons") or []
-    suffix = f" (partial run: {', '.join(partial)}; only a full run certifies)" if report["options"].get("partial") else ""
+    for each in report["verdicts"]:
+        if each.get("reasons"):
+            lines.append((f"{each['implementation']} {each['role']} " if several else "") + reasons_line(each["reasons"]))
+    narrowed = report["options"].get("partial_reasons") or []
+    suffix = f" (partial run: {', '.join(narrowed)}; only a full run certifies)" if report["options"].get("partial") else ""
     lines.append(f"verdict: {verdict}{judged_suffix(report['verdicts'])}{suffix}")
     note = widened_note(report["options"].get("widened") or ())
     if note:

@@ -101,24 +101,45 @@ WITNESS = GeminiWitness()
 
 
 def layout_of(data: bytes) -> str | None:
-    """``jsonl``, ``json`` or None: cheap, from the head of the input only."""
+    """``jsonl``, ``json`` or None, read as JSON: no dependence on key order, indentation or line breaks.
+
+    A first line that is a whole object is the jsonl metadata line (or, alone, a compact session
+    object); otherwise the input is one object over several lines, parsed whole. Only input that is
+    not JSON as a whole (damaged) falls back to the head's text: ``sessionId`` and ``projectHash``
+    written as members anywhere in it, in any order."""
     head = data[:SNIFF_BYTES].lstrip()
     if not head.startswith(b"{"):
         return None
     first = head.split(b"\n", 1)[0].strip()
-    try:
-        value = json.loads(first)
-    except (ValueError, RecursionError):
-        value = None
-    if isinstance(value, dict):
-        if isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str):
-            return "json" if isinstance(value.get("messages"), list) and b"\n" not in head.rstrip() else "jsonl"
-        return None
-    # A pretty-printed ConversationRecord: "{" alone, then its members, sessionId and projectHash first.
-    opening = head[:4096]
-    if first == b"{" and re.match(rb'\{\s*"sessionId"\s*:\s*"', opening) and re.search(rb'\n\s*"projectHash"\s*:', opening):
+    value = _object(first)
+    if value is not None:
+        if not _is_metadata(value):
+            return None
+        return "json" if isinstance(value.get("messages"), list) and b"\n" not in head.rstrip() else "jsonl"
+    whole = _object(data)
+    if whole is not None:
+        return "json" if _is_metadata(whole) else None
+    if _MEMBER_SESSION_ID.search(head) and _MEMBER_PROJECT_HASH.search(head):
         return "json"
     return None
+
+
+#: ``"sessionId": "`` and ``"projectHash":`` written as members (not inside a string, whose quotes are escaped).
+_MEMBER_SESSION_ID = re.compile(rb'(?<!\\)"sessionId"\s*:\s*"')
+_MEMBER_PROJECT_HASH = re.compile(rb'(?<!\\)"projectHash"\s*:')
+
+
+def _object(text: bytes) -> dict[str, Any] | None:
+    """``text`` as a JSON object, or None (not JSON, or not an object)."""
+    try:
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return None
+    return value if isinstance(value, dict) else None
+
+
+def _is_metadata(value: dict[str, Any]) -> bool:
+    return isinstance(value.get("sessionId"), str) and isinstance(value.get("projectHash"), str)
 
 
 # --- reading ------------------------------------------------------------------

@@ -2,8 +2,10 @@
 
 A stream names its source format in the header (``producer.source.format``); the input itself
 can be sniffed. The two must agree: a header naming one witness's format for an input that
-sniffs as another's is a finding. With no witness at all, fidelity is *not checked*, with the
-reason, and never counts as passed.
+sniffs as another's is a finding (ASR-156: the input is provably another format). An input no
+witness recognises is read by the witness the header names; one it cannot read is *not checked*
+("the ... witness cannot read this input: ..."), the suite's limit, never the producer's failure.
+With no witness at all, fidelity is *not checked*, with the reason, and never counts as passed.
 """
 
 from __future__ import annotations
@@ -83,7 +85,7 @@ def select_witness(header: dict[str, Any] | None, data: bytes, witnesses: Iterab
     by_name = [w for w in pool if name is not None and w.accepts_format_name(name)]
     by_sniff = [w for w in pool if _sniffs(w, data)]
     if by_name:
-        return _named(name or "", by_name[0], by_sniff)
+        return _named(name or "", by_name[0], by_sniff, data)
     if by_sniff:
         witness = by_sniff[0]
         note = (f"the header names no source format; the input reads as {witness.format}" if name is None else
@@ -93,7 +95,7 @@ def select_witness(header: dict[str, Any] | None, data: bytes, witnesses: Iterab
     return Selection(None, not_checked=f"not checked: no witness for format {label}")
 
 
-def _named(name: str, witness: Witness, by_sniff: list[Witness]) -> Selection:
+def _named(name: str, witness: Witness, by_sniff: list[Witness], data: bytes) -> Selection:
     if witness in by_sniff:
         return Selection(witness)
     if by_sniff:
@@ -101,8 +103,26 @@ def _named(name: str, witness: Witness, by_sniff: list[Witness]) -> Selection:
         message = (f"the header's producer.source.format {name!r} names {witness.format}, but the input reads as "
                    f"{other}")
         return Selection(None, [Finding("ASR-156", "format", message)], not_checked=f"not checked: {message}")
-    message = f"the header's producer.source.format {name!r} names {witness.format}, but the input is not in that format"
-    return Selection(None, [Finding("ASR-156", "format", message)], not_checked=f"not checked: {message}")
+    if _is_asr_stream(data):
+        message = (f"the header's producer.source.format {name!r} names {witness.format}, but the input is an ASR "
+                   "stream, not in that format")
+        return Selection(None, [Finding("ASR-156", "format", message)], not_checked=f"not checked: {message}")
+    # No witness recognises the input: it is not provably another format, so the named witness reads it,
+    # and what it cannot read is fidelity not checked (the suite's limit), never a finding against the producer.
+    return Selection(witness, notes=[f"the input does not look like {witness.format} at first sight; read as the "
+                                     f"header's producer.source.format {name!r} names it"])
+
+
+def _is_asr_stream(data: bytes) -> bool:
+    """Whether the input's first line is an ASR session header: provably not a native transcript."""
+    import json
+
+    first = data.lstrip()[:1 << 16].split(b"\n", 1)[0]
+    try:
+        value = json.loads(first)
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, dict) and value.get("type") == "session" and "formatVersion" in value
 
 
 def _sniffs(witness: Witness, data: bytes) -> bool:

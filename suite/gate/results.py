@@ -63,6 +63,9 @@ class TestRecord:
     rules_named: tuple[str, ...] | None = None
     #: For invalid cases: right, wrong or unnamed.
     rule_level: str | None = None
+    #: Scored rejections and the rules they name (``vocabulary.scoring.reasons_figure``, summed over a
+    #: property's examples): the second figure beside the verdict.
+    reasons: dict[str, int] | None = None
     #: For a failure: the stream or input given, inline (``vocabulary.inline``: text or base64, clipped).
     input: str | None = None
     input_encoding: str | None = None
@@ -125,7 +128,7 @@ class TestRecord:
         """The facts a report lists under ``details`` (the names reports have always used)."""
         found: dict[str, Any] = {
             "rules_named": list(self.rules_named) if self.rules_named is not None else None,
-            "rule_level": self.rule_level, "announced": self.announced,
+            "rule_level": self.rule_level, "reasons": self.reasons, "announced": self.announced,
             "fuzz_examples": self.fuzz_examples, "hypothesis_seed": self.seed, **(self.shrink or {}),
             "fidelity_not_checked": self.fidelity_not_checked,
             "judge": self.judge, "suite_error": self.suite_error,

@@ -14,17 +14,26 @@ from dataclasses import dataclass
 from typing import Any
 
 from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result
+from asr_conformance.vocabulary.scoring import add_reasons
 
 #: What each verdict is called on the terminal.
 VERDICT_WORDS = {
     "conforms": "CONFORMS",
     "conforms-except-known-failures": "CONFORMS EXCEPT KNOWN FAILURES",
+    "partial": "PARTIAL: conforms on what was checked, not everything was checked",
     "does-not-conform": "DOES NOT CONFORM",
     "no-verdict": "NO VERDICT: no case was executed",
     "incomplete": "INCOMPLETE",
 }
-#: pytest exit statuses after which the results can be complete: all passed, some failed, none collected.
-FINISHED_STATUSES = frozenset({0, 1, 5})
+#: The run's exit status for each verdict (docs/certification.md §4): only a verdict that checked everything
+#: and found it conforming exits 0; a partial one has a status of its own, beside pytest's 0 to 5.
+EXIT_PARTIAL = 10
+EXIT_STATUSES = {
+    "conforms": 0, "conforms-except-known-failures": 0, "partial": EXIT_PARTIAL, "does-not-conform": 1,
+    "no-verdict": 1, "incomplete": 1,
+}
+#: Exit statuses after which the results can be complete: all passed, some failed, none collected (pytest), partial.
+FINISHED_STATUSES = frozenset({0, 1, 5, EXIT_PARTIAL})
 #: Most missing tests named in a reason (the report lists them all).
 NAMED_MISSING = 5
 
@@ -66,8 +75,11 @@ class Completeness:
                 "changed": list(self.changed), "exit_status": self.exit_status}
 
 
-def role_verdict(counts: Counter[str], complete: bool = True) -> str:
-    """The verdict of one implementation in one role, from the counts of its outcomes."""
+def role_verdict(counts: Counter[str], complete: bool = True, unchecked: Sequence[str] = ()) -> str:
+    """The verdict of one implementation in one role, from the counts of its outcomes.
+
+    ``unchecked`` says what the run did not check (fidelity, fuzzing, a widened sandbox): a role that
+    passed everything else is then ``partial``, never ``conforms``."""
     scored = sum(counts[o] for o in SCORED)
     failing = sum(counts[o] for o in FAILING)
     if failing:
@@ -76,6 +88,8 @@ def role_verdict(counts: Counter[str], complete: bool = True) -> str:
         return "incomplete"
     if scored == 0:
         return "no-verdict"
+    if unchecked:
+        return "partial"
     if counts["expected-fail"]:
         return "conforms-except-known-failures"
     return "conforms"
@@ -83,15 +97,18 @@ def role_verdict(counts: Counter[str], complete: bool = True) -> str:
 
 def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result],
              complete: bool = True) -> list[dict[str, Any]]:
-    """One certification verdict per implementation and role it was run in."""
+    """One certification verdict per implementation and role it was run in.
+
+    An implementation's ``widened`` (why its sandbox was wider than the default) makes each of its roles
+    unchecked, like fidelity not checked or a format not fuzzed."""
     found = []
     for implementation in implementations:
         for role in implementation["roles"]:
             mine = [r for r in results if r.implementation == implementation["key"] and r.role == role]
             counts = Counter(r.outcome for r in mine)
             scored = sum(counts[o] for o in SCORED)
-            verdict = {
-                "implementation": implementation["key"], "role": role, "verdict": role_verdict(counts, complete),
+            verdict: dict[str, Any] = {
+                "implementation": implementation["key"], "role": role,
                 "counts": {o: counts[o] for o in OUTCOMES},
                 "pass_percent": round(100.0 * counts["pass"] / scored, 2) if scored else 0.0,
             }
@@ -100,8 +117,35 @@ def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result],
                 verdict["fidelity_not_checked"] = unchecked
             if role == "producer":
                 verdict.update(judging(mine))
+            if role == "validator":
+                figure = reasons_of(mine)
+                if figure:
+                    verdict["reasons"] = figure
+            why = [*(f"fidelity not checked: {w.removeprefix('fidelity not checked: ')}" for w in unchecked),
+                   *verdict.get("not_fuzzed", ()),
+                   *(f"widened sandbox: {w}" for w in implementation.get("widened", ()))]
+            if why:
+                verdict["unchecked"] = why
+            verdict["verdict"] = role_verdict(counts, complete, why)
             found.append(verdict)
     return found
+
+
+def reasons_of(results: Sequence[Result]) -> dict[str, int]:
+    """The reasons figure of a validator's results: scored rejections, and which rules they name."""
+    total: dict[str, int] = {}
+    for result in results:
+        figure = result.details.get("reasons")
+        if isinstance(figure, dict):
+            total = add_reasons(total, {k: v for k, v in figure.items() if isinstance(v, int)})
+    return total
+
+
+def reasons_line(figure: dict[str, int]) -> str:
+    """The reasons figure in words: ``reasons: 120 rejections, 118 name a rule the stream breaks, ...``."""
+    return (f"reasons: of {figure.get('rejections', 0)} scored rejections, {figure.get('naming_a_broken_rule', 0)} "
+            f"name a rule the stream breaks, {figure.get('naming_only_broken_rules', 0)} name only such rules, "
+            f"{figure.get('naming_no_rule', 0)} name none (not scored; --strict-reasons scores them)")
 
 
 def fidelity_not_checked(results: Sequence[Result]) -> list[str]:
@@ -165,22 +209,40 @@ def judge_error_reasons(results: Sequence[Result]) -> list[str]:
     return [f"{len(errors)} fidelity judgement(s) failed in the format pack, not in the implementation: {shown}"]
 
 
-def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness) -> str:
-    """The run's verdict in words: INCOMPLETE before anything else, then the worst role verdict."""
+def run_verdict(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness,
+                narrowed: bool = False) -> str:
+    """The run's verdict as a key of ``VERDICT_WORDS`` (``does-not-conform`` also for a gate that failed).
+
+    A role that ran no case makes a full run partial; in a run narrowed with ``-m``, ``-k`` and the like
+    (which certifies nothing, and says so) its cases were deselected, and the other roles decide."""
     if not completeness.complete:
-        return "INCOMPLETE: " + "; ".join(completeness.reasons())
+        return "incomplete"
     kinds = {v["verdict"] for v in role_verdicts}
     if not role_verdicts or kinds == {"no-verdict"}:
-        return VERDICT_WORDS["no-verdict"]
-    if "does-not-conform" in kinds:
-        return VERDICT_WORDS["does-not-conform"]
-    if reasons:
-        return "DOES NOT PASS THE GATE: " + "; ".join(reasons)
+        return "no-verdict"
+    if "does-not-conform" in kinds or reasons:
+        return "does-not-conform"
+    if "partial" in kinds or ("no-verdict" in kinds and not narrowed):
+        return "partial"
     if "conforms-except-known-failures" in kinds:
-        return VERDICT_WORDS["conforms-except-known-failures"]
-    if "no-verdict" in kinds:
+        return "conforms-except-known-failures"
+    return "conforms"
+
+
+def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness,
+            narrowed: bool = False) -> str:
+    """The run's verdict in words: INCOMPLETE before anything else, then the worst role verdict."""
+    found = run_verdict(role_verdicts, reasons, completeness, narrowed)
+    if found == "incomplete":
+        return "INCOMPLETE: " + "; ".join(completeness.reasons())
+    kinds = {v["verdict"] for v in role_verdicts}
+    if found == "does-not-conform" and "does-not-conform" not in kinds:
+        return "DOES NOT PASS THE GATE: " + "; ".join(reasons)
+    if found == "partial":
+        why = [f"no case ran for {v['implementation']} {v['role']}" for v in role_verdicts
+               if v["verdict"] == "no-verdict"]
+        why += list(dict.fromkeys(w for v in role_verdicts for w in v.get("unchecked", ())))
+        return "PARTIAL: conforms on what was checked; not checked: " + "; ".join(why)
+    if found == "conforms" and "no-verdict" in kinds:
         return "CONFORMS IN PART: some roles ran no case"
-    unchecked = sorted({why for v in role_verdicts for why in v.get("fidelity_not_checked", ())})
-    if unchecked:
-        return "CONFORMS ON OUTPUT RULES; fidelity not checked: " + "; ".join(unchecked)
-    return VERDICT_WORDS["conforms"]
+    return VERDICT_WORDS[found]

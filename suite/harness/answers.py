@@ -60,6 +60,19 @@ class Verdict:
         return explain(self.outcome, self.message, self.sent, self.received, self.stderr_tail)
 
 
+#: Diagnostic levels that never name a rule (docs/contract.md §2.2): a validator may warn about a SHOULD
+#: on a stream it judges by its MUSTs.
+NOT_NAMING_LEVELS = frozenset({"warning", "info"})
+
+
+def named_rules(diagnostics: list[dict[str, Any]]) -> frozenset[str]:
+    """The rules a validator's diagnostics name: every ``rule`` but those of a warning or an info.
+
+    ``level`` is compared without regard to case; a missing level, ``error`` or any other value names its rule."""
+    return frozenset(d["rule"] for d in diagnostics
+                     if not (isinstance(d.get("level"), str) and d["level"].lower() in NOT_NAMING_LEVELS))
+
+
 @dataclass(slots=True)
 class _Exchange:
     """What every answer carries so that a failure can be shown in full."""

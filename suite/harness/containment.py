@@ -290,6 +290,11 @@ def check_allow_read(folders: Iterable[str], where: str) -> None:
             raise UsageError(f"{where}: {folder!r} ({real}) may not be shown to an implementation: {why}")
 
 
+#: The openings of the widenings that say what the machine lacks rather than what a run chose to show.
+NO_SANDBOX = "no sandbox"
+NOT_PROVIDED = "not provided by this machine"
+
+
 def widenings(implementations: Iterable[tuple[Iterable[str], Policy | None]]) -> list[str]:
     """Every way this run shows implementations more than the closed box of docs/contract.md §9.1, one phrase
     each (empty: a closed box): variables passed through (names only), folders shown on request, the host
@@ -309,7 +314,7 @@ def widenings(implementations: Iterable[tuple[Iterable[str], Policy | None]]) ->
     except UsageError as error:
         mode, why = "none", str(error)
     if mode != "bwrap":
-        found.append(f"no sandbox ({why})")
+        found.append(f"{NO_SANDBOX} ({why})")
         return found
     missing = [said for flag, said in (("--disable-userns", "nested user namespaces not refused"),
                                        ("--size", "/tmp and /dev/shm not size-limited"),
@@ -319,7 +324,7 @@ def widenings(implementations: Iterable[tuple[Iterable[str], Policy | None]]) ->
     if not pids_cgroups():
         missing.append("process limit not enforced")
     if missing:
-        found.append(f"not provided by this machine: {', '.join(missing)}")
+        found.append(f"{NOT_PROVIDED}: {', '.join(missing)}")
     return found
 
 

@@ -52,7 +52,7 @@ from asr_conformance.harness.answers import Verdict
 from asr_conformance.harness.judging.validator import judge_answer
 from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
 from asr_conformance.vocabulary.option_defaults import DEFAULT_SHRINK_SECONDS, DEFAULT_SHRINK_STEPS
-from asr_conformance.vocabulary.scoring import naming_set
+from asr_conformance.vocabulary.scoring import add_reasons, naming_set
 
 PROFILES = ("asr-fast", "asr-fixed", "asr-certify", "asr-deep")
 DEFAULT_PROFILE = "asr-fast"
@@ -422,10 +422,14 @@ class ValidatorFuzzSession(PropertyRunner):
     def __init__(self, adapter: Any, scratch: Path, counterexamples: Path, replay: list[str],
                  hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]],
                  budget: ShrinkBudget | None = None, database_key: str = "",
-                 record: Callable[[str, object], None] | None = None) -> None:
+                 record: Callable[[str, object], None] | None = None, strict_reasons: bool = False) -> None:
         super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record)
         self.adapter = adapter
         self.also_named = also_named
+        #: Whether a rejection naming a rule outside the naming set fails (``--strict-reasons``).
+        self.strict_reasons = strict_reasons
+        #: The reasons figure over every scored rejection of the property (``scoring.reasons_figure``).
+        self.reasons: dict[str, int] = {}
 
     def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
         return write_counterexample(self.counterexamples, replay=self.replay, **failure)
@@ -466,7 +470,8 @@ class ValidatorFuzzSession(PropertyRunner):
         # ``rules`` is the mode's naming set, its first rule the one the suite files the defect under; an
         # implementation-defined answer rests on an assumption: any verdict is reported, none is scored.
         allowed = naming_set(set(rules) | {r for rule in rules for r in self.also_named.get(rule, ())})
-        found = judge_answer(expected, verdict, allowed, rules[0] if rules else None)
+        found = judge_answer(expected, verdict, allowed, rules[0] if rules else None, self.strict_reasons)
+        self.reasons = add_reasons(self.reasons, found.reasons)
         if found.problem in ("declined", "no-verdict"):
             self._fail(f"no verdict on {description}", explained, failure)
         elif found.problem == "rejected-valid":

@@ -12,6 +12,7 @@
     pass_env = ["ACME_LICENSE_FILE"]               # variables passed through (default: none)
     network = "none"                               # or "host" (a licence server); the sandbox's network
     allow_read = ["/opt/acme-runtime"]             # more folders the sandbox shows read-only
+    strict_reasons = true                          # a rejection naming the wrong rule fails its case
 
     [limits]                                       # per process (docs/contract.md §9)
     memory = "4G"
@@ -56,6 +57,7 @@ class Manifest:
     pass_env: tuple[str, ...] = ()
     source_formats: tuple[str, ...] = ()
     policy: Policy | None = None
+    strict_reasons: bool = False
 
     @property
     def folder(self) -> Path:
@@ -117,4 +119,5 @@ def load_manifest(path: Path) -> Manifest:
         pass_env=tuple(data.get("pass_env", ())),
         source_formats=tuple(data.get("source_formats", ())),
         policy=policy,
+        strict_reasons=bool(data.get("strict_reasons", False)),
     )

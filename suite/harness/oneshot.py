@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from asr_conformance.harness import containment
-from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
+from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
@@ -58,7 +58,7 @@ class OneShotValidator:
             diagnostics = parse_diagnostics(run.text)
         except TooDeep as error:
             return Verdict(Outcome.CRASH, message=f"a diagnostic is unusable: {error}", **common)
-        rules = rule_names(d["rule"] for d in diagnostics)
+        rules = rule_names(named_rules(diagnostics))
         if code in self.accept_codes:
             return Verdict(Outcome.ACCEPT, rules, diagnostics, **common)
         if code in self.reject_codes:

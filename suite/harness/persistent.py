@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from asr_conformance.harness import containment
-from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict
+from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
 from asr_conformance.harness.containment import Box, Policy, UnsafeOutput
 from asr_conformance.harness.oneshot import staged_suffix
 from asr_conformance.harness.processes import Child, TailBuffer, spawn, wait_readable
@@ -338,7 +338,7 @@ class PersistentImplementation:
         assert isinstance(reply, protocol.Validated)
         violations = list(reply.violations)
         outcome = Outcome.ACCEPT if reply.verdict == "valid" else Outcome.REJECT
-        return Verdict(outcome, rule_names(v["rule"] for v in violations), violations, **common)
+        return Verdict(outcome, rule_names(named_rules(violations)), violations, **common)
 
     def read(self, stream: Path) -> ReadAnswer:
         box, staged = self._blind(stream)

@@ -75,6 +75,9 @@ class Target:
     source_formats: tuple[str, ...] = ()
     #: Its containment choices (a manifest's network, limits and allow_read).
     policy: Policy | None = None
+    #: Whether a rejection naming a rule outside the case's naming set fails (``--strict-reasons``, a
+    #: manifest's ``strict_reasons``); otherwise reasons are a figure beside the verdict.
+    strict_reasons: bool = False
 
     @property
     def label(self) -> str:
@@ -103,14 +106,19 @@ def default_role(inputs: Sequence[str], source_formats: Sequence[str] = ()) -> s
 
 def resolve_targets(implementations: Sequence[str], role: str | None, inputs: Sequence[str],
                     protocol_flag: bool, timeout: float | None, expectations: str | None,
-                    source_formats: Sequence[str] = ()) -> list[Target]:
-    """Every --implementation as a Target (the bundled reference when there is none)."""
+                    source_formats: Sequence[str] = (), strict_reasons: bool = False) -> list[Target]:
+    """Every --implementation as a Target (the bundled reference when there is none).
+
+    ``strict_reasons`` (``--strict-reasons``) holds every one to its reasons; a manifest can ask it alone."""
     formats = canonical_formats(source_formats, "--source-format")
     if not implementations:
-        return [replace(bundled_reference(role, inputs, timeout, expectations), source_formats=formats)]
+        return [replace(bundled_reference(role, inputs, timeout, expectations), source_formats=formats,
+                        strict_reasons=strict_reasons)]
     targets = [
         _target(given, role, inputs, protocol_flag, timeout, expectations, formats) for given in implementations
     ]
+    if strict_reasons:
+        targets = [replace(t, strict_reasons=True) for t in targets]
     return _unique_keys(targets)
 
 
@@ -178,6 +186,7 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
             cwd=str(manifest.folder), accept_codes=manifest.accept_codes, reject_codes=manifest.reject_codes,
             placeholder=manifest.placeholder, inputs=found, expectations=chosen, source=str(path),
             pass_env=manifest.pass_env, source_formats=formats, policy=manifest.policy,
+            strict_reasons=manifest.strict_reasons,
         )
     if not path.exists():
         raise TargetError(f"--implementation={given}: no such file")

@@ -74,6 +74,42 @@ def check_view(view: Any) -> str | None:
     return first_problem(view_schema(), view)
 
 
+# --- versions ------------------------------------------------------------------------
+
+#: The members each view version defines (docs/contract.md §5). A change that can fail a reader that passed
+#: before (a member a fuzz property compares, a member a case lists) raises the version; a reader is compared
+#: on the members of the version its view declares (``view_version``).
+VIEW_MEMBERS: dict[int, frozenset[str]] = {
+    1: frozenset({"view_version", "records", "session_info", "lossy", "in_force", "instructions", "calls", "pairs",
+                  "orphans", "dangling", "permissions", "unresolved", "decisions", "changes", "problems"}),
+}
+VIEW_MEMBERS[2] = VIEW_MEMBERS[1] | {"terminals", "terminal_reads"}
+#: The version the reference reader writes: the latest.
+VIEW_VERSION = max(VIEW_MEMBERS)
+
+
+def declared_version(view: Any) -> int:
+    """The view version a reader's view declares (the latest when it declares none the suite knows: the view
+    schema then fails it anyway)."""
+    version = view.get("view_version") if isinstance(view, dict) else None
+    return version if isinstance(version, int) and version in VIEW_MEMBERS else VIEW_VERSION
+
+
+def at_version(expected: dict[str, Any], version: int) -> tuple[dict[str, Any], list[str]]:
+    """The expected view cut to the members of ``version``, and the members it leaves out (later versions').
+
+    ``view_version`` itself is the reader's to declare (the view schema checks it), never compared."""
+    members = VIEW_MEMBERS.get(version, VIEW_MEMBERS[VIEW_VERSION])
+    left = sorted(name for name in expected if name not in members and not name.startswith("_"))
+    return {k: v for k, v in expected.items() if k not in left and k != "view_version"}, left
+
+
+def not_checked_at(version: int, left: Iterable[str]) -> str:
+    """Why part of a view was not compared: the reader's view version predates those members."""
+    return (f"view version {version}: {', '.join(left)} not compared (members of view version "
+            f"{min(v for v in VIEW_MEMBERS if set(left) <= VIEW_MEMBERS[v])}; the reader declares {version})")
+
+
 # --- comparing -----------------------------------------------------------------------
 
 
@@ -201,8 +237,9 @@ def check_partial_view(expected: Any, partial: Iterable[str] = ()) -> list[str]:
     a ``partial`` pointer that names no object compared whole or by keys."""
     if not isinstance(expected, dict):
         return ["(top level): an expected view is a JSON object"]
-    if "view_version" in expected and expected["view_version"] != 1:
-        return [f"/view_version: this suite reads view_version 1, not {expected['view_version']!r}"]
+    if "view_version" in expected and expected["view_version"] not in VIEW_MEMBERS:
+        return [f"/view_version: this suite reads view versions {', '.join(map(str, VIEW_MEMBERS))}, "
+                f"not {expected['view_version']!r}"]
     problems: list[str] = []
     pointers = frozenset(partial)
     reached: set[str] = set()

@@ -50,6 +50,8 @@ class Packs:
     installed: list[Installed] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    #: Installed third-party packs left out under ``--builtin-packs-only`` (their labels).
+    ignored: list[str] = field(default_factory=list)
 
     @property
     def packs(self) -> list[FormatPack]:
@@ -74,7 +76,7 @@ class Packs:
         dropped = [i.identity.label() for i in self.installed if not i.builtin]
         notes = list(self.notes) + ([f"third-party packs not used (built-in packs only): {', '.join(dropped)}"]
                                     if dropped else [])
-        return Packs([i for i in self.installed if i.builtin], list(self.problems), notes)
+        return Packs([i for i in self.installed if i.builtin], list(self.problems), notes, dropped)
 
 
 def _accepts(pack: FormatPack, name: str) -> bool:
@@ -195,4 +197,7 @@ def select_pack(header: dict[str, Any] | None, data: bytes, packs: Packs | Itera
     """``fidelity.registry.select_witness`` over the packs' witnesses, the winner named with its pack."""
     pool = packs if isinstance(packs, Packs) else Packs([Installed(p, identify(p, "(given)", False)) for p in packs])
     selection = select_witness(header, data, [p.witness for p in pool.packs])
+    if selection.not_checked and pool.ignored:
+        # The certifier's choice, not the suite's limit: say which installed packs could have judged.
+        selection.not_checked += f" (--builtin-packs-only ignored the installed pack(s) {', '.join(pool.ignored)})"
     return PackSelection(pool.of_witness(selection.witness), selection)

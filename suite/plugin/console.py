@@ -127,11 +127,12 @@ def load_report(path: Path) -> dict[str, Any]:
 
 
 def _summary(options: argparse.Namespace, out: TextIO) -> int:
+    from asr_conformance.gate.verdict import EXIT_PARTIAL
     from asr_conformance.plugin.campaign_record import is_campaign
     from asr_conformance.reports import ReportFolderError, write_reports
     from asr_conformance.reports.html_page import render_html
     from asr_conformance.reports.markdown import render_markdown
-    from asr_conformance.reports.terminal import conforms, render_terminal
+    from asr_conformance.reports.terminal import conforms, partial, render_terminal
 
     if is_campaign(options.report):
         return _campaign_summary(options.report, out)
@@ -154,7 +155,7 @@ def _summary(options: argparse.Namespace, out: TextIO) -> int:
         if options.format == "text":
             out.write(f"written: {', '.join(str(p) for p in written.values())}\n")
     out.flush()
-    return EXIT_OK if conforms(report) else EXIT_NO
+    return EXIT_OK if conforms(report) else EXIT_PARTIAL if partial(report) else EXIT_NO
 
 
 def _smoke(options: argparse.Namespace, out: TextIO) -> int:

@@ -99,7 +99,7 @@ def pytest_configure(config: pytest.Config) -> None:
         targets = resolve_targets(
             implementations, config.getoption("role"), config.getoption("inputs"),
             config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
-            config.getoption("source_formats"),
+            config.getoption("source_formats"), config.getoption("strict_reasons"),
         )
         settings = _gate_settings(config, targets)
     except (TargetError, ExpectationsError, BaselineError) as error:
@@ -495,7 +495,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator: object, asr_target: 
     session = ValidatorFuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
                           replay_arguments(asr_target, "validator"), settings(), seed if isinstance(seed, int) else None,
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
-                          record=facts.__setitem__)
+                          record=facts.__setitem__, strict_reasons=asr_target.strict_reasons)
     _report_fuzzing(asr_record, session, seed, facts)
     yield session
 
@@ -573,6 +573,7 @@ def _report_fuzzing(record: Recorder, session: PropertyRunner, seed: object, fac
         "counterexample": None if session.counterexample is None else
         (str(session.counterexample[0]), session.counterexample[1]),
         "shrink": {key.removeprefix("asr_"): value for key, value in facts.items()} or None,
+        **({"reasons": session.reasons} if isinstance(session, ValidatorFuzzSession) and session.reasons else {}),
     })
 
 

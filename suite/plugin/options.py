@@ -49,6 +49,10 @@ def add_options(parser: pytest.Parser) -> None:
                     help="a native format the producer converts, fuzzed with generated transcripts under -m fuzz "
                     "(repeatable; any installed format pack's format: claude-code-jsonl, codex-rollout-jsonl, gemini-cli-session, ...; "
                     "default: the formats of its inputs)")
+    group.addoption("--strict-reasons", action="store_true", default=False, dest="strict_reasons",
+                    help="a validator's rejection naming a rule the stream does not break fails its case (default: "
+                    "only the verdict is scored; the rules named are a figure beside it); a manifest's "
+                    "strict_reasons = true asks the same")
     group.addoption("--builtin-packs-only", action="store_true", default=False, dest="builtin_packs_only",
                     help="judge producer fidelity with the suite's built-in format packs only; third-party packs "
                     "(asr_conformance.format_packs entry points) are not used, and inputs only they read are not checked")

@@ -85,6 +85,7 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "widened": widened_of(config),
         "max_output": config.getoption("max_output", None),
         "builtin_packs_only": bool(config.getoption("builtin_packs_only", False)),
+        "strict_reasons": bool(config.getoption("strict_reasons", False)),
         "packs_not_loaded": _pack_problems(),
     }
 
@@ -160,3 +161,18 @@ def _whole_suite(arg: str) -> bool:
         return False
     where = Path(arg).resolve()
     return where == CONFORMANCE_DIR or where in CONFORMANCE_DIR.parents
+
+
+def widened_sandbox(target: Target, config: pytest.Config) -> list[str]:
+    """Why ``target`` ran with less containment than the closed box (docs/certification.md §4): its verdict
+    then checked less than a contained run's, and is partial.
+
+    The widenings that show it more (``containment.widenings``: variables passed through, folders shown on
+    request, the host network, no sandbox), the same list the certificate names.  Two are named there but
+    make no verdict partial: protections the machine could not provide inside a working sandbox (limits, not
+    what is shown), and no sandbox for the bundled reference, the suite's own code that ships the answers."""
+    found = containment.widenings([(target.pass_env, target.policy)])
+    kept = [why for why in found if not why.startswith(containment.NOT_PROVIDED)]
+    if not target.given:
+        kept = [why for why in kept if not why.startswith(containment.NO_SANDBOX)]
+    return kept

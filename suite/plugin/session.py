@@ -38,11 +38,14 @@ from asr_conformance.gate.integrity import (
 )
 from asr_conformance.gate.results import FAILING, Result, ResultCollector, missing_result, record_of
 from asr_conformance.gate.verdict import (
+    EXIT_PARTIAL,
     VERDICT_WORDS,
     Completeness,
     judge_error_reasons,
     judged_suffix,
     overall,
+    reasons_line,
+    run_verdict,
     verdicts,
     widened_note,
 )
@@ -50,7 +53,7 @@ from asr_conformance.harness.targets import Target
 from asr_conformance.plugin.classify import classify
 from asr_conformance.plugin.progress import Progress
 from asr_conformance.plugin.recording import recorder_of
-from asr_conformance.plugin.run_config import corpus_of, hypothesis_facts, narrowing, run_options, widened_of
+from asr_conformance.plugin.run_config import corpus_of, hypothesis_facts, narrowing, run_options, widened_of, widened_sandbox
 from asr_conformance.vocabulary.untrusted import terminal_line
 
 GATE_KEY = pytest.StashKey[GateSettings[Target]]()
@@ -203,9 +206,12 @@ class CertificationSession:
         decision = decide(self.settings, results)
         self.reasons.extend(decision.reasons)
         self.stale, self.comparison = decision.stale, decision.comparison
-        status = exit_status(int(session.exitstatus), self.reasons, self.completeness)
+        self.verdicts = verdicts([self._describe(t) for t in self.settings.targets], results,
+                                 self.completeness.complete)
+        status = exit_status(int(session.exitstatus), self.reasons, self.completeness,
+                             run_verdict(self.verdicts, self.reasons, self.completeness, bool(self.partial)))
         if status != int(session.exitstatus):
-            session.exitstatus = pytest.ExitCode(status)
+            session.exitstatus = status if status == EXIT_PARTIAL else pytest.ExitCode(status)
         if self.settings.write_expectations is not None:
             write_expectations(self.settings.write_expectations, results, len(self.settings.targets) > 1)
         self._write_reports(results, int(session.exitstatus))
@@ -237,7 +243,6 @@ class CertificationSession:
         from asr_conformance.vocabulary.schemas import check_report
 
         implementations = [self._describe(t) for t in self.settings.targets]
-        self.verdicts = verdicts(implementations, results, self.completeness.complete)
         if self.settings.report_dir is None:
             return
         facts = RunFacts(
@@ -283,6 +288,9 @@ class CertificationSession:
         }
         if target.key in self.announced:
             described["announced"] = self.announced[target.key]
+        widened = widened_sandbox(target, self.config)
+        if widened:
+            described["widened"] = widened
         return described
 
     # -- the terminal ----------------------------------------------------------
@@ -336,15 +344,21 @@ class CertificationSession:
         self._verdict_lines(write)
 
     def _verdict_lines(self, write: Callable[..., None]) -> None:
-        verdict = overall(self.verdicts, self.reasons, self.completeness)
+        verdict = overall(self.verdicts, self.reasons, self.completeness, bool(self.partial))
         if len(self.verdicts) > 1:
             for each in self.verdicts:
                 write(f"  {each['implementation']} {each['role']}: {VERDICT_WORDS[each['verdict']]} "
                       f"({each['pass_percent']:g}% pass)")
         suffix = f" (partial run: {', '.join(self.partial)}; only a full run certifies)" if self.partial else ""
 
-        write(f"verdict: {verdict}{judged_suffix(self.verdicts)}{suffix}", bold=True, red=verdict != "CONFORMS" or bool(self.partial),
-              green=verdict == "CONFORMS" and not self.partial)
+        for each in self.verdicts:
+            if each.get("reasons"):
+                who = f"{each['implementation']} {each['role']} " if len(self.verdicts) > 1 else ""
+                write(f"{who}{reasons_line(each['reasons'])}")
+        kind = run_verdict(self.verdicts, self.reasons, self.completeness, bool(self.partial))
+        write(f"verdict: {verdict}{judged_suffix(self.verdicts)}{suffix}", bold=True,
+              red=kind not in ("conforms", "partial") or bool(self.partial),
+              yellow=kind == "partial" and not self.partial, green=verdict == "CONFORMS" and not self.partial)
         note = widened_note(widened_of(self.config))
         if note:
             # Beside the verdict, not in it: part of the certificate.

@@ -36,7 +36,7 @@ from asr_conformance.reference.checks import Validation
 from asr_conformance.reference.stream import LineProblem, Record, StreamReader
 from asr_conformance.vocabulary.terms import CONTENT_LEVELS
 
-VIEW_VERSION = 1
+VIEW_VERSION = 2
 #: session_info fields, each a patch (ASR-160).
 SESSION_INFO_FIELDS = ("title", "titleSource", "heads", "tags", "flags", "project", "continuedIn")
 #: The members of a terminal record's field table: its snapshot (ASR-271).

@@ -15,6 +15,7 @@ from typing import Any, TextIO
 
 from asr_conformance import __version__
 from asr_conformance.reference.checks import validate_path
+from asr_conformance.reference.diagnostics import Level
 from asr_conformance.reference.producer import Refusal, available, reference_convert
 from asr_conformance.reference.reader import UnreadableStream, read_view
 from asr_conformance.vocabulary import protocol
@@ -37,7 +38,19 @@ def reference_judge(path: str) -> tuple[bool, list[dict[str, Any]]]:
     return outcome.valid, violations
 
 
-def serve(stdin: TextIO, stdout: TextIO, judge: Judge = reference_judge,
+def reference_judge_with_warnings(path: str) -> tuple[bool, list[dict[str, Any]]]:
+    """The bundled persistent reference's answer: errors, then its SHOULD warnings marked ``"level": "warning"``,
+    which name no rule (docs/contract.md §2.2), as the one-shot reference writes them."""
+    outcome = validate_path(path)
+    violations = [
+        {"rule": d.rule, **({"seq": d.seq} if d.seq is not None else {}), "message": d.message,
+         **({} if d.level is Level.ERROR else {"level": d.level.value})}
+        for d in (*outcome.errors, *outcome.warnings)
+    ]
+    return outcome.valid, violations
+
+
+def serve(stdin: TextIO, stdout: TextIO, judge: Judge = reference_judge_with_warnings,
           name: str = "asr-conformance-reference", reader: Reader = read_view,
           producer: Producer | None = reference_convert) -> int:
     def answer(message: protocol.Reply) -> None:

@@ -33,6 +33,12 @@ os.environ.setdefault("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--certify-seeds", type=int, default=0, metavar="N",
+                     help="certify every bundled implementation under N consecutive fresh fuzz seeds "
+                     "(test_fresh_seeds.py; run before a release with --certify-seeds=20)")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: a property-based test driven by Hypothesis strategies")
     ensure_profiles()  # the suite's plugin registers them only in certification runs

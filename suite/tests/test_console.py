@@ -121,3 +121,27 @@ def test_the_installed_command_has_a_version() -> None:
     found = subprocess.run([sys.executable, "-m", "asr_conformance.plugin.console", "--version"],
                            capture_output=True, text=True, timeout=60)
     assert found.returncode == 0 and found.stdout.strip() == f"asr-conformance {__version__}"
+
+
+def test_summary_of_a_partial_report_exits_10_with_its_own_word(tmp_path: Path) -> None:
+    """A widened sandbox (any unchecked part) is partial: never exit 0, never the word CONFORMS."""
+    report = _report(["pass", "pass"], 10)
+    report["exit"]["reasons"] = []
+    report["implementations"][0]["widened"] = ["environment passed through: ACME_KEY"]
+    from asr_conformance.gate.verdict import verdicts
+
+    report["verdicts"] = verdicts(report["implementations"], [
+        Result(id=f"validator/ASR-260/case-{i}", implementation="acme", role="validator", kind="corpus",
+               test=f"t::{i}", rules=["ASR-260"], outcome="pass") for i in range(2)])
+    code, text = _run("summary", str(_saved(tmp_path, report)))
+    assert code == 10
+    assert "verdict: PARTIAL: conforms on what was checked; not checked: widened sandbox: environment passed " \
+        "through: ACME_KEY" in text
+    # The same report without the widening conforms: the test can tell them apart.
+    del report["implementations"][0]["widened"]
+    report["verdicts"] = verdicts(report["implementations"], [
+        Result(id="validator/ASR-260/case-0", implementation="acme", role="validator", kind="corpus", test="t::0",
+               rules=["ASR-260"], outcome="pass")])
+    report["exit"]["status"] = 0
+    code, _ = _run("summary", str(_saved(tmp_path, report)))
+    assert code == 0

@@ -19,13 +19,21 @@ def certify(pytester: pytest.Pytester, converter: Path, samples: Path, *args: st
                              "--report-dir=out", *args, cwd=pytester.path)
 
 
-def test_no_witness_gives_conforms_on_output_rules_only(pytester: pytest.Pytester) -> None:
+def test_no_witness_gives_a_partial_verdict_never_a_pass(pytester: pytest.Pytester) -> None:
+    """Fidelity not checked is its own verdict everywhere: the word, report.json, summary.md, the badge, and an
+    exit status of its own (10), never 0."""
     result = certify(pytester, ACME, SAMPLES, "--hypothesis-profile=asr-fast")  # a randomized run earns badges
     text = result.stdout.str()
-    assert "verdict: CONFORMS ON OUTPUT RULES; fidelity not checked: no witness for format 'acme-agent-log'" in text
+    assert "verdict: PARTIAL: conforms on what was checked; not checked: fidelity not checked: no witness for " \
+        "format 'acme-agent-log'" in text
+    assert int(result.ret) == 10
     report = json.loads((pytester.path / "out" / "report.json").read_text())
     (verdict,) = report["verdicts"]
+    assert verdict["verdict"] == "partial" and report["exit"]["status"] == 10
     assert verdict["fidelity_not_checked"] == ["no witness for format 'acme-agent-log'"]
+    badge = json.loads((pytester.path / "out" / "badge-producer.json").read_text())
+    assert badge["color"] != "brightgreen" and badge["message"].startswith("partial")
+    assert "partial" in (pytester.path / "out" / "summary.md").read_text()
     fidelity = [r for r in report["results"] if r["id"].startswith("producer/test_fidelity")]
     assert fidelity and all(r["outcome"] == "skipped" for r in fidelity)
     assert "fidelity not checked" in (pytester.path / "out" / "summary.md").read_text()

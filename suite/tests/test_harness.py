@@ -167,12 +167,24 @@ def test_an_over_strict_validator_is_caught_on_valid_cases(certify: Certify) -> 
     assert "rejected a valid stream naming ASR-262" in result.stdout.str()
 
 
-def test_naming_wrong_rules_is_a_reject_for_the_wrong_reason(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'names-wrong-rules'}", *CORPUS, "-k", "ASR-164 or ASR-260")
+def test_naming_wrong_rules_is_a_reject_for_the_wrong_reason_under_strict_reasons(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'names-wrong-rules'}", *CORPUS, "-k", "ASR-164 or ASR-260",
+                     "--strict-reasons")
     text = result.stdout.str()
     assert "rejected for the wrong reason: named ASR-999; the stream breaks ASR-164" in text
     outcomes = result.parseoutcomes()
     assert outcomes["failed"] >= 5
+
+
+def test_naming_wrong_rules_with_right_verdicts_conforms_and_the_reasons_figure_says_so(certify: Certify) -> None:
+    """Conformance is the verdict: the rules named are a second figure beside it, in the header and the report."""
+    result = certify(f"--implementation={MISBEHAVING / 'names-wrong-rules'}", *CORPUS, "-k", "ASR-164 or ASR-260")
+    assert result.ret == 0, result.stdout.str()
+    (verdict,) = result.report["verdicts"]
+    assert verdict["verdict"] == "conforms"
+    figure = verdict["reasons"]
+    assert figure["rejections"] >= 5 and figure["naming_only_broken_rules"] == 0
+    assert "name only such rules" in result.stdout.str()
 
 
 def test_zero_executed_cases_is_never_a_pass(certify: Certify) -> None:

@@ -124,7 +124,8 @@ def test_control_characters_and_workflow_commands_never_reach_the_terminal(
 
 
 def test_a_lone_surrogate_rule_neither_kills_a_worker_nor_empties_the_report(certify: Certify, tmp_path: Path) -> None:
-    result = certify(f"--implementation={HOSTILE / 'lone-surrogate-rule'}", *SMALL, "-n", "2")
+    # Under --strict-reasons the named rules fail the case, so the name reaches the failure message and the report.
+    result = certify(f"--implementation={HOSTILE / 'lone-surrogate-rule'}", *SMALL, "-n", "2", "--strict-reasons")
     assert result.ret == 1
     assert "crashed" not in result.stdout.str()
     report = report_of(tmp_path)

@@ -73,7 +73,8 @@ def test_every_member_of_the_view_schema_has_a_description() -> None:
 def test_a_view_carries_its_version_and_nothing_unknown() -> None:
     assert check_view({"view_version": 1}) is None
     assert "view_version" in (check_view({}) or "")
-    assert check_view({"view_version": 2})
+    assert check_view({"view_version": 2}) is None  # version 2 adds terminals and terminal_reads
+    assert check_view({"view_version": 3})
     assert check_view({"view_version": 1, "pairings": []})
     assert check_view({"view_version": 1, "_acme": {"anything": True}}) is None
 

@@ -339,7 +339,8 @@ def test_crashing_on_a_5000_digit_integer_fails(certify: Certify) -> None:
 
 
 def test_naming_every_rule_is_not_the_right_reason(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'names-every-rule'}", *CORPUS, "-k", "ASR-164 or ASR-260")
+    result = certify(f"--implementation={MISBEHAVING / 'names-every-rule'}", *CORPUS, "-k", "ASR-164 or ASR-260",
+                     "--strict-reasons")
     failed = result.failed()
     named = {c.id for c in CASES if c.verdict == "invalid" and naming_set(c.rules)}
     expected = {c for c in named if group_of(next(x for x in CASES if x.id == c)) in ("ASR-164", "ASR-260")}

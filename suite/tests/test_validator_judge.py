@@ -28,21 +28,42 @@ TABLE = {
     ("invalid", "accept"): ("failed", "accepted-invalid"),
     ("invalid", "reject-right"): ("passed", None),
     ("invalid", "reject-unnamed"): ("passed", None),
-    ("invalid", "reject-wrong"): ("failed", "wrong-rule"),
+    ("invalid", "reject-wrong"): ("passed", None),
     ("implementation-defined", "accept"): ("reported", None),
     ("implementation-defined", "reject-wrong"): ("reported", None),
     ("implementation-defined", "crash"): ("failed", "no-verdict"),
     ("invalid", "crash"): ("failed", "no-verdict"),
     ("valid", "declined"): ("failed", "declined"),
 }
+#: Under --strict-reasons (a manifest's strict_reasons) a wrong reason fails; everything else is judged alike.
+STRICT = {**TABLE, ("invalid", "reject-wrong"): ("failed", "wrong-rule")}
 
 
+@pytest.mark.parametrize("strict", [False, True])
 @pytest.mark.parametrize(("expected", "answer"), sorted(TABLE))
-def test_the_judge_decides_as_the_table_says(expected: str, answer: str) -> None:
-    found = judge_answer(expected, ANSWERS[answer], ALLOWED, "ASR-260")
-    assert (found.status, found.problem) == TABLE[(expected, answer)]
-    if found.problem == "wrong-rule":
+def test_the_judge_decides_as_the_table_says(expected: str, answer: str, strict: bool) -> None:
+    found = judge_answer(expected, ANSWERS[answer], ALLOWED, "ASR-260", strict)
+    assert (found.status, found.problem) == (STRICT if strict else TABLE)[(expected, answer)]
+    if (expected, answer) == ("invalid", "reject-wrong"):
         assert "named ASR-001; the stream breaks ASR-260" in found.reason
+        assert found.rule_level == "wrong"
+
+
+def test_a_rejection_counts_in_the_reasons_figure_whatever_it_names() -> None:
+    figures = {answer: judge_answer("invalid", ANSWERS[answer], ALLOWED, "ASR-260").reasons
+               for answer in ("reject-right", "reject-wrong", "reject-unnamed")}
+    assert figures["reject-right"] == {"rejections": 1, "naming_a_broken_rule": 1, "naming_only_broken_rules": 1,
+                                       "naming_no_rule": 0}
+    assert figures["reject-wrong"] == {"rejections": 1, "naming_a_broken_rule": 0, "naming_only_broken_rules": 0,
+                                       "naming_no_rule": 0}
+    assert figures["reject-unnamed"] == {"rejections": 1, "naming_a_broken_rule": 0, "naming_only_broken_rules": 0,
+                                         "naming_no_rule": 1}
+    both = Verdict(Outcome.REJECT, frozenset({"ASR-260", "ASR-168"}))
+    assert judge_answer("invalid", both, ALLOWED, "ASR-260").reasons["naming_a_broken_rule"] == 1
+    assert judge_answer("invalid", both, ALLOWED, "ASR-260").reasons["naming_only_broken_rules"] == 0
+    # Only scored rejections count: an accepted valid stream, or a defect with no page rule, adds nothing.
+    assert judge_answer("valid", ANSWERS["accept"], ALLOWED, "ASR-260").reasons == {}
+    assert judge_answer("invalid", ANSWERS["reject-right"], frozenset(), None).reasons == {}
 
 
 def _case(tmp_path: Path, verdict: str) -> Case:
@@ -52,10 +73,12 @@ def _case(tmp_path: Path, verdict: str) -> Case:
                 description="d", reference="reject" if verdict != "valid" else "accept")
 
 
+@pytest.mark.parametrize("strict", [False, True])
 @pytest.mark.parametrize(("expected", "answer"), sorted(TABLE))
-def test_a_corpus_case_is_judged_by_the_same_decision(tmp_path: Path, expected: str, answer: str) -> None:
-    shared = judge_answer(expected, ANSWERS[answer], ALLOWED, "ASR-260")
-    found = judge(_case(tmp_path, expected), ANSWERS[answer])
+def test_a_corpus_case_is_judged_by_the_same_decision(tmp_path: Path, expected: str, answer: str,
+                                                      strict: bool) -> None:
+    shared = judge_answer(expected, ANSWERS[answer], ALLOWED, "ASR-260", strict)
+    found = judge(_case(tmp_path, expected), ANSWERS[answer], strict)
     assert (found.status, found.problem, found.rule_level) == (shared.status, shared.problem, shared.rule_level)
 
 
@@ -69,14 +92,17 @@ class _Answers:
         return self.verdict
 
 
+@pytest.mark.parametrize("strict", [False, True])
 @pytest.mark.parametrize(("expected", "answer"), sorted(k for k in TABLE if k[0] != "valid"))
-def test_a_generated_stream_is_judged_by_the_same_decision(tmp_path: Path, expected: str, answer: str) -> None:
+def test_a_generated_stream_is_judged_by_the_same_decision(tmp_path: Path, expected: str, answer: str,
+                                                           strict: bool) -> None:
     """The fuzz harness fails exactly where the shared judge does (a damaged-looking stream the reference
     rejects stands in for a generated invalid one)."""
     from hypothesis import given, settings
     from hypothesis import strategies as st
 
-    session = ValidatorFuzzSession(_Answers(ANSWERS[answer]), tmp_path, tmp_path / "cx", [], settings(database=None), None, {})
+    session = ValidatorFuzzSession(_Answers(ANSWERS[answer]), tmp_path, tmp_path / "cx", [], settings(database=None), None, {},
+                                   strict_reasons=strict)
 
     @settings(max_examples=1, database=None, deadline=None)
     @given(st.just(b"not json\n"))
@@ -88,4 +114,4 @@ def test_a_generated_stream_is_judged_by_the_same_decision(tmp_path: Path, expec
         example()
     except AssertionError:
         failed = True
-    assert failed == (TABLE[(expected, answer)][0] == "failed")
+    assert failed == ((STRICT if strict else TABLE)[(expected, answer)][0] == "failed")

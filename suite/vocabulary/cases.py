@@ -54,6 +54,14 @@ class Case:
         return self.id.split("/", 1)[0]
 
     @property
+    def view_scored(self) -> bool:
+        """Whether a reader's view of this case is scored: never for an ``impl-`` case (its stream's validity is
+        the implementation's choice), nor where the expected view rests on an open assumption."""
+        from asr_conformance.vocabulary.scoring import is_scored
+
+        return self.verdict != "implementation-defined" and is_scored(self.assumptions)
+
+    @property
     def scored_rules(self) -> tuple[str, ...]:
         """The rules an implementation can be expected to name (not suite-defined X- rules)."""
         return tuple(rule for rule in self.rules if rule.startswith("ASR-"))

@@ -110,6 +110,25 @@ def rule_level(named: frozenset[str] | set[str], allowed: frozenset[str]) -> str
     return "right" if pages <= allowed else "wrong"
 
 
+#: The keys of the reasons figure: scored rejections, and how many name a rule the stream breaks, only
+#: such rules, or no page rule at all (docs/certification.md §4).
+REASON_KEYS = ("rejections", "naming_a_broken_rule", "naming_only_broken_rules", "naming_no_rule")
+
+
+def reasons_figure(named: frozenset[str] | set[str], allowed: frozenset[str]) -> dict[str, int]:
+    """One scored rejection's contribution to the reasons figure (empty when the defect has no page rule)."""
+    if not allowed:
+        return {}
+    pages = naming_set(named)
+    return {"rejections": 1, "naming_a_broken_rule": int(bool(pages & allowed)),
+            "naming_only_broken_rules": int(bool(pages) and pages <= allowed), "naming_no_rule": int(not pages)}
+
+
+def add_reasons(total: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+    """Two reasons figures summed (either may be empty)."""
+    return {key: total.get(key, 0) + more.get(key, 0) for key in REASON_KEYS} if total or more else {}
+
+
 def wrong_reason(named: frozenset[str] | set[str], allowed: frozenset[str], preferred: str | None) -> str:
     """The failure message for a reject for the wrong reason, with the suite's preferred rule beside it."""
     pages = naming_set(named)

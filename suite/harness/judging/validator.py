@@ -9,7 +9,7 @@ corpus test.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import pytest
@@ -17,7 +17,7 @@ import pytest
 from asr_conformance.harness.answers import Outcome, Verdict
 from asr_conformance.vocabulary.cases import Case
 from asr_conformance.vocabulary.inline import inline_input
-from asr_conformance.vocabulary.scoring import naming_set, preferred_rule, rule_level, wrong_reason
+from asr_conformance.vocabulary.scoring import naming_set, preferred_rule, reasons_figure, rule_level, wrong_reason
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,15 +31,21 @@ class Judgement:
     #: What went wrong, for a caller that words its own message: declined, no-verdict, rejected-valid,
     #: accepted-invalid or wrong-rule (None when nothing did).
     problem: str | None = None
-    #: For wrong-rule: what was named against what the stream breaks.
+    #: For a rejection naming a rule outside the naming set: what was named against what the stream breaks.
     reason: str = ""
+    #: A scored rejection's share of the reasons figure (``scoring.reasons_figure``); empty otherwise.
+    reasons: dict[str, int] = field(default_factory=dict)
 
 
-def judge_answer(expected: str, verdict: Verdict, allowed: frozenset[str], preferred: str | None) -> Judgement:
+def judge_answer(expected: str, verdict: Verdict, allowed: frozenset[str], preferred: str | None,
+                 strict: bool = False) -> Judgement:
     """What a validator's answer means when ``expected`` (valid, invalid or implementation-defined) is due.
 
     ``allowed`` is the set of page rules a rejection may name, ``preferred`` the one the suite files the
-    defect under.  The message is the bare reason; callers add the case or the generated stream."""
+    defect under.  Conformance is the verdict: a rejection naming a rule outside the set passes, its
+    reasons counted in the reasons figure, unless ``strict`` (``--strict-reasons``, a manifest's
+    ``strict_reasons``) certifies reasons too.  The message is the bare reason; callers add the case or
+    the generated stream."""
     if verdict.outcome is Outcome.SKIPPED:
         return Judgement("failed", f"the implementation declined the case: {verdict.message}", problem="declined")
     if not verdict.outcome.is_verdict:
@@ -55,18 +61,22 @@ def judge_answer(expected: str, verdict: Verdict, allowed: frozenset[str], prefe
     if accepted:
         return Judgement("failed", "accepted an invalid stream", problem="accepted-invalid")
     level = rule_level(verdict.rules, allowed)
+    figure = reasons_figure(verdict.rules, allowed)
     if level == "unnamed":
-        return Judgement("passed", "rejected, as it must (no rule to compare)", "unnamed")
+        return Judgement("passed", "rejected, as it must (no rule to compare)", "unnamed", reasons=figure)
     if level == "right":
-        return Judgement("passed", "rejected for the right reason", "right")
+        return Judgement("passed", "rejected for the right reason", "right", reasons=figure)
     reason = wrong_reason(verdict.rules, allowed, preferred)
-    return Judgement("failed", "rejected for the wrong reason: " + reason, "wrong", "wrong-rule", reason)
+    if not strict:
+        return Judgement("passed", "rejected, as it must; its reasons are counted, not scored: " + reason, "wrong",
+                         reason=reason, reasons=figure)
+    return Judgement("failed", "rejected for the wrong reason: " + reason, "wrong", "wrong-rule", reason, figure)
 
 
-def judge(case: Case, verdict: Verdict) -> Judgement:
+def judge(case: Case, verdict: Verdict, strict: bool = False) -> Judgement:
     """The judgement of a corpus case, its message naming the case."""
     preferred = preferred_rule(case.rules, case.id.split("/")[1] if case.id.count("/") >= 2 else None)
-    found = judge_answer(case.verdict, verdict, naming_set(case.rules), preferred)
+    found = judge_answer(case.verdict, verdict, naming_set(case.rules), preferred, strict)
     if found.status == "reported":
         return Judgement("reported", f"implementation-defined: {found.message} (the reference {case.reference}s); "
                          "not scored")
@@ -78,7 +88,7 @@ def judge(case: Case, verdict: Verdict) -> Judgement:
         return Judgement("failed", _header(case) + f"accepted an invalid stream; it breaks {', '.join(case.rules)}\n"
                          + verdict.explain(), problem=found.problem)
     return Judgement("failed", _header(case) + found.message + "\n" + verdict.explain(), found.rule_level,
-                     found.problem, found.reason)
+                     found.problem, found.reason, found.reasons)
 
 
 def announce(adapter: object, record: Callable[..., None]) -> None:
@@ -89,14 +99,15 @@ def announce(adapter: object, record: Callable[..., None]) -> None:
                announced_name=started.name, announced_version=started.implementation_version or "")
 
 
-def run_validator_case(case: Case, adapter: Any, record: Callable[..., None]) -> None:
+def run_validator_case(case: Case, adapter: Any, record: Callable[..., None], strict: bool = False) -> None:
     """The body of a corpus test: ask, judge, and fail/skip/pass with a readable message.
 
-    ``record`` takes the field names of the test's record (the plugin's ``asr_record``)."""
+    ``record`` takes the field names of the test's record (the plugin's ``asr_record``); ``strict``
+    fails a rejection for the wrong reason (``--strict-reasons``)."""
     verdict = adapter.validate(case.stream)
-    judgement = judge(case, verdict)
+    judgement = judge(case, verdict, strict)
     record(answer=verdict.outcome.value, rules_named=verdict.rules, status=judgement.status,
-           rule_level=judgement.rule_level)
+           rule_level=judgement.rule_level, **({"reasons": judgement.reasons} if judgement.reasons else {}))
     announce(adapter, record)
     if judgement.status == "failed":
         record(**inline_input(case.stream.read_bytes()), output=verdict.explain(), expected=_expected_verdict(case))

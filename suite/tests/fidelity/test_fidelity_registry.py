@@ -75,6 +75,27 @@ def test_header_naming_claude_code_for_a_stream_is_a_finding() -> None:
     assert chosen.witness is None and chosen.findings[0].rule == "ASR-156"
 
 
+def test_an_input_the_named_witness_does_not_recognise_is_read_by_it_not_charged_to_the_producer() -> None:
+    """Not provably another format (no witness recognises it, it is no ASR stream): the named witness reads it,
+    and what it cannot read is fidelity not checked, with the reason (the suite's limit)."""
+    from asr_conformance.harness.judging.fidelity import judge_fidelity
+
+    odd = b'{"kind":"acme-agent-event","at":"2026-01-01T00:00:00Z"}\n'
+    chosen = registry.select_witness(header("claude-code-jsonl"), odd)
+    assert chosen.witness is WITNESS and not chosen.findings and not chosen.not_checked
+    stream = run_converter(EXAMPLE, TRANSCRIPT)
+    found = judge_fidelity(odd, stream, [_pack_of(WITNESS)])
+    assert not found.findings
+    assert found.unchecked is not None and found.unchecked.startswith("the claude-code-jsonl witness cannot read "
+                                                                      "this input: ")
+
+
+def _pack_of(witness: object) -> object:
+    from asr_conformance.packs.builtin import builtin_packs
+
+    return next(p for p in builtin_packs() if p.witness is witness)
+
+
 def test_no_witness_is_not_checked_never_passed() -> None:
     unknown = b'{"kind":"acme-agent-event","at":"2026-01-01T00:00:00Z"}\n'
     chosen = registry.select_witness(header("acme-agent-log"), unknown)

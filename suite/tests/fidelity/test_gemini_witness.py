@@ -251,3 +251,40 @@ def test_damaged_sessions_are_read_or_refused_never_crash(data: st.DataObject) -
         assert str(refusal)
     else:
         assert facts.format == FORMAT
+
+
+CURRENT_LAYOUT = SAMPLES / "session-2026-03-04T09-15-8a7b6c5d.json"
+
+
+def _written(value: dict, indent: int | str | None, first: tuple[str, ...]) -> bytes:
+    """The session object written again with ``first`` as its opening members and the given indentation."""
+    ordered = {**{k: value[k] for k in first if k in value}, **value}
+    return json.dumps(ordered, indent=indent).encode()
+
+
+@pytest.mark.parametrize("indent", [None, 0, 2, 4, "\t"], ids=["compact", "zero", "two", "four", "tab"])
+@pytest.mark.parametrize("first", [("kind", "startTime"), ("messages",), ("sessionId", "projectHash"),
+                                   ("lastUpdated", "projectHash", "sessionId")], ids=lambda f: "-".join(f))
+def test_the_one_object_layout_is_read_as_json_whatever_the_key_order_and_layout(indent: int | str | None,
+                                                                                  first: tuple[str, ...]) -> None:
+    """Current sessions open with ``{"kind": "chat", "startTime": ...}`` (the sample): a witness that judged by the
+    first key refused them, and an honest converter then failed ASR-156."""
+    expected = facts_of(CURRENT_LAYOUT)
+    assert len(expected.calls) == 2 and len(expected.messages) == 2
+    assert CURRENT_LAYOUT.read_bytes().startswith(b'{\n  "kind": "chat",\n  "startTime"')
+    data = _written(json.loads(CURRENT_LAYOUT.read_bytes()), indent, first)
+    assert layout_of(data) == "json" and WITNESS.sniff(data)
+    found = WITNESS.read(data)
+    assert [(c.call_id, c.name, c.arguments) for c in found.calls] == \
+        [(c.call_id, c.name, c.arguments) for c in expected.calls]
+    assert [m.texts for m in found.messages] == [m.texts for m in expected.messages]
+
+
+def test_a_damaged_one_object_session_is_still_told_apart_by_its_members() -> None:
+    """Cut short, it is not JSON: its head's members (in any order) still say which layout, so the reading
+    fails naming the line, not as some other format."""
+    data = CURRENT_LAYOUT.read_bytes()[:-40]
+    assert layout_of(data) == "json"
+    with pytest.raises(NotThisFormat, match="not JSON"):
+        WITNESS.read(data)
+    assert layout_of(b'{\n  "kind": "chat",\n  "text": "say \\"sessionId\\": \\"x\\" and \\"projectHash\\": 1"\n') is None

@@ -77,8 +77,57 @@ def test_fidelity_not_checked_is_read_from_the_record_not_the_message() -> None:
     recorded = _fidelity("skipped", "any words at all", "no witness for format 'acme-agent-log'")
     (verdict,) = verdicts(producer, [_fidelity("pass"), recorded])
     assert verdict["fidelity_not_checked"] == ["no witness for format 'acme-agent-log'"]
-    assert overall([verdict], [], Completeness()).startswith("CONFORMS ON OUTPUT RULES; fidelity not checked")
+    assert verdict["verdict"] == "partial"
+    assert overall([verdict], [], Completeness()).startswith("PARTIAL: conforms on what was checked; not checked: "
+                                                             "fidelity not checked: no witness")
     # A skip whose text merely reads like it (an implementation's words can reach a message) counts for nothing.
     (plain,) = verdicts(producer, [_fidelity("pass"), _fidelity("skipped", "fidelity not checked: a made-up reason")])
     assert "fidelity_not_checked" not in plain
     assert overall([plain], [], Completeness()) == "CONFORMS"
+
+
+def test_every_partial_verdict_has_its_own_word_and_exit_status() -> None:
+    """Fidelity not checked, not fuzzed, a widened sandbox, a role without cases: never CONFORMS, never exit 0."""
+    from asr_conformance.gate.decision import exit_status
+    from asr_conformance.gate.verdict import EXIT_PARTIAL, EXIT_STATUSES, run_verdict
+
+    producer = [{"key": "acme", "roles": ["producer"]}]
+    not_fuzzed = Result(id="producer/test_converts_generated_transcripts[x]", implementation="acme", role="producer",
+                        kind="fuzz", test="t::g", rules=[], outcome="skipped", message="not fuzzed: no generator for x")
+    widened = [{"key": "acme", "roles": ["validator"], "widened": ["environment passed through: ACME_KEY"]}]
+    both = [{"key": "acme", "roles": ["validator", "reader"]}]
+    cases = {
+        "fidelity": verdicts(producer, [_fidelity("pass"), _fidelity("skipped", "x", "no witness for format 'y'")]),
+        "not fuzzed": verdicts(producer, [_fidelity("pass"), not_fuzzed]),
+        "widened": verdicts(widened, [result("pass")]),
+        "role without cases": verdicts(both, [result("pass")]),
+    }
+    for name, found in cases.items():
+        kind = run_verdict(found, [], Completeness())
+        assert kind == "partial", name
+        assert overall(found, [], Completeness()).startswith("PARTIAL: "), name
+        assert exit_status(0, [], Completeness(), kind) == EXIT_PARTIAL == EXIT_STATUSES["partial"], name
+    assert cases["widened"][0]["unchecked"] == ["widened sandbox: environment passed through: ACME_KEY"]
+    # In a run narrowed with -m or -k (which certifies nothing, and says so) a role's cases were deselected.
+    assert run_verdict(cases["role without cases"], [], Completeness(), narrowed=True) == "conforms"
+    assert run_verdict(cases["widened"], [], Completeness(), narrowed=True) == "partial"
+    # Without the unchecked part the same results conform and exit 0: the test can tell them apart.
+    plain = verdicts(IMPLEMENTATION, [result("pass")])
+    assert run_verdict(plain, [], Completeness()) == "conforms"
+    assert exit_status(0, [], Completeness(), "conforms") == 0
+    # A failure stays a failure (exit 1) whatever was not checked.
+    failing = verdicts(widened, [result("fail")])
+    assert run_verdict(failing, [], Completeness()) == "does-not-conform"
+    assert exit_status(1, [], Completeness(), "does-not-conform") == 1
+
+
+def test_the_reasons_figure_is_summed_beside_the_verdict() -> None:
+    validator = [{"key": "acme", "roles": ["validator"]}]
+    figures = [{"rejections": 1, "naming_a_broken_rule": 1, "naming_only_broken_rules": 0, "naming_no_rule": 0},
+               {"rejections": 3, "naming_a_broken_rule": 1, "naming_only_broken_rules": 1, "naming_no_rule": 2}]
+    found = [Result(id=f"validator/c{i}", implementation="acme", role="validator", kind="corpus", test=f"t::{i}",
+                    rules=["ASR-164"], outcome="pass", details={"reasons": f}) for i, f in enumerate(figures)]
+    (verdict,) = verdicts(validator, found)
+    assert verdict["verdict"] == "conforms"
+    assert verdict["reasons"] == {"rejections": 4, "naming_a_broken_rule": 2, "naming_only_broken_rules": 1,
+                                  "naming_no_rule": 2}

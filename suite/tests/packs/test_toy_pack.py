@@ -99,10 +99,15 @@ def test_a_broken_pack_is_the_suites_error_and_the_run_is_incomplete(pytester, m
 def test_built_in_packs_only_leaves_a_third_party_format_unchecked(pytester, monkeypatch) -> None:
     result, report = certify(pytester, monkeypatch, "toy-to-asr", "-m", "not fuzz", "--builtin-packs-only")
     text = result.stdout.str()
-    assert "CONFORMS ON OUTPUT RULES; fidelity not checked" in text, text[-3000:]
+    assert "verdict: PARTIAL: conforms on what was checked; not checked: fidelity not checked" in text, text[-3000:]
+    assert result.ret == 10  # a partial verdict has its own exit status, never 0
     assert "third-party packs not used (built-in packs only): toy-pack 0.1.0" in text
     assert report["options"]["builtin_packs_only"] is True
-    assert "judged_by" not in producer_verdict(report)
+    verdict = producer_verdict(report)
+    assert "judged_by" not in verdict and verdict["verdict"] == "partial"
+    # The verdict names the installed pack the option ignored.
+    assert any("--builtin-packs-only ignored the installed pack(s) toy-pack 0.1.0" in why
+               for why in verdict["unchecked"]), verdict
 
 
 def test_a_witness_only_pack_is_judged_but_its_format_is_not_fuzzed(pytester, monkeypatch) -> None:
