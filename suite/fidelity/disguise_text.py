@@ -10,6 +10,8 @@ only on those. The disguise therefore rewrites the texts too, word for word:
   outside a text (a key, a tool name, a type, a model), is replaced by a word of the same length
   (from ``vocabulary.words.CONTENT``, else made up), the same everywhere in the file, case kept
   (``parse``, ``Parse``, ``PARSE``; ``parseEmpty`` word by word); a run holding a digit is kept;
+* the words of a label that opens a line of a text (``Exit Code:``, ``Wall time:``) are kept: the
+  framing an agent prints around a tool's output;
 * a text that opens the way an agent's own injected text does (a tag, ``[Request interrupted``,
   ``(no content)``, ``User has answered``, ``Caveat:``, embedded JSON) is kept whole, and its words
   count as words outside a text.
@@ -50,6 +52,8 @@ _RUN = re.compile(r"[A-Za-z0-9]++")
 _SUBWORD = re.compile(r"[A-Z]++(?![a-z])|[A-Z]?[a-z]++|[A-Z](?=[A-Z][a-z])")
 #: An escape of an ASCII letter or digit: such a text is kept (its raw and decoded words would differ).
 _ESCAPED_ALNUM = re.compile(r"\\u00(?:3[0-9]|[46][1-9a-fA-F]|[57][0-9aA])")
+#: A label that opens a line: up to three words, then a colon.
+_LABEL = re.compile(r"(?m)^[ \t]*((?:[A-Za-z][A-Za-z0-9]*[ \t]?){1,3}):")
 #: Words shorter than this are kept (``a``, ``of``, ``id``: they identify nothing).
 SHORTEST = 3
 
@@ -108,6 +112,7 @@ def draw_words(text: str, rng: random.Random) -> Words:
     for body, is_text in _strings(text):
         if is_text:
             said.update(_runs_of(body))
+            kept.update(_label_words(body))
         else:
             kept.update(_words_of(_decoded(body)))
     bases = sorted({w.lower() for run in said if not any(c.isdigit() for c in run)
@@ -126,6 +131,15 @@ def draw_words(text: str, rng: random.Random) -> Words:
         taken.add(new)
         base[word] = new
     return Words(base)
+
+
+def _label_words(body: str) -> set[str]:
+    """The words of the labels that open a line of a text and end in a colon (``Exit Code:``, ``Wall time:``,
+    ``Process Group PGID:``): the framing an agent prints around a tool's output, which a converter may
+    read by its words and which says nothing of a sample."""
+    if ":" not in body:
+        return set()
+    return {w for label in _LABEL.findall(_decoded(body)) for w in _words_of(label)}
 
 
 def _runs_of(body: str) -> list[str]:
