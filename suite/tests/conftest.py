@@ -14,6 +14,7 @@ profile's randomness clear the variable.
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from certifying import Certification, Certify, run_certification
 from hypothesis import settings
 
 from asr_conformance.harness.fuzzing import ensure_profiles
+from asr_conformance.harness.persistent import PersistentImplementation
 
 pytest_plugins = ["pytester"]
 
@@ -95,3 +97,28 @@ def certify(tmp_path: Path) -> Certify:
 
     return run
 
+
+
+# -- the implementations that read only the start of a stream (test_hostile_truncation.py, test_scale_cases.py)
+
+TRUNCATING = Path(__file__).resolve().parents[2] / "examples" / "hostile"
+
+
+@pytest.fixture(params=[64, 1000], ids=lambda n: f"first-{n}")
+def lines(request: pytest.FixtureRequest) -> int:
+    return int(request.param)
+
+
+@pytest.fixture
+def hostile_validator(lines: int) -> Iterator[PersistentImplementation]:
+    adapter = PersistentImplementation([str(TRUNCATING / "checks-only-the-first-lines"), str(lines)], timeout=60)
+    yield adapter
+    adapter.close()
+
+
+@pytest.fixture
+def hostile_reader(lines: int) -> Iterator[PersistentImplementation]:
+    adapter = PersistentImplementation([str(TRUNCATING / "reads-only-the-first-records"), str(lines)], timeout=60,
+                                       role="reader")
+    yield adapter
+    adapter.close()

@@ -20,7 +20,6 @@ import os
 import shlex
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -29,6 +28,7 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+from local_redis import local_redis
 
 from asr_conformance.plugin.campaign import hypofuzz_compatibility
 from asr_conformance.plugin.campaign_record import KIND, load_records, render_summary, summarize
@@ -151,38 +151,12 @@ def test_hypofuzz_reads_a_name_hypothesis_renamed_and_the_campaign_gives_it_back
 # --- the real thing ---------------------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-        return port
-
-
 @pytest.fixture
 def redis_url(tmp_path: Path) -> Iterator[str]:
     """A private redis-server (no persistence) on a free loopback port, stopped by its process afterwards."""
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.skip("redis-server is not installed (.ci/run installs it with apt-get)")
-    redis = pytest.importorskip("redis", reason="the redis client is not installed: pip install -e '.[redis]'")
     pytest.importorskip("hypofuzz", reason="HypoFuzz is not installed: pip install -e '.[campaign]'")
-    port = _free_port()
-    process = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-                                "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(host="127.0.0.1", port=port)
-    try:
-        for _ in range(200):
-            try:
-                client.ping()
-                break
-            except redis.exceptions.ConnectionError:
-                time.sleep(0.05)
-        else:
-            pytest.fail("redis-server did not answer")
-        yield f"redis://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with local_redis(tmp_path) as url:
+        yield url
 
 
 #: The longest a campaign of the end-to-end test may run (it is stopped as soon as it has done its part;

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import importlib
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from types import ModuleType
 
@@ -62,24 +62,6 @@ def _settings() -> settings:
     return settings(settings.get_profile("asr-fast"), phases=[Phase.explicit, Phase.generate])
 
 
-@pytest.fixture(params=[64, 1000], ids=lambda n: f"first-{n}")
-def lines(request: pytest.FixtureRequest) -> int:
-    return int(request.param)
-
-
-@pytest.fixture
-def hostile_validator(lines: int) -> Iterator[PersistentImplementation]:
-    adapter = PersistentImplementation([str(HOSTILE / "checks-only-the-first-lines"), str(lines)], timeout=60)
-    yield adapter
-    adapter.close()
-
-
-@pytest.fixture
-def hostile_reader(lines: int) -> Iterator[PersistentImplementation]:
-    adapter = PersistentImplementation([str(HOSTILE / "reads-only-the-first-records"), str(lines)], timeout=60,
-                                       role="reader")
-    yield adapter
-    adapter.close()
 
 
 def _validator_session(adapter: PersistentImplementation, tmp_path: Path) -> ValidatorFuzzSession:

@@ -5,10 +5,7 @@ answer on every other case of the corpus (so the scale cases are what catches th
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.generators.scale_cases import all_files, differences, main
@@ -45,24 +42,6 @@ def test_the_scale_cases_are_in_the_corpus_with_their_rules() -> None:
     assert all(case.rules and case.spec for case in scale)
 
 
-@pytest.fixture(params=[64, 1000], ids=lambda n: f"first-{n}")
-def lines(request: pytest.FixtureRequest) -> int:
-    return int(request.param)
-
-
-@pytest.fixture
-def hostile_validator(lines: int) -> Iterator[PersistentImplementation]:
-    adapter = PersistentImplementation([str(HOSTILE / "checks-only-the-first-lines"), str(lines)], timeout=60)
-    yield adapter
-    adapter.close()
-
-
-@pytest.fixture
-def hostile_reader(lines: int) -> Iterator[PersistentImplementation]:
-    adapter = PersistentImplementation([str(HOSTILE / "reads-only-the-first-records"), str(lines)], timeout=60,
-                                       role="reader")
-    yield adapter
-    adapter.close()
 
 
 def test_a_validator_that_checks_only_the_first_lines_accepts_every_invalid_scale_case(

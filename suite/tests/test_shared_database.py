@@ -12,52 +12,24 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from local_redis import local_redis
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = ROOT / "examples" / "misbehaving"
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
 def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A private redis-server for this module's tests (no persistence), stopped by its process ID afterwards.
     Each test keeps to its own numbered databases: ``{redis_server}/0`` and so on."""
-    tmp_path = tmp_path_factory.mktemp("redis")
-    server = shutil.which("redis-server")
-    if server is None:
-        pytest.skip("redis-server is not installed (.ci/run installs it with apt-get)")
-    redis = pytest.importorskip("redis", reason="the redis client is not installed: pip install -e '.[redis]'")
-    port = _free_port()
-    process = subprocess.Popen([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly",
-                                "no", "--dir", str(tmp_path)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    client = redis.Redis(host="127.0.0.1", port=port)
-    try:
-        for _ in range(200):
-            try:
-                client.ping()
-                break
-            except redis.exceptions.ConnectionError:
-                time.sleep(0.05)
-        else:
-            pytest.fail("redis-server did not answer")
-        yield f"redis://127.0.0.1:{port}"
-    finally:
-        process.terminate()
-        process.wait(timeout=10)
+    with local_redis(tmp_path_factory.mktemp("redis")) as url:
+        yield url
 
 
 def _campaign(folder: Path, url: str, implementation: str, selection: str, *extra: str) -> subprocess.Popen:
