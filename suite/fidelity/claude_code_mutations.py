@@ -102,22 +102,28 @@ def _edit_block(lines: Lines, kind: str, key: str, call_id: str, edit: Callable[
     return _replace(lines, index, value)
 
 
+def _ids(lines: Lines) -> tuple[list[Any], list[Any]]:
+    """The IDs of every call and every result, in file order."""
+    return ([b.get("id") for _, b in _blocks_of(lines, "tool_use")],
+            [b.get("tool_use_id") for _, b in _blocks_of(lines, "tool_result")])
+
+
+def _alone(ids: list[Any], others: list[Any]) -> list[str]:
+    """The IDs that stand once in ``ids`` and never in ``others`` (each counted once: linear in the input)."""
+    seen, elsewhere = _tally(ids), set(others)
+    return [i for i in ids if isinstance(i, str) and seen[i] == 1 and i not in elsewhere]
+
+
 def _single_calls(lines: Lines) -> list[str]:
     """Clean pairs first, then calls whose ID no other call and no result carries (dangling calls)."""
-    uses = [b.get("id") for _, b in _blocks_of(lines, "tool_use")]
-    results = [b.get("tool_use_id") for _, b in _blocks_of(lines, "tool_result")]
-    used, answered = Counter(i for i in uses if isinstance(i, str)), set(results)
-    dangling = [i for i in uses if isinstance(i, str) and used[i] == 1 and i not in answered]
-    return _clean_pairs(lines) + dangling
+    uses, results = _ids(lines)
+    return _clean_pairs(lines) + _alone(uses, results)
 
 
 def _single_results(lines: Lines) -> list[str]:
     """Results of clean pairs first, then results whose ID no call and no other result carries (orphans)."""
-    uses = [b.get("id") for _, b in _blocks_of(lines, "tool_use")]
-    results = [b.get("tool_use_id") for _, b in _blocks_of(lines, "tool_result")]
-    answered, used = Counter(i for i in results if isinstance(i, str)), set(uses)
-    orphans = [i for i in results if isinstance(i, str) and answered[i] == 1 and i not in used]
-    return _clean_pairs(lines) + orphans
+    uses, results = _ids(lines)
+    return _clean_pairs(lines) + _alone(results, uses)
 
 
 def _first_pair(data: bytes, count: int = 1, pick: Callable[[Lines], list[str]] = _clean_pairs) -> tuple[Lines, list[str]] | None:
