@@ -211,7 +211,7 @@ def _plain_run(folder: Path, url: str, implementation: Path) -> dict:
     folder.mkdir(parents=True, exist_ok=True)
     environment = {**os.environ, "ASR_HYPOTHESIS_REDIS": url, "ASR_HYPOTHESIS_DB": str(folder / "unused-db")}
     done = subprocess.run([sys.executable, "-m", "pytest", f"--implementation={implementation}", "--persistent",
-                           "--hypothesis-profile=asr-deep", "-m", "fuzz", "-k", "ASR-260", "-p", "no:cacheprovider",
+                           "--hypothesis-profile=asr-deep", "-m", "fuzz", "-k", "ASR-260", "-p", "no:cacheprovider", "-p", "no:anyio",
                            "--asr-shrink-steps=20", "--report-dir=out"],
                           cwd=folder, env=environment, capture_output=True, text=True, timeout=120)
     assert done.returncode == 1, done.stdout[-3000:]

@@ -142,7 +142,8 @@ def test_invalid_utf8_must_be_rejected_and_says_why(tmp_path: Path) -> None:
 
 
 def test_accept_all_fails_only_the_damage_a_standard_settles(certify: Certify, tmp_path: Path) -> None:
-    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "damaged")  # one process: no xdist needed
+    # One process: no xdist needed; one shrink step: the outcomes are read, not the examples' size.
+    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "damaged", "--asr-shrink-steps=1")
     outcomes = {r["id"]: r["outcome"] for r in report_of(tmp_path / "reports" / "out")["results"]}
     from asr_conformance.generators.damage import DAMAGES, SETTLED_DAMAGE
 

@@ -38,7 +38,7 @@ def _campaign(folder: Path, url: str, implementation: str, selection: str, *extr
     environment = {**os.environ, "ASR_HYPOTHESIS_REDIS": url, "ASR_HYPOTHESIS_DB": str(folder / "unused-db")}
     return subprocess.Popen(
         [sys.executable, "-m", "pytest", f"--implementation={MISBEHAVING / implementation}", "--persistent",
-         "--hypothesis-profile=asr-deep", "-m", "fuzz", "-k", selection, "-p", "no:cacheprovider",
+         "--hypothesis-profile=asr-deep", "-m", "fuzz", "-k", selection, "-p", "no:cacheprovider", "-p", "no:anyio",
          "--asr-shrink-steps=40", *extra],
         cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
     )
