@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from certifying import Certification, Certify, run_certification
+from certifying import Certification, Certify, run_certification, shared_certification
 from hypothesis import settings
 
 from asr_conformance.harness.fuzzing import ensure_profiles
@@ -97,6 +97,17 @@ def certify(tmp_path: Path) -> Certify:
 
     return run
 
+
+#: The bundled reference, whose manifest plays all three roles.
+REFERENCE = Path(__file__).resolve().parents[2] / "examples" / "reference.toml"
+
+
+@pytest.fixture(scope="session")
+def reference_whole_run(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """The default certification of the bundled reference (every role, corpus and fuzz) under two xdist
+    workers: one run per test session, read by every test that asks what a whole run of the reference says
+    (test_hostile_verdicts.py: complete and conforming; test_fuzz_harness.py: every fuzz property passes)."""
+    return shared_certification(tmp_path_factory, "reference-whole-xdist", f"--implementation={REFERENCE}", "-n", "2")
 
 
 # -- the implementations that read only the start of a stream (test_hostile_truncation.py, test_scale_cases.py)

@@ -9,6 +9,7 @@ import subprocess
 from collections import Counter
 from pathlib import Path
 
+import miniatures
 import pytest
 from certifying import Certify
 
@@ -71,23 +72,45 @@ def test_manifest_with_placeholder_and_exit_codes(certify: Certify) -> None:
     assert result.ret == 0
 
 
-@pytest.mark.e2e
-def test_accept_all_fails_once_per_invalid_case_naming_case_and_rule(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'accept-all'}", *CORPUS, *JUDGING_ONLY)
-    result.assert_outcomes(passed=VALID, failed=INVALID, skipped=DEFINED)
+def test_accept_all_fails_once_per_invalid_case_naming_case_and_rule() -> None:
+    """The whole corpus, judged in process by the corpus test's body: accept-all fails exactly the invalid cases."""
+    adapter = miniatures.accept_all()
+    judged = miniatures.judge_cases(CASES, adapter)
+    assert len(adapter.asked) == len(CASES)
+    assert Counter(status for status, _ in judged.values()) == {"passed": VALID, "failed": INVALID, "skipped": DEFINED}
+    assert {case_id for case_id, (status, _) in judged.items() if status == "failed"} == \
+        {c.id for c in CASES if c.verdict == "invalid"}
+    text = "\n".join(message for _, message in judged.values())
+    assert "case validator/ASR-260/" in text and "accepted an invalid stream; it breaks ASR-260" in text
+
+
+def test_accept_all_run_fails_the_invalid_cases_of_a_slice(certify: Certify) -> None:
+    """The program, certified on SLICE: the same judging reaches the run's outcomes, summary and verdict."""
+    result = certify(f"--implementation={MISBEHAVING / 'accept-all'}", *SLICE, *JUDGING_ONLY)
+    count = Counter(case.verdict for case in SLICE_CASES)
+    assert count["valid"] and count["invalid"]
+    result.assert_outcomes(passed=count["valid"], failed=count["invalid"], skipped=count["implementation-defined"])
     assert result.ret == 1
-    failed = result.failed()
-    assert failed == {c.id for c in CASES if c.verdict == "invalid"}
+    assert result.failed() == {c.id for c in SLICE_CASES if c.verdict == "invalid"}
     text = result.stdout.str()
     assert "case validator/ASR-260/" in text and "accepted an invalid stream; it breaks ASR-260" in text
     result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])
 
 
-@pytest.mark.e2e
-def test_reject_all_fails_once_per_valid_case(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'reject-all'}", *CORPUS, *JUDGING_ONLY)
-    result.assert_outcomes(passed=INVALID, failed=VALID, skipped=DEFINED)
-    assert result.failed() == {c.id for c in CASES if c.verdict == "valid"}
+def test_reject_all_fails_once_per_valid_case() -> None:
+    """The whole corpus, judged in process: reject-all fails exactly the valid cases."""
+    judged = miniatures.judge_cases(CASES, miniatures.reject_all())
+    assert Counter(status for status, _ in judged.values()) == {"passed": INVALID, "failed": VALID, "skipped": DEFINED}
+    assert {case_id for case_id, (status, _) in judged.items() if status == "failed"} == \
+        {c.id for c in CASES if c.verdict == "valid"}
+    assert any("rejected a valid stream" in message for _, message in judged.values())
+
+
+def test_reject_all_run_fails_the_valid_cases_of_a_slice(certify: Certify) -> None:
+    result = certify(f"--implementation={MISBEHAVING / 'reject-all'}", *SLICE, *JUDGING_ONLY)
+    count = Counter(case.verdict for case in SLICE_CASES)
+    result.assert_outcomes(passed=count["invalid"], failed=count["valid"], skipped=count["implementation-defined"])
+    assert result.failed() == {c.id for c in SLICE_CASES if c.verdict == "valid"}
     assert "rejected a valid stream" in result.stdout.str()
 
 
