@@ -7,10 +7,11 @@ from collections.abc import Callable
 import pytest
 
 from asr_conformance.harness.judging.reader import run_reader_case
+from asr_conformance.harness.roles import ReaderAdapter
 from asr_conformance.vocabulary.cases import Case
 
 pytestmark = [pytest.mark.conformance, pytest.mark.reader]
 
 
-def test_reader_case(reader_case: Case, asr_reader: object, asr_record: Callable[..., None]) -> None:
+def test_reader_case(reader_case: Case, asr_reader: ReaderAdapter, asr_record: Callable[..., None]) -> None:
     run_reader_case(reader_case, asr_reader, asr_record)

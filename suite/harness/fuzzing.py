@@ -50,6 +50,7 @@ from hypothesis.errors import Flaky
 
 from asr_conformance.harness.answers import Verdict
 from asr_conformance.harness.judging.validator import judge_answer
+from asr_conformance.harness.roles import ValidatorAdapter
 from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
 from asr_conformance.vocabulary.option_defaults import DEFAULT_SHRINK_SECONDS, DEFAULT_SHRINK_STEPS
 from asr_conformance.vocabulary.scoring import add_reasons, naming_set
@@ -419,7 +420,7 @@ class ValidatorFuzzSession(PropertyRunner):
     Property bodies call ``expect`` (or ``expect_damaged``); a failure is written
     as a validator case (stream + TOML)."""
 
-    def __init__(self, adapter: Any, scratch: Path, counterexamples: Path, replay: list[str],
+    def __init__(self, adapter: ValidatorAdapter, scratch: Path, counterexamples: Path, replay: list[str],
                  hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]],
                  budget: ShrinkBudget | None = None, database_key: str = "",
                  record: Callable[[str, object], None] | None = None, strict_reasons: bool = False) -> None:

@@ -27,6 +27,7 @@ from hypothesis import settings
 
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
+from asr_conformance.harness.roles import ReaderAdapter
 from asr_conformance.harness.views import at_version, check_view, compare_views, declared_version
 from asr_conformance.reference.reader import UnreadableStream, read_view
 
@@ -99,7 +100,7 @@ class ReaderFuzzSession(PropertyRunner):
 
     Property bodies call ``expect_view``; a failure is written as a reader case."""
 
-    def __init__(self, adapter: Any, scratch: Path, counterexamples: Path, replay: list[str],
+    def __init__(self, adapter: ReaderAdapter, scratch: Path, counterexamples: Path, replay: list[str],
                  hypothesis_settings: settings, seed: int | None, budget: ShrinkBudget | None = None,
                  database_key: str = "", record: Callable[[str, object], None] | None = None) -> None:
         super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record)

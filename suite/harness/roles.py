@@ -1,7 +1,8 @@
 """What an adapter must offer for each role, whatever the contract (one-shot or persistent) behind it.
 
-The harness judges a role through one method and ``close``; ``Target.adapter(role)`` returns an
-object meeting the role's protocol, so the judges never ask which contract a target speaks.
+The harness judges a role through one method and ``close``; ``Target.validator_adapter()``,
+``reader_adapter()`` and ``producer_adapter()`` (or ``Target.adapter(role)``) return an object meeting
+the role's protocol, so the judges never ask which contract a target speaks.
 ``PersistentImplementation`` meets all three (one process answers every request of a worker);
 ``OneShotValidator``, ``OneShotReader`` and ``OneShotProducer`` meet one each.
 """
@@ -12,6 +13,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from asr_conformance.harness.answers import Conversion, ReadAnswer, Verdict
+from asr_conformance.vocabulary.protocol import Started
 
 
 @runtime_checkable
@@ -41,6 +43,21 @@ class ProducerAdapter(Protocol):
     def close(self) -> None: ...
 
 
+@runtime_checkable
+class Announcing(Protocol):
+    """An adapter that learns the implementation's name and version from a handshake (the persistent protocol)."""
+
+    @property
+    def implementation(self) -> Started | None: ...
+
+
 RoleAdapter = ValidatorAdapter | ReaderAdapter | ProducerAdapter
+
+
+def announced(adapter: RoleAdapter) -> Started | None:
+    """What the implementation said of itself in its handshake; None for an adapter without one (one-shot)."""
+    return adapter.implementation if isinstance(adapter, Announcing) else None
+
+
 #: Each role and the protocol its adapter meets.
 PROTOCOLS: dict[str, type] = {"validator": ValidatorAdapter, "reader": ReaderAdapter, "producer": ProducerAdapter}

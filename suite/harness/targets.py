@@ -21,7 +21,7 @@ from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.manifest import ManifestError, load_manifest
 from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
 from asr_conformance.harness.persistent import PersistentImplementation
-from asr_conformance.harness.roles import PROTOCOLS, RoleAdapter
+from asr_conformance.harness.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
@@ -85,18 +85,35 @@ class Target:
 
     def adapter(self, role: str, check_protocol: bool = False) -> RoleAdapter:
         """The adapter for one role: a persistent process (which serves every role) or a one-shot runner."""
-        if role not in PROTOCOLS:
-            raise TargetError(f"unknown role {role!r}; the roles are {', '.join(PROTOCOLS)}")
-        if self.protocol == "persistent":
-            return PersistentImplementation(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
-                                            role=role, pass_env=self.pass_env, policy=self.policy)
         if role == "validator":
-            return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
-                                    self.placeholder, self.cwd, self.pass_env, self.policy)
+            return self.validator_adapter(check_protocol)
         if role == "reader":
-            return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env, self.policy)
+            return self.reader_adapter(check_protocol)
+        if role == "producer":
+            return self.producer_adapter(check_protocol)
+        raise TargetError(f"unknown role {role!r}; the roles are {', '.join(PROTOCOLS)}")
+
+    def validator_adapter(self, check_protocol: bool = False) -> ValidatorAdapter:
+        if self.protocol == "persistent":
+            return self._persistent("validator", check_protocol)
+        return OneShotValidator(self.command, self.timeout, self.accept_codes, self.reject_codes,
+                                self.placeholder, self.cwd, self.pass_env, self.policy)
+
+    def reader_adapter(self, check_protocol: bool = False) -> ReaderAdapter:
+        if self.protocol == "persistent":
+            return self._persistent("reader", check_protocol)
+        return OneShotReader(self.command, self.timeout, self.placeholder, self.cwd, self.pass_env, self.policy)
+
+    def producer_adapter(self, check_protocol: bool = False) -> ProducerAdapter:
+        if self.protocol == "persistent":
+            return self._persistent("producer", check_protocol)
         return OneShotProducer(self.command, self.timeout, self.placeholder, self.cwd, pass_env=self.pass_env,
                                policy=self.policy)
+
+    def _persistent(self, role: str, check_protocol: bool) -> PersistentImplementation:
+        """One process in one role (a persistent implementation serves every role it announces)."""
+        return PersistentImplementation(self.command, self.timeout, self.cwd, check_schemas=check_protocol,
+                                        role=role, pass_env=self.pass_env, policy=self.policy)
 
 
 def default_role(inputs: Sequence[str], source_formats: Sequence[str] = ()) -> str:

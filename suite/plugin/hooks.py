@@ -43,6 +43,7 @@ from asr_conformance.harness.fuzzing import (
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
+from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ProducerInput, Target, TargetError, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
@@ -453,17 +454,17 @@ def asr_target(request: pytest.FixtureRequest) -> Target:
 
 
 @pytest.fixture(scope="session")
-def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
+def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[ValidatorAdapter]:
     """One adapter per session (per xdist worker): one persistent process at most."""
-    adapter = asr_target.adapter("validator", request.config.getoption("check_protocol"))
+    adapter = asr_target.validator_adapter(request.config.getoption("check_protocol"))
     yield adapter
     adapter.close()
 
 
 @pytest.fixture(scope="session")
-def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[object]:
+def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[ReaderAdapter]:
     """The reader role's adapter, one per session (per xdist worker)."""
-    adapter = asr_target.adapter("reader", request.config.getoption("check_protocol"))
+    adapter = asr_target.reader_adapter(request.config.getoption("check_protocol"))
     yield adapter
     adapter.close()
 
@@ -484,7 +485,7 @@ def asr_record(request: pytest.FixtureRequest) -> Recorder:
 
 
 @pytest.fixture
-def asr_fuzz(request: pytest.FixtureRequest, asr_validator: object, asr_target: Target,
+def asr_fuzz(request: pytest.FixtureRequest, asr_validator: ValidatorAdapter, asr_target: Target,
              asr_also_named: dict[str, set[str]], tmp_path: Path, asr_record: Recorder) -> Iterator[ValidatorFuzzSession]:
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
@@ -501,7 +502,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator: object, asr_target: 
 
 
 @pytest.fixture
-def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader: object, asr_target: Target, tmp_path: Path,
+def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader: ReaderAdapter, asr_target: Target, tmp_path: Path,
                     asr_record: Recorder) -> Iterator[ReaderFuzzSession]:
     """Runs a property of generated streams against the reader under test, the reference reader as oracle."""
     from hypothesis import settings

@@ -371,6 +371,8 @@ class _Target:
     timeout = 30.0
     cwd = None
     placeholder = None
+    pass_env = ()
+    policy = None
 
 
 def test_the_runner_converts_under_each_variant_and_keeps_the_baseline(tmp_path: Path) -> None:

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any, Protocol, TypeAlias
 
 from asr_conformance.harness.answers import Conversion
+from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.oneshot import OneShotProducer
 from asr_conformance.harness.persistent import PersistentImplementation
@@ -409,6 +410,10 @@ class TargetLike(Protocol):
     def cwd(self) -> str | None: ...
     @property
     def placeholder(self) -> str | None: ...
+    @property
+    def pass_env(self) -> tuple[str, ...]: ...
+    @property
+    def policy(self) -> Policy | None: ...
 
 
 class ProducerRunner:
@@ -435,7 +440,7 @@ class ProducerRunner:
         setting = chosen.setting(self._scratch(), self.target.cwd)
         producer = OneShotProducer(self.command, self.target.timeout, self.target.placeholder, setting.cwd,
                                    setting.env, self._pass_env(), setting.writable,
-                                   policy=getattr(self.target, "policy", None))
+                                   policy=self.target.policy)
         return producer.convert(source)
 
     def baseline(self, source: Path) -> Conversion:
@@ -453,11 +458,11 @@ class ProducerRunner:
             self._persistent[name] = PersistentImplementation(
                 self.command, self.target.timeout, setting.cwd, check_schemas=self.check_protocol,
                 role="producer", env=setting.env, pass_env=self._pass_env(), writable=setting.writable,
-                policy=getattr(self.target, "policy", None))
+                policy=self.target.policy)
         return self._persistent[name]
 
     def _pass_env(self) -> tuple[str, ...]:
-        return tuple(getattr(self.target, "pass_env", ()))
+        return self.target.pass_env
 
     def _scratch(self) -> Path:
         self.scratch.mkdir(parents=True, exist_ok=True)

@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 
 from asr_conformance.harness.answers import Outcome, ReadAnswer
+from asr_conformance.harness.roles import ReaderAdapter, announced
 from asr_conformance.harness.views import (
     ViewDifference,
     at_version,
@@ -73,14 +74,14 @@ def judge_read(case: Case, answer: ReadAnswer) -> ReadJudgement:
     return ReadJudgement("failed", _header(case) + "\n".join(lines), differences)
 
 
-def run_reader_case(case: Case, adapter: Any, record: Callable[..., None]) -> None:
+def run_reader_case(case: Case, adapter: ReaderAdapter, record: Callable[..., None]) -> None:
     """The body of a reader corpus test: ask, judge, record, and fail with a readable message.
 
     ``record`` takes the field names of the test's record (the plugin's ``asr_record``)."""
     answer = adapter.read(case.stream)
     judgement = judge_read(case, answer)
     record(answer=answer.outcome.value, status=judgement.status, rules=case.rules)
-    started = getattr(adapter, "implementation", None)
+    started = announced(adapter)
     if started is not None:
         record(announced=f"{started.name} {started.implementation_version or ''}".strip())
     if judgement.status == "failed":

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import pytest
 
 from asr_conformance.harness.answers import Outcome, Verdict
+from asr_conformance.harness.roles import RoleAdapter, ValidatorAdapter, announced
 from asr_conformance.vocabulary.cases import Case
 from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.scoring import naming_set, preferred_rule, reasons_figure, rule_level, wrong_reason
@@ -91,15 +91,15 @@ def judge(case: Case, verdict: Verdict, strict: bool = False) -> Judgement:
                      found.problem, found.reason, found.reasons)
 
 
-def announce(adapter: object, record: Callable[..., None]) -> None:
+def announce(adapter: RoleAdapter, record: Callable[..., None]) -> None:
     """Record the name and version the implementation gave in its handshake (persistent protocol)."""
-    started = getattr(adapter, "implementation", None)
+    started = announced(adapter)
     if started is not None:
         record(announced=f"{started.name} {started.implementation_version or ''}".strip(),
                announced_name=started.name, announced_version=started.implementation_version or "")
 
 
-def run_validator_case(case: Case, adapter: Any, record: Callable[..., None], strict: bool = False) -> None:
+def run_validator_case(case: Case, adapter: ValidatorAdapter, record: Callable[..., None], strict: bool = False) -> None:
     """The body of a corpus test: ask, judge, and fail/skip/pass with a readable message.
 
     ``record`` takes the field names of the test's record (the plugin's ``asr_record``); ``strict``
