@@ -15,10 +15,11 @@ from pathlib import Path
 
 from asr_conformance.gate.results import FAILING, Result
 from asr_conformance.vocabulary.bounded_files import InputFileError, load_json_file
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.schemas import check_report
 
 
-class BaselineError(Exception):
+class BaselineError(UserError):
     """A baseline report the harness cannot use; the message names the file."""
 
 

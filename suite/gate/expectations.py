@@ -25,10 +25,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from asr_conformance.gate.results import FAILING, SCORED, Result
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.schemas import FileProblem, load_checked_toml
 
 
-class ExpectationsError(Exception):
+class ExpectationsError(UserError):
     """An expectations file the harness cannot use; the message names the file and entry."""
 
 

@@ -59,6 +59,7 @@ from asr_conformance.harness import mounts, sandbox, visibility
 from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
 from asr_conformance.harness.limits import Limits, alive, pids_cgroups, remove_stale_groups
 from asr_conformance.vocabulary import redaction
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT, SANDBOXES
 from asr_conformance.vocabulary.option_defaults import MAX_OUTPUT_CAP as MAX_OUTPUT_CAP
 
@@ -69,7 +70,7 @@ _PR_SET_CHILD_SUBREAPER = 36
 _PR_SET_DUMPABLE = 4
 
 
-class UsageError(ValueError):
+class UsageError(UserError, ValueError):
     """An option or manifest value the harness refuses; the message names it."""
 
 

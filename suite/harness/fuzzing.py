@@ -51,6 +51,7 @@ from hypothesis.errors import Flaky
 from asr_conformance.harness.answers import Verdict
 from asr_conformance.harness.judging.validator import judge_answer
 from asr_conformance.harness.roles import ValidatorAdapter
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
 from asr_conformance.vocabulary.option_defaults import DEFAULT_SHRINK_SECONDS, DEFAULT_SHRINK_STEPS
 from asr_conformance.vocabulary.scoring import add_reasons, naming_set
@@ -72,7 +73,7 @@ PHASES = (Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrin
 REDIS_VARIABLE = "ASR_HYPOTHESIS_REDIS"
 
 
-class FuzzSetupError(Exception):
+class FuzzSetupError(UserError):
     """A fuzz option the harness cannot honour; the message says what to do."""
 
 

@@ -34,10 +34,11 @@ from pathlib import Path
 
 from asr_conformance.harness.containment import Policy, UsageError, check_allow_read, check_timeout
 from asr_conformance.harness.limits import LimitError, parse_limit
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.schemas import FileProblem, load_checked_toml
 
 
-class ManifestError(Exception):
+class ManifestError(UserError):
     """A manifest the harness cannot use; the message names the file and key."""
 
 

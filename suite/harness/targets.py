@@ -22,6 +22,7 @@ from asr_conformance.harness.manifest import ManifestError, load_manifest
 from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
 from asr_conformance.harness.persistent import PersistentImplementation
 from asr_conformance.harness.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
@@ -35,7 +36,7 @@ REFERENCE_SAMPLES = tuple(
 CASE_SUFFIX = ".case.toml"
 
 
-class TargetError(Exception):
+class TargetError(UserError):
     """An --implementation or --inputs the harness cannot use; the message says which and why."""
 
 

@@ -24,12 +24,13 @@ from pathlib import Path
 from typing import Any
 
 from asr_conformance.plugin.entry import CONFORMANCE_DIR
+from asr_conformance.vocabulary.errors import UserError
 
 #: How long the workers have to end after SIGTERM before the group is killed.
 STOP_GRACE = 10.0
 
 
-class CampaignError(Exception):
+class CampaignError(UserError):
     """A campaign that cannot start; the message says what to do."""
 
 

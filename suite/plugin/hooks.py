@@ -27,15 +27,16 @@ from typing import Any
 
 import pytest
 
-from asr_conformance.gate.baseline import BaselineError, load_baseline
+from asr_conformance.gate.baseline import load_baseline
 from asr_conformance.gate.decision import GateSettings, excuse
-from asr_conformance.gate.expectations import ExpectationsError, check_entries, load_expectations
+from asr_conformance.gate.expectations import check_entries, load_expectations
 from asr_conformance.gate.results import TestRecord
 from asr_conformance.harness import containment
 from asr_conformance.harness.fuzzing import (
     DEFAULT_PROFILE,
     PROFILE_VARIABLE,
     PROFILES,
+    FuzzSetupError,
     PropertyRunner,
     ValidatorFuzzSession,
     ensure_profiles,
@@ -45,7 +46,7 @@ from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuz
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.startup import StartCheck, check_start
-from asr_conformance.harness.targets import ProducerInput, Target, TargetError, resolve_targets
+from asr_conformance.harness.targets import ProducerInput, Target, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
 from asr_conformance.plugin.classify import MODULES, classify
 from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
@@ -64,10 +65,11 @@ from asr_conformance.plugin.run_config import (
     widened_of,
 )
 from asr_conformance.plugin.session import GATE_KEY, CertificationSession, WorkerCollections
-from asr_conformance.vocabulary.cases import Case, CorpusError, iter_cases
+from asr_conformance.vocabulary.cases import Case, iter_cases
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.option_defaults import LIMIT_NAMES
-from asr_conformance.vocabulary.rules import CatalogError, load_catalog
+from asr_conformance.vocabulary.rules import load_catalog
 from asr_conformance.vocabulary.untrusted import terminal_line
 
 MARKERS = {
@@ -81,30 +83,37 @@ MARKERS = {
 }
 
 
+def usage_error(error: UserError) -> pytest.UsageError:
+    """pytest's usage error for a mistake the user can fix: the message as the error words it."""
+    return pytest.UsageError(f"asr-conformance: {error}")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Set up a certification run (the entry point registers this plugin for such runs only, so a run
     that neither names an implementation nor points at the conformance suite keeps its own markers,
-    Hypothesis profile and collection)."""
+    Hypothesis profile and collection).  Every mistake of the user's found while setting up is a
+    ``UserError``, turned into pytest's usage error here and only here."""
+    try:
+        _configure(config)
+    except UserError as error:
+        raise usage_error(error) from None
+
+
+def _configure(config: pytest.Config) -> None:
     for name, description in MARKERS.items():
         config.addinivalue_line("markers", f"{name}: {description}")
-    try:
-        for rule in load_catalog().values():
-            config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
-    except CatalogError as error:
-        raise pytest.UsageError(f"asr-conformance: {error}") from None
+    for rule in load_catalog().values():
+        config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
     _configure_hypothesis(config)
     _configure_containment(config)
     accept_builtin_only(config.getoption("builtin_packs_only"))
     implementations = config.getoption("implementation")
-    try:
-        targets = resolve_targets(
-            implementations, config.getoption("role"), config.getoption("inputs"),
-            config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
-            config.getoption("source_formats"), config.getoption("strict_reasons"),
-        )
-        settings = _gate_settings(config, targets)
-    except (TargetError, ExpectationsError, BaselineError) as error:
-        raise pytest.UsageError(f"asr-conformance: {error}") from None
+    targets = resolve_targets(
+        implementations, config.getoption("role"), config.getoption("inputs"),
+        config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
+        config.getoption("source_formats"), config.getoption("strict_reasons"),
+    )
+    settings = _gate_settings(config, targets)
     config.stash[TARGETS_KEY] = targets
     config.stash[GATE_KEY] = settings
     if implementations or checkout_without_configuration(config):
@@ -119,6 +128,10 @@ def pytest_configure(config: pytest.Config) -> None:
         config.pluginmanager.register(WorkerCollections(certification), "asr-conformance-collections")
 
 
+class StartError(UserError):
+    """An implementation that cannot start (its manifest or path is named in the message)."""
+
+
 #: The start-up check of each implementation (on the process that runs the session's end).
 START_CHECKS_KEY = pytest.StashKey[list[StartCheck]]()
 
@@ -129,7 +142,7 @@ def _check_starts(targets: list[Target]) -> list[StartCheck]:
     checks = [check_start(target) for target in targets]
     for check in checks:
         if not check.ok:
-            raise pytest.UsageError(f"asr-conformance: {terminal_line(check.usage_error())}")
+            raise StartError(terminal_line(check.usage_error()))
     return checks
 
 
@@ -165,16 +178,13 @@ def _configure_containment(config: pytest.Config) -> None:
         hidden.append(Path(config.option.basetemp).resolve())
     limits = tuple((name, config.getoption(f"limit_{name}")) for name in LIMIT_NAMES
                    if config.getoption(f"limit_{name}") is not None)
-    try:
-        containment.configure(sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
-                              pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
-                              run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
-                              staging_parent=Path(staging) if staging else None,
-                              network=config.getoption("network"), limits=limits,
-                              allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
-        containment.sandbox_mode()
-    except containment.UsageError as error:
-        raise pytest.UsageError(f"asr-conformance: {error}") from None
+    containment.configure(sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
+                          pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
+                          run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
+                          staging_parent=Path(staging) if staging else None,
+                          network=config.getoption("network"), limits=limits,
+                          allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
+    containment.sandbox_mode()
 
 
 def _active(config: pytest.Config) -> bool:
@@ -220,10 +230,10 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     problem = ensure_profiles()  # before Hypothesis' plugin loads a --hypothesis-profile (see entry.py)
     chosen = config.getoption("hypothesis_profile", None) or os.environ.get(PROFILE_VARIABLE) or None
     if chosen is not None and chosen not in PROFILES and not _is_registered_profile(chosen):
-        raise pytest.UsageError(f"asr-conformance: {PROFILE_VARIABLE}={chosen}: no such Hypothesis profile "
-                                f"(the suite's: {', '.join(PROFILES)})")
+        raise FuzzSetupError(f"{PROFILE_VARIABLE}={chosen}: no such Hypothesis profile "
+                             f"(the suite's: {', '.join(PROFILES)})")
     if chosen == "asr-deep" and problem is not None:
-        raise pytest.UsageError(f"asr-conformance: {problem}")
+        raise problem
     # Loaded here too (Hypothesis' plugin may configure after this one), so the seed decision sees it.
     settings.load_profile(chosen or DEFAULT_PROFILE)
     seed = config.getoption("hypothesis_seed", None)
@@ -288,10 +298,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
 
 
 def _cases(config: pytest.Config, role: str) -> list[Case]:
-    try:
-        return list(iter_cases(corpus_of(config), role=role)) if (corpus_of(config) / role).is_dir() else []
-    except CorpusError as error:
-        raise pytest.UsageError(f"asr-conformance: {error}") from None
+    return list(iter_cases(corpus_of(config), role=role)) if (corpus_of(config) / role).is_dir() else []
 
 
 def validator_cases(config: pytest.Config) -> list[Case]:
@@ -303,6 +310,14 @@ def _rule_marks(rules: Iterable[str]) -> list[pytest.MarkDecorator]:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Parametrize the conformance tests; a corpus the loader cannot use is the user's to fix (CorpusError)."""
+    try:
+        _generate_tests(metafunc)
+    except UserError as error:
+        raise usage_error(error) from None
+
+
+def _generate_tests(metafunc: pytest.Metafunc) -> None:
     config = metafunc.config
     if not _active(config):
         return

@@ -20,13 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.schemas import first_problem
 from asr_conformance.vocabulary.seen_digests import SeenDigests, package_cache_folder
 
 VERDICTS = ("valid", "invalid", "implementation-defined")
 
 
-class CorpusError(Exception):
+class CorpusError(UserError):
     """A case file the loader cannot use; the message names the file."""
 
 

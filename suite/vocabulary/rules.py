@@ -9,6 +9,7 @@ from functools import cache
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.schemas import first_problem
 
 
@@ -31,7 +32,7 @@ class Rule:
         return self.id.startswith("X-")
 
 
-class CatalogError(Exception):
+class CatalogError(UserError):
     """The catalog file is unreadable or does not match its schema."""
 
 

@@ -1,0 +1,56 @@
+"""Every mistake a user can fix is a ``UserError`` (``vocabulary/errors.py``), and the plugin turns it
+into pytest's usage error in one place per phase (set-up and parametrization), so a new kind of
+mistake cannot slip past as a traceback for want of an ``except`` clause."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+from asr_conformance.gate.baseline import BaselineError
+from asr_conformance.gate.expectations import ExpectationsError
+from asr_conformance.harness.containment import UsageError as ContainmentUsageError
+from asr_conformance.harness.fuzzing import FuzzSetupError
+from asr_conformance.harness.manifest import ManifestError
+from asr_conformance.harness.targets import TargetError
+from asr_conformance.plugin.campaign_run import CampaignError
+from asr_conformance.plugin.hooks import StartError, usage_error
+from asr_conformance.vocabulary.cases import CorpusError
+from asr_conformance.vocabulary.errors import UserError
+from asr_conformance.vocabulary.rules import CatalogError
+
+HOOKS = Path(__file__).resolve().parents[1] / "plugin" / "hooks.py"
+USER_ERRORS = (BaselineError, ExpectationsError, ContainmentUsageError, FuzzSetupError, ManifestError, TargetError,
+               CampaignError, StartError, CorpusError, CatalogError)
+
+
+@pytest.mark.parametrize("kind", USER_ERRORS, ids=lambda kind: kind.__name__)
+def test_every_usage_error_has_the_one_base(kind: type[Exception]) -> None:
+    assert issubclass(kind, UserError)
+
+
+def test_the_options_still_read_a_containment_refusal_as_a_value_error() -> None:
+    assert issubclass(ContainmentUsageError, ValueError)  # plugin/options.py catches ValueError
+
+
+def test_the_usage_error_keeps_the_message_with_the_plugins_prefix() -> None:
+    found = usage_error(ManifestError("acme.toml: (top level): 'name' is a required property"))
+    assert isinstance(found, pytest.UsageError)
+    assert str(found) == "asr-conformance: acme.toml: (top level): 'name' is a required property"
+
+
+def _handlers(source: str) -> list[str]:
+    """The exception types of every ``except`` clause whose body raises pytest's usage error."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.ExceptHandler) and node.type is not None and "usage_error" in ast.unparse(node):
+            found.append(ast.unparse(node.type))
+    return found
+
+
+def test_hooks_turn_user_errors_into_usage_errors_once_per_phase() -> None:
+    assert _handlers(HOOKS.read_text(encoding="utf-8")) == ["UserError", "UserError"]
+    assert _handlers("try:\n    x()\nexcept (TargetError, BaselineError) as e:\n    raise usage_error(e)\n") == \
+        ["(TargetError, BaselineError)"]
