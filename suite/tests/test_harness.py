@@ -173,8 +173,15 @@ def test_a_silent_persistent_process_times_out(certify: Certify) -> None:
     assert "no reply within 0.5 s" in result.stdout.str()
 
 
+#: Seeded-bug validators that speak both protocols are certified over the persistent one where what is tested is
+#: the judging, not the transport (one process, not one per case); the one-shot transport is tested above and by
+#: the crashing, hanging and flooding validators.
+PERSISTENT = ("--persistent",)
+
+
 def test_a_lenient_validator_is_caught_on_its_rule(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'lenient-exit-code'}", *CORPUS, "-k", "ASR-26 or ASR-164")
+    result = certify(f"--implementation={MISBEHAVING / 'lenient-exit-code'}", *CORPUS, *PERSISTENT, "-k",
+                     "ASR-26 or ASR-164")
     failed = result.failed()
     expected = {c.id for c in CASES if c.verdict == "invalid" and "ASR-260" in c.rules and "exitCode" in c.description}
     assert expected and expected <= failed
@@ -183,7 +190,8 @@ def test_a_lenient_validator_is_caught_on_its_rule(certify: Certify) -> None:
 
 
 def test_an_over_strict_validator_is_caught_on_valid_cases(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'rejects-duplicate-call-ids'}", *CORPUS, "-k", "ASR-262 or ASR-265 or ASR-266")
+    result = certify(f"--implementation={MISBEHAVING / 'rejects-duplicate-call-ids'}", *CORPUS, *PERSISTENT, "-k",
+                     "ASR-262 or ASR-265 or ASR-266")
     failed = result.failed()
     assert any(f.startswith("validator/ASR-262/valid-") for f in failed)
     assert all("/valid-" in f for f in failed)
@@ -201,7 +209,8 @@ def test_naming_wrong_rules_is_a_reject_for_the_wrong_reason_under_strict_reason
 
 def test_naming_wrong_rules_with_right_verdicts_conforms_and_the_reasons_figure_says_so(certify: Certify) -> None:
     """Conformance is the verdict: the rules named are a second figure beside it, in the header and the report."""
-    result = certify(f"--implementation={MISBEHAVING / 'names-wrong-rules'}", *CORPUS, "-k", "ASR-164 or ASR-260")
+    result = certify(f"--implementation={MISBEHAVING / 'names-wrong-rules'}", *CORPUS, *PERSISTENT, "-k",
+                     "ASR-164 or ASR-260")
     assert result.ret == 0, result.stdout.str()
     (verdict,) = result.report["verdicts"]
     assert verdict["verdict"] == "conforms"

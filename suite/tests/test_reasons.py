@@ -44,11 +44,12 @@ def test_warnings_written_without_their_level_name_rules(certify: Certify) -> No
     """The same diagnostics with ``level`` left out name ASR-168: the reason fails under --strict-reasons (so
     the test above would fail if levels were not read), and does not fail without it."""
     implementation = f"--implementation={EXAMPLES / 'misbehaving' / 'warnings-without-level'}"
-    strict = certify(implementation, *PROPERTY, "--strict-reasons")
+    # Over the persistent protocol (it speaks both): one process for the property's examples, not one each.
+    strict = certify(implementation, *PROPERTY, "--persistent", "--strict-reasons")
     assert strict.ret == 1
     (failed,) = [r for r in strict.report["results"] if r["outcome"] == "fail"]
     assert "for the wrong reason" in failed["message"]
-    lenient = certify(implementation, *PROPERTY)
+    lenient = certify(implementation, *PROPERTY, "--persistent")
     assert lenient.ret == 0, lenient.stdout.str()
     (verdict,) = lenient.report["verdicts"]
     assert verdict["verdict"] == "conforms"
@@ -59,7 +60,7 @@ def test_warnings_written_without_their_level_name_rules(certify: Certify) -> No
 def test_a_manifest_asks_for_strict_reasons(certify: Certify, tmp_path: Path) -> None:
     manifest = tmp_path / "strict.toml"
     manifest.write_text(f'name = "strict"\ncommand = ["{EXAMPLES / "misbehaving" / "warnings-without-level"}"]\n'
-                        "strict_reasons = true\n")
+                        'protocol = "persistent"\nstrict_reasons = true\n')
     result = certify(f"--implementation={manifest}", *PROPERTY)
     assert result.ret == 1
     assert any("for the wrong reason" in r["message"] for r in result.report["results"] if r["outcome"] == "fail")
