@@ -30,6 +30,17 @@ class Outcome(str, Enum):
         return self in (Outcome.ACCEPT, Outcome.REJECT)
 
 
+class Status(str, Enum):
+    """What a judge decided about one case; recorded by its value (the report's ``status`` words)."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    #: Implementation-defined: reported beside the verdict, never scored.
+    REPORTED = "reported"
+    #: A reader case about a view member the reader's declared view version does not have.
+    NOT_APPLICABLE = "not-applicable"
+
+
 @dataclass(slots=True)
 class Verdict:
     """One answer, with everything a person needs to see why a case failed."""

@@ -86,3 +86,30 @@ def test_the_handshake_is_read_through_its_protocol() -> None:
     assert isinstance(Persistent(), ReaderAdapter) and not isinstance(OneShot(), Announcing)
     assert announced(Persistent()) is Persistent.implementation  # type: ignore[arg-type]
     assert announced(OneShot()) is None  # type: ignore[arg-type]
+
+
+def test_judgements_carry_their_status_as_a_type_and_record_its_word() -> None:
+    """A judge's decision is a ``Status`` member (compared by identity in the judges); the record, which
+    crosses to the controller and into the report, holds its word."""
+    from asr_conformance import CORPUS_DIR
+    from asr_conformance.harness.answers import Outcome, ReadAnswer, Status, Verdict
+    from asr_conformance.harness.judging.reader import judge_read
+    from asr_conformance.harness.judging.validator import judge_answer, run_validator_case
+    from asr_conformance.vocabulary.cases import iter_cases
+
+    assert judge_answer("valid", Verdict(Outcome.ACCEPT), frozenset(), None).status is Status.PASSED
+    assert judge_answer("invalid", Verdict(Outcome.ACCEPT), frozenset(), None).status is Status.FAILED
+    assert judge_answer("implementation-defined", Verdict(Outcome.REJECT), frozenset(), None).status is Status.REPORTED
+    reader_case = next(iter(iter_cases(CORPUS_DIR, role="reader")))
+    assert judge_read(reader_case, ReadAnswer(Outcome.CRASH)).status is Status.FAILED
+    case = next(c for c in iter_cases(CORPUS_DIR, role="validator") if c.verdict == "valid")
+    recorded: dict[str, object] = {}
+
+    class Accepts:
+        def validate(self, stream: Path) -> Verdict:
+            return Verdict(Outcome.ACCEPT)
+
+        def close(self) -> None: ...
+
+    run_validator_case(case, Accepts(), recorded.update)
+    assert type(recorded["status"]) is str and recorded["status"] == "passed"

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome, ReadAnswer
+from asr_conformance.harness.answers import Outcome, ReadAnswer, Status
 from asr_conformance.harness.roles import ReaderAdapter, announced
 from asr_conformance.harness.views import (
     ViewDifference,
@@ -38,9 +38,10 @@ PROPERTY_LIMIT = 20_000
 
 @dataclass(frozen=True, slots=True)
 class ReadJudgement:
-    """passed, failed or reported (implementation-defined), with a message and the differences found."""
+    """passed, failed, reported (implementation-defined) or not applicable, with a message and the differences
+    found."""
 
-    status: str
+    status: Status
     message: str
     differences: tuple[ViewDifference, ...] = ()
 
@@ -49,15 +50,15 @@ def judge_read(case: Case, answer: ReadAnswer) -> ReadJudgement:
     """Compare a reader's answer with the case: a view, schema-valid, equal where the case says."""
     rules = ", ".join(case.rules)
     if answer.outcome is not Outcome.VIEWED or not isinstance(answer.view, dict):
-        return ReadJudgement("failed", _header(case) + f"{rules}: no view:\n" + answer.explain())
+        return ReadJudgement(Status.FAILED, _header(case) + f"{rules}: no view:\n" + answer.explain())
     problem = check_view(answer.view)
     if problem:
-        return ReadJudgement("failed", _header(case) + f"{rules}: the view breaks the view schema: {problem}")
+        return ReadJudgement(Status.FAILED, _header(case) + f"{rules}: the view breaks the view schema: {problem}")
     version = declared_version(answer.view)
     expected, left = at_version(case.view(), version)
     if left and not set(expected) - {"view_version"}:
         # The case is about members of a later view version than the reader declares: not its contract.
-        return ReadJudgement("not-applicable", f"not applicable: {not_checked_at(version, left)}")
+        return ReadJudgement(Status.NOT_APPLICABLE, f"not applicable: {not_checked_at(version, left)}")
     differences = tuple(compare_views(expected, answer.view, case.partial))
     opened = open_assumptions(case.assumptions)
     if opened or case.verdict == "implementation-defined":
@@ -65,13 +66,13 @@ def judge_read(case: Case, answer: ReadAnswer) -> ReadJudgement:
         basis = f"rests on {', '.join(opened)}" if opened else "an implementation-defined stream"
         said = ("agrees with the reference reader's" if not differences else
                 f"differs from the reference reader's at {', '.join(d.path for d in differences)}")
-        return ReadJudgement("reported", f"implementation-defined ({basis}): the view {said}; not scored", differences)
+        return ReadJudgement(Status.REPORTED, f"implementation-defined ({basis}): the view {said}; not scored", differences)
     if not differences:
-        return ReadJudgement("passed", "the view agrees with the expected view")
+        return ReadJudgement(Status.PASSED, "the view agrees with the expected view")
     count = f"{len(differences)} difference{'s' if len(differences) != 1 else ''}"
     lines = [f"{rules}: {differences[0].message}", f"{count} from the expected view ({case.expected_view}):"]
     lines += [f"  {d.path}: {d.message}" for d in differences]
-    return ReadJudgement("failed", _header(case) + "\n".join(lines), differences)
+    return ReadJudgement(Status.FAILED, _header(case) + "\n".join(lines), differences)
 
 
 def run_reader_case(case: Case, adapter: ReaderAdapter, record: Callable[..., None]) -> None:
@@ -80,18 +81,18 @@ def run_reader_case(case: Case, adapter: ReaderAdapter, record: Callable[..., No
     ``record`` takes the field names of the test's record (the plugin's ``asr_record``)."""
     answer = adapter.read(case.stream)
     judgement = judge_read(case, answer)
-    record(answer=answer.outcome.value, status=judgement.status, rules=case.rules)
+    record(answer=answer.outcome.value, status=judgement.status.value, rules=case.rules)
     started = announced(adapter)
     if started is not None:
         record(announced=f"{started.name} {started.implementation_version or ''}".strip())
-    if judgement.status == "failed":
+    if judgement.status is Status.FAILED:
         # Only failures carry their views: a report of a passing run stays small.
         actual = clip_json(answer.view) if answer.view is not None else None
         record(expected=clip_json(case.view()),
                **inline_input(case.data()),
                output=actual if actual is not None else answer.explain())
         pytest.fail(judgement.message, pytrace=False)
-    if judgement.status in ("reported", "not-applicable"):
+    if judgement.status in (Status.REPORTED, Status.NOT_APPLICABLE):
         pytest.skip(judgement.message)
 
 

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome, Verdict
+from asr_conformance.harness.answers import Outcome, Status, Verdict
 from asr_conformance.harness.roles import RoleAdapter, ValidatorAdapter, announced
 from asr_conformance.vocabulary.cases import Case
 from asr_conformance.vocabulary.inline import inline_input
@@ -24,7 +24,7 @@ from asr_conformance.vocabulary.scoring import naming_set, preferred_rule, reaso
 class Judgement:
     """passed / failed / reported (implementation-defined) with a message."""
 
-    status: str
+    status: Status
     message: str
     #: For invalid cases: "right", "wrong" or "unnamed" (the implementation names no rules).
     rule_level: str | None = None
@@ -47,47 +47,47 @@ def judge_answer(expected: str, verdict: Verdict, allowed: frozenset[str], prefe
     ``strict_reasons``) certifies reasons too.  The message is the bare reason; callers add the case or
     the generated stream."""
     if verdict.outcome is Outcome.SKIPPED:
-        return Judgement("failed", f"the implementation declined the case: {verdict.message}", problem="declined")
+        return Judgement(Status.FAILED, f"the implementation declined the case: {verdict.message}", problem="declined")
     if not verdict.outcome.is_verdict:
-        return Judgement("failed", "no verdict", problem="no-verdict")
+        return Judgement(Status.FAILED, "no verdict", problem="no-verdict")
     accepted = verdict.outcome is Outcome.ACCEPT
     if expected == "implementation-defined":
-        return Judgement("reported", f"the implementation {'accepts' if accepted else 'rejects'} it")
+        return Judgement(Status.REPORTED, f"the implementation {'accepts' if accepted else 'rejects'} it")
     if expected == "valid":
         if accepted:
-            return Judgement("passed", "accepted, as it must")
+            return Judgement(Status.PASSED, "accepted, as it must")
         named = f" naming {', '.join(sorted(verdict.rules))}" if verdict.rules else ""
-        return Judgement("failed", f"rejected a valid stream{named}", problem="rejected-valid")
+        return Judgement(Status.FAILED, f"rejected a valid stream{named}", problem="rejected-valid")
     if accepted:
-        return Judgement("failed", "accepted an invalid stream", problem="accepted-invalid")
+        return Judgement(Status.FAILED, "accepted an invalid stream", problem="accepted-invalid")
     level = rule_level(verdict.rules, allowed)
     figure = reasons_figure(verdict.rules, allowed)
     if level == "unnamed":
-        return Judgement("passed", "rejected, as it must (no rule to compare)", "unnamed", reasons=figure)
+        return Judgement(Status.PASSED, "rejected, as it must (no rule to compare)", "unnamed", reasons=figure)
     if level == "right":
-        return Judgement("passed", "rejected for the right reason", "right", reasons=figure)
+        return Judgement(Status.PASSED, "rejected for the right reason", "right", reasons=figure)
     reason = wrong_reason(verdict.rules, allowed, preferred)
     if not strict:
-        return Judgement("passed", "rejected, as it must; its reasons are counted, not scored: " + reason, "wrong",
+        return Judgement(Status.PASSED, "rejected, as it must; its reasons are counted, not scored: " + reason, "wrong",
                          reason=reason, reasons=figure)
-    return Judgement("failed", "rejected for the wrong reason: " + reason, "wrong", "wrong-rule", reason, figure)
+    return Judgement(Status.FAILED, "rejected for the wrong reason: " + reason, "wrong", "wrong-rule", reason, figure)
 
 
 def judge(case: Case, verdict: Verdict, strict: bool = False) -> Judgement:
     """The judgement of a corpus case, its message naming the case."""
     preferred = preferred_rule(case.rules, case.id.split("/")[1] if case.id.count("/") >= 2 else None)
     found = judge_answer(case.verdict, verdict, naming_set(case.rules), preferred, strict)
-    if found.status == "reported":
-        return Judgement("reported", f"implementation-defined: {found.message} (the reference {case.reference}s); "
+    if found.status is Status.REPORTED:
+        return Judgement(Status.REPORTED, f"implementation-defined: {found.message} (the reference {case.reference}s); "
                          "not scored")
-    if found.status == "passed":
+    if found.status is Status.PASSED:
         return found
     if found.problem == "no-verdict":
-        return Judgement("failed", _header(case) + "no verdict:\n" + verdict.explain(), problem=found.problem)
+        return Judgement(Status.FAILED, _header(case) + "no verdict:\n" + verdict.explain(), problem=found.problem)
     if found.problem == "accepted-invalid":
-        return Judgement("failed", _header(case) + f"accepted an invalid stream; it breaks {', '.join(case.rules)}\n"
+        return Judgement(Status.FAILED, _header(case) + f"accepted an invalid stream; it breaks {', '.join(case.rules)}\n"
                          + verdict.explain(), problem=found.problem)
-    return Judgement("failed", _header(case) + found.message + "\n" + verdict.explain(), found.rule_level,
+    return Judgement(Status.FAILED, _header(case) + found.message + "\n" + verdict.explain(), found.rule_level,
                      found.problem, found.reason, found.reasons)
 
 
@@ -106,13 +106,13 @@ def run_validator_case(case: Case, adapter: ValidatorAdapter, record: Callable[.
     fails a rejection for the wrong reason (``--strict-reasons``)."""
     verdict = adapter.validate(case.stream)
     judgement = judge(case, verdict, strict)
-    record(answer=verdict.outcome.value, rules_named=verdict.rules, status=judgement.status,
+    record(answer=verdict.outcome.value, rules_named=verdict.rules, status=judgement.status.value,
            rule_level=judgement.rule_level, **({"reasons": judgement.reasons} if judgement.reasons else {}))
     announce(adapter, record)
-    if judgement.status == "failed":
+    if judgement.status is Status.FAILED:
         record(**inline_input(case.stream.read_bytes()), output=verdict.explain(), expected=_expected_verdict(case))
         pytest.fail(judgement.message, pytrace=False)
-    if judgement.status == "reported":
+    if judgement.status is Status.REPORTED:
         pytest.skip(judgement.message)
 
 
