@@ -17,7 +17,6 @@ import random
 from functools import cache
 from typing import Any
 
-
 WORDS = (
     "the parser fails on empty input because the index is never checked before we read the first "
     "token so I added a guard and a test that covers it then ran the whole suite again and two "
