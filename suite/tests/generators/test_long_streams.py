@@ -9,6 +9,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
@@ -215,3 +216,22 @@ def test_boundaries_skip_damaged_lines_and_respect_every_seq() -> None:
     _, found = boundaries(data)
     assert [(b.index, b.after_seq) for b in found] == [(1, 0), (4, 80)]
     assert found[0].room == 8, "below the damaged line's seq 9"
+
+
+def test_a_certification_draws_the_filler_from_its_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin seeds the pool with the run's seed (``--hypothesis-seed`` replays the filler too)."""
+    from types import SimpleNamespace
+
+    from asr_conformance.generators import filler
+    from asr_conformance.plugin import hooks
+
+    monkeypatch.setattr(filler, "_seed", [0])
+    options = {"hypothesis_seed": 4242}
+    config = SimpleNamespace(getoption=lambda name, default=None: options.get(name, default), stash=pytest.Stash(),
+                             pluginmanager=SimpleNamespace(hasplugin=lambda name: False))
+    profile = getattr(settings, "_current_profile", None) or "default"
+    try:
+        hooks._configure_hypothesis(config)  # type: ignore[arg-type]
+    finally:
+        settings.load_profile(profile)  # this process's profile stays
+    assert filler._seed == [4242]
