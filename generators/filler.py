@@ -28,11 +28,9 @@ from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis.control import BuildContext
-from hypothesis.errors import StopTest
-from hypothesis.internal.conjecture.data import ConjectureData
 
 from asr_conformance.generators import streams
+from asr_conformance.generators.seeded import Overrun, drawing
 
 #: A block of filler: its lines, one per record (``(first_seq, count)`` in, lines out), and the names
 #: it made (every ID the block holds that the stream did not), for tests that leave it out of a view.
@@ -41,7 +39,7 @@ Filler = Callable[[bytes, list[tuple[int, int]], int], tuple[list[list[str]], fr
 #: Builders whose records name only what their chunk made and change nothing a later record depends on.
 BUILDERS = tuple(sorted(set(streams.BUILDERS) - {"declaration", "session_info", "config_change", "instructions"}))
 #: Chunks drawn per process (about eight records each), half of plain words and half of any Unicode.
-CHUNKS = 48
+CHUNKS = 40
 #: The prefixes ``StreamState.fresh`` gives the names a chunk makes.
 PREFIXES = ("r", "call_", "turn-", "perm_", "req_", "term_", "term_later_", "unknown_call_")
 _NUMBERED = re.compile(rb"(?:" + b"|".join(re.escape(p.encode()) for p in sorted(PREFIXES, key=len, reverse=True))
@@ -123,11 +121,10 @@ def pool(seed: int) -> tuple[Chunk, ...]:
     chunks: list[Chunk] = []
     while len(chunks) < CHUNKS:
         unicode = len(chunks) % 2 == 1
-        data = ConjectureData(random=rng)
         try:
-            with BuildContext(data, wrapped_test=lambda: None):
-                records, made = data.draw(_chunk(streams.unicode_text if unicode else streams.words))
-        except StopTest:  # the draw ran past Hypothesis's size limit: draw another
+            with drawing(rng) as draw:
+                records, made = draw(_chunk(streams.unicode_text if unicode else streams.words))
+        except Overrun:  # the draw ran past Hypothesis's size limit: draw another
             continue
         cuts = _cuts(records)
         if 1 not in cuts:  # every chunk's first record stands alone, so that any count can be filled

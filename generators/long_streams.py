@@ -36,14 +36,14 @@ from asr_conformance.generators import filler as filler_module
 from asr_conformance.generators.changes import MutatedStream
 
 #: The chance that an example is padded at all, and the sizes drawn (records of filler): one example
-#: in six draws up to ``SOME_RECORDS``, one in twenty-four draws thousands (``THOUSANDS`` to
-#: ``LONG_RECORDS``; half of those a MiB or more, from ``MIB_RECORDS``).  A default run draws about
-#: nine hundred.
+#: in six draws up to ``SOME_RECORDS``, one in twenty-four draws thousands: ``THOUSANDS`` to
+#: ``MIB_RECORDS`` in three of four of those, a MiB or more (``MIB_RECORDS`` to ``LONG_RECORDS``) in
+#: the fourth.  A default run draws about nine hundred examples.
 TIERS, SOME_TIERS = 24, 4
 SOME_RECORDS = 300
-THOUSANDS, LONG_RECORDS = 2_000, 8_000
+THOUSANDS, LONG_RECORDS = 1_500, 5_600
 #: How many filler records make at least a MiB (the generated records average 210 to 250 bytes).
-MIB_RECORDS = 5_500
+MIB_RECORDS = 5_200
 
 # --- splicing ------------------------------------------------------------------------
 
@@ -202,9 +202,11 @@ def long_shapes(enabled: bool = True) -> st.SearchStrategy[LongShape]:
     def sized(tier: int) -> st.SearchStrategy[int]:
         if tier < TIERS - 1 - SOME_TIERS:
             return st.just(0)
-        # Half the long draws are a MiB or more: one integer range would draw its lower end too often.
-        return st.integers(1, SOME_RECORDS) if tier < TIERS - 1 else \
-            st.integers(THOUSANDS, MIB_RECORDS - 1) | st.integers(MIB_RECORDS, LONG_RECORDS)
+        if tier < TIERS - 1:
+            return st.integers(1, SOME_RECORDS)
+        # A MiB or more in one long draw of four (one integer range would draw its lower end too often).
+        return st.integers(0, 3).flatmap(lambda part: st.integers(MIB_RECORDS, LONG_RECORDS) if part == 3
+                                         else st.integers(THOUSANDS, MIB_RECORDS - 1))
 
     counts = st.integers(0, TIERS - 1).flatmap(sized)
     return st.builds(lambda count, seed: LongShape(count, seed if count else 0), counts, st.integers(0, 2**16))

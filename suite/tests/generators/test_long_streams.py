@@ -186,7 +186,7 @@ def test_shapes_reach_a_mib_in_a_default_run_and_none_in_most_examples() -> None
     draw()
     assert max(counts) <= LONG_RECORDS
     assert sum(c == 0 for c in counts) > len(counts) / 2
-    # A default run draws over a thousand examples: at one in a hundred, a MiB is reached in every run.
+    # A default run draws about nine hundred examples: at about one in a hundred, a MiB is reached in every run.
     assert sum(c >= MIB_RECORDS for c in counts) >= len(counts) / 100
     assert find(long_shapes(False), lambda shape: True) == LongShape()
 
