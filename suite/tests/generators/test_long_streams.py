@@ -235,3 +235,17 @@ def test_a_certification_draws_the_filler_from_its_seed(monkeypatch: pytest.Monk
     finally:
         settings.load_profile(profile)  # this process's profile stays
     assert filler._seed == [4242]
+
+
+def test_the_pool_is_the_same_in_every_process_whatever_it_loaded() -> None:
+    """Hypothesis mixes literals of the loaded modules into its draws; the pool's draws leave them out, so
+    an xdist worker, a campaign and a replay splice the same filler for the same seed."""
+    import subprocess
+    import sys
+
+    script = ("import hashlib, sys\n{imports}\nfrom asr_conformance.generators.filler import pool\n"
+              "sys.stdout.write(hashlib.sha256(repr(pool(7)).encode()).hexdigest())")
+    digests = {subprocess.run([sys.executable, "-c", script.format(imports=imports)], capture_output=True, text=True,
+                              check=True, timeout=120).stdout
+               for imports in ("", "import asr_conformance.harness.fuzzing, asr_conformance.generators.native.codex")}
+    assert len(digests) == 1 and len(next(iter(digests))) == 64, digests

@@ -290,7 +290,9 @@ def test_texts_read_as_a_person_a_model_and_tools_write_them() -> None:
     prompts: list[str] = []
     replies: list[str] = []
     args: list[dict[str, object]] = []
-    for transcript in _examples(gemini.transcripts("calls"), 16) + _examples(gemini.transcripts("failed"), 4):
+    drawn = [*_examples(gemini.transcripts("calls"), 16), *_examples(gemini.transcripts("failed"), 4),
+             *_examples(gemini.transcripts("exit-code-in-text"), 4)]  # (every one of the last holds a shell call)
+    for transcript in drawn:
         for line in transcript.lines:
             value = json.loads(line)
             if value.get("type") == "user" and isinstance(value.get("content"), list):
