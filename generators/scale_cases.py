@@ -3,7 +3,7 @@ every run.
 
 Every other case of the corpus is a few lines long; a validator that checks only the first lines
 of a stream, or a reader that reads only the first records, passes them all.  These cases are a
-long coding session (thousands of records, several MiB: the filler of ``long_streams``, turns of
+long coding session (thousands of records, several MiB: the turns of ``coding_turns``,
 prompts, replies, tool calls and outputs) and the same session with one defect on its last line,
 on a line in the middle, and after a long run of records of another type; and reader cases whose
 view depends on a record thousands of records away from the one it changes.
@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from asr_conformance.generators.long_streams import TURN, _turns, filler_lines
+from asr_conformance.generators.coding_turns import TURN, _turns, filler_lines
 
 CORPUS = Path(__file__).resolve().parents[1] / "cases"
 #: Records of filler in the validator cases (several MiB) and in the reader cases (over a MiB).

@@ -186,6 +186,10 @@ def reply_text() -> st.SearchStrategy[str]:
     return _SEED.map(lambda seed: _reply(random.Random(seed)))
 
 
+def code_text() -> st.SearchStrategy[str]:
+    return _SEED.map(lambda seed: _code(random.Random(seed)))
+
+
 def tool_output(most_bytes: int = 2 * 1024 * 1024) -> st.SearchStrategy[str]:
     return _SEED.map(lambda seed: _output(random.Random(seed), most_bytes))
 

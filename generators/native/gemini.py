@@ -35,9 +35,17 @@ from asr_conformance.generators.native.common import (
     NativeTranscript,
     awkward_text,
     clock,
+    code_text,
     dumps,
+    error_message,
     feature_names,
+    file_path,
     project_path,
+    prompt_text,
+    reply_text,
+    sentence,
+    shell_command,
+    tool_output,
     unicode_text,
     words,
 )
@@ -131,7 +139,15 @@ def variant_of(data: bytes) -> str | None:
 _prose = st.lists(words, min_size=1, max_size=7).map(" ".join)
 _separated = st.lists(st.sampled_from(["\u2028", "\u2029", "\x85", "\x00", "\ufeff", "\r\n", "e\u0301", "🦀"])
                       | _prose, min_size=2, max_size=4).map("".join)
-_plain_text = st.one_of(_prose, _prose.map(lambda t: t.capitalize() + "."))
+#: Text as people, the model and tools write it (``common``: sentences of real words, code, paths, commands,
+#: errors, outputs of a few lines or, now and then, past a MiB), each for its place in a session.
+_PROMPT, _REPLY, _CODE, _ERROR = prompt_text(), reply_text(), code_text(), error_message()
+#: A tool's output: Gemini records the whole output in the call, and a JSON Lines session may record a message
+#: again as it changes, so the longest output stays just past a MiB.
+_OUTPUT = tool_output(1_150_000)
+#: What a call, a todo or a thought says it does: one short sentence.
+_DESCRIBED = sentence(8)
+_COMMANDS = st.sampled_from(["pytest -q", "make check", "cargo test", "false"]) | shell_command()
 _odd_text = st.one_of(awkward_text, unicode_text, _separated)
 #: Odd text that always holds something past ASCII (or a NUL) and is never blank.
 _unicode_text = st.tuples(_odd_text, st.sampled_from(["é", "🦀", "\u2028", "e\u0301", "\x00", "漢字", "\u200b"])).map(
@@ -223,11 +239,12 @@ class _Session:
         self.ids.add(value)
         return value
 
-    def text(self) -> str:
+    def text(self, kind: st.SearchStrategy[str] = _REPLY) -> str:
+        """Text of ``kind`` (a model's reply unless told), or in one draw of six odd Unicode text."""
         if self.odd or self.draw(st.integers(0, 5)) == 5:
             self.present.add("unicode")
             return self.draw(_unicode_text)
-        return self.draw(_plain_text)
+        return self.draw(kind)
 
     def maybe_text(self) -> str:
         """A model message's text, or none (a message that only calls tools)."""
@@ -272,7 +289,7 @@ class _Session:
 
     def user(self, text: str | None = None) -> dict[str, Any]:
         """A prompt: a list of parts, or (as older sessions wrote it) a plain string."""
-        text = self.text() if text is None else text
+        text = self.text(_PROMPT) if text is None else text
         return self.message("user", text if self.draw(st.integers(0, 3)) == 3 else [{"text": text}])
 
     def notice(self) -> None:
@@ -286,7 +303,7 @@ class _Session:
         draw = self.draw
         members: dict[str, Any] = {}
         if draw(st.booleans()):
-            members["thoughts"] = [{"subject": draw(_prose).capitalize(), "description": draw(_prose) + ".",
+            members["thoughts"] = [{"subject": draw(_prose).capitalize(), "description": draw(_DESCRIBED),
                                     "timestamp": self.clock.stamp()}]
         members["tokens"] = None
         members["model"] = self.model
@@ -318,7 +335,7 @@ class _Session:
             text = output if output is not None else self.output_for(name, status)
             result = [{"functionResponse": {"id": call_id, "name": name, "response": {key: text}}}]
         call = {"id": call_id, "name": name, "args": args, "result": result, "status": status, "timestamp": stamp,
-                **members, "displayName": _DISPLAY.get(name, name), "description": self.draw(_prose),
+                **members, "displayName": _DISPLAY.get(name, name), "description": self.draw(_DESCRIBED),
                 "renderOutputAsMarkdown": name != "run_shell_command"}
         if status in _PENDING:
             call["result"] = None
@@ -332,8 +349,8 @@ class _Session:
         if status == "error":
             return draw(st.sampled_from([f"File not found: /{draw(words)}/{draw(words)}.py",
                                          f"Tool \"{name}\" not found in registry.",
-                                         "params/absolute_path must be absolute"])) + " " + self.text()
-        return self.text() + "\n"
+                                         "params/absolute_path must be absolute"])) + " " + self.text(_ERROR)
+        return self.text(_OUTPUT) + "\n"
 
     def any_call(self, status: str = "success", result: Any = "default") -> dict[str, Any]:
         draw = self.draw
@@ -341,17 +358,16 @@ class _Session:
         kind = draw(st.sampled_from(["read_file", "run_shell_command", "glob", "list_directory", "search_file_content",
                                      "replace", "write_todos", "google_web_search"]))
         makers: dict[str, Callable[[], dict[str, Any]]] = {
-            "read_file": lambda: {"absolute_path": f"{root}/{draw(words)}.py"},
-            "run_shell_command": lambda: {"command": draw(st.sampled_from(["npm test", "git status", "go vet ./..."])),
-                                          "description": draw(_prose)},
+            "read_file": lambda: {"absolute_path": f"{root}/{draw(file_path())}"},
+            "run_shell_command": lambda: {"command": draw(_COMMANDS), "description": draw(_DESCRIBED)},
             "glob": lambda: {"pattern": f"src/**/*.{draw(st.sampled_from(['ts', 'py', 'go']))}"},
             "list_directory": lambda: {"dir_path": root},
             "search_file_content": lambda: {"pattern": draw(words), "path": "src"},
-            "replace": lambda: {"file_path": f"{root}/{draw(words)}.py", "old_string": self.text(),
-                                "new_string": self.text(), "instruction": draw(_prose)},
-            "write_todos": lambda: {"todos": [{"description": draw(_prose), "status": draw(st.sampled_from(
+            "replace": lambda: {"file_path": f"{root}/{draw(file_path())}", "old_string": self.text(_CODE),
+                                "new_string": self.text(_CODE), "instruction": draw(_DESCRIBED)},
+            "write_todos": lambda: {"todos": [{"description": draw(_DESCRIBED), "status": draw(st.sampled_from(
                 ["pending", "in_progress", "completed"]))} for _ in range(draw(st.integers(1, 3)))]},
-            "google_web_search": lambda: {"query": self.text()},
+            "google_web_search": lambda: {"query": self.text(_DESCRIBED)},
         }
         args = makers[kind]()
         return self.call(kind, args, status, result=result)
@@ -359,12 +375,12 @@ class _Session:
     def shell(self, code: int) -> dict[str, Any]:
         """run_shell_command: its output text says the exit code; the record holds no number."""
         draw = self.draw
-        command = draw(st.sampled_from(["pytest -q", "make check", "cargo test", "false"]))
-        out = self.text()
+        command = draw(_COMMANDS)
+        out = self.text(_OUTPUT)
         text = (f"Command: {command}\nDirectory: (root)\nOutput: {out}\nError: (none)\nExit Code: {code}\n"
                 f"Signal: (none)\nBackground PIDs: (none)\nProcess Group PGID: {draw(st.integers(100, 99999))}")
         self.present.add("exit-code-in-text")
-        return self.call("run_shell_command", {"command": command, "description": draw(_prose)}, output=text)
+        return self.call("run_shell_command", {"command": command, "description": draw(_DESCRIBED)}, output=text)
 
     # -- segments: each one model turn or more --
 
@@ -455,7 +471,7 @@ class _Session:
         self.sets = True
         self.user()
         self.gemini(self.text())
-        self.set({"summary": draw(_prose)})
+        self.set({"summary": draw(_DESCRIBED)})
         if draw(st.booleans()):
             self.set({"directories": [project_path(draw)]})
         if draw(st.booleans()):
@@ -480,7 +496,7 @@ class _Session:
     def seg_subagents(self) -> None:
         draw = self.draw
         agent = draw(st.sampled_from(["codebase_investigator", "generalist", "cli_help"]))
-        call = self.call(agent, {"objective": draw(_prose)}, output=f"Subagent {agent} finished.\n" + self.text(),
+        call = self.call(agent, {"objective": draw(_DESCRIBED)}, output=f"Subagent {agent} finished.\n" + self.text(),
                          agentId=_uuid(draw))
         self.turn_with([call])
         self.present.update({"subagents", "calls"})

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from asr_conformance.generators.changes import explain, mutate
 from asr_conformance.generators.damage import DAMAGES
-from asr_conformance.generators.long_streams import LongShape, long_shapes, spliced
+from asr_conformance.generators.long_streams import LongShape, defect_lines, long_shapes, spliced
 from asr_conformance.generators.mutators import drawn_mode, serialize
 from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
@@ -65,7 +65,8 @@ def test_rejects_mutated_streams(asr_fuzz: ValidatorFuzzSession, rule: str) -> N
         # DataObject.draw draws as a DrawFn does, but lacks the __signature__ attribute the protocol lists.
         mutation = mutate(mutator, data.draw, shape.spread(records), rule)  # type: ignore[arg-type]
         mode = drawn_mode(rule)
-        mutation = spliced(mutation, shape.splice(data.draw, mutation.data))  # type: ignore[arg-type]
+        # The first block of filler goes before the defect in most long examples: thousands of lines from the start.
+        mutation = spliced(mutation, shape.splice(data.draw, mutation.data, defect_lines(mutation)))  # type: ignore[arg-type]
         # A mode resting on an open assumption is reported, not scored (cases/README.md, Scoring policy).
         asr_fuzz.expect(mode.expected, mutation.data, f"mutated-{rule}", list(mode.names),
                         f"a valid stream broken by the {rule} mutator ({mode.name}: {mode.defect})",
@@ -84,7 +85,7 @@ def test_survives_damaged_bytes(asr_fuzz: ValidatorFuzzSession, kind: str) -> No
         records = shape.spread(records)
         # DataObject.draw draws as a DrawFn does, but lacks the __signature__ attribute the protocol lists.
         mutation = explain(records, damage(data.draw, serialize(records)), "damage", kind)  # type: ignore[arg-type]
-        mutation = spliced(mutation, shape.splice(data.draw, mutation.data))  # type: ignore[arg-type]
+        mutation = spliced(mutation, shape.splice(data.draw, mutation.data, defect_lines(mutation)))  # type: ignore[arg-type]
         asr_fuzz.expect_damaged(mutation.data, f"damaged-{kind}", f"a valid stream with {kind} damage", kind=kind,
                                 mutation=mutation)
 

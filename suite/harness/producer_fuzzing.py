@@ -256,7 +256,7 @@ class ProducerFuzzSession(PropertyRunner):
             shown = [str(p) for p in problems[:SHOWN]]
             self._fail(f"the stream for {transcript.summary()} breaks {', '.join(rules)}", "\n".join(shown),
                        {**failure, "rules": rules, "findings": shown})
-        result = judge_fidelity(data, stream, [pack])
+        result = judge_fidelity(data, stream, [pack], transcript.summary())
         if result.error is not None:
             self.pack_error = result.error
             assume(False)
@@ -276,7 +276,7 @@ class ProducerFuzzSession(PropertyRunner):
                 return conversion.stream
             return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
 
-        edited = judge_mutation(mutation, pack, data, stream, convert)
+        edited = judge_mutation(mutation, pack, data, stream, convert, transcript.summary())
         if edited.error is not None:
             self.pack_error = edited.error
             assume(False)

@@ -241,10 +241,14 @@ def _configure_hypothesis(config: pytest.Config) -> None:
         seed = config.workerinput.get("asr_seed", seed)
     elif seed is None and (loaded := settings.default) is not None and loaded.derandomize is False and loaded.database is None:
         # A forced seed switches the example database off, so only profiles without one get it.
-        import random
-
         seed = random.getrandbits(32)
     config.stash[SEED_KEY] = seed
+    # The long shapes' filler is drawn from the run's seed: other records every run, the same on replay. Without a
+    # seed (a derandomized profile, or one with an example database, whose finds must replay byte for byte in a
+    # later run), from seed 0.
+    from asr_conformance.generators.filler import seed_pool
+
+    seed_pool(seed if isinstance(seed, int) else 0)
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_SeedToWorkers(seed), "asr-conformance-seed")
 

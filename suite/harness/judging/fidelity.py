@@ -14,7 +14,6 @@ with the reason, and the verdict says so.
 from __future__ import annotations
 
 import hashlib
-import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -26,6 +25,8 @@ from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.mutations import SourceMutation
 from asr_conformance.harness.judging.produced import ProducedStream, produced
+from asr_conformance.harness.judging.steps import StepHung as StepHung
+from asr_conformance.harness.judging.steps import step_limit, within
 from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.guard import PackError, bounded, malformed
 from asr_conformance.packs.identity import PackIdentity
@@ -112,11 +113,6 @@ DISGUISE_SECONDS = 120.0
 DISGUISE_SECONDS_PER_MB = 30.0
 
 
-class StepHung(Exception):
-    """A step of the suite's own (disguising an input) outlived its time: the run is incomplete, and the
-    message names the step and the input."""
-
-
 def disguised_input(source: Path, seed: int, folder: Path, seconds: float | None = None) -> Path:
     """A copy of the input that cannot be matched to it (``fidelity.disguise``), drawn from the run's seed and
     the input's path, written once under ``folder`` (so its baseline conversion is made once too).
@@ -133,26 +129,6 @@ def disguised_input(source: Path, seed: int, folder: Path, seconds: float | None
         copy.parent.mkdir(parents=True, exist_ok=True)
         copy.write_bytes(disguised)
     return copy
-
-
-def within(seconds: float, what: str, function: Callable[..., Any], *args: Any) -> Any:
-    """``function(*args)`` in a thread of its own, or ``StepHung`` naming ``what`` when it outlives ``seconds``."""
-    box: dict[str, Any] = {}
-
-    def run() -> None:
-        try:
-            box["value"] = function(*args)
-        except BaseException as error:  # noqa: BLE001  (raised again below, in the caller's thread)
-            box["error"] = error
-
-    worker = threading.Thread(target=run, name=f"suite-{what[:40]}", daemon=True)
-    worker.start()
-    worker.join(seconds)
-    if worker.is_alive():
-        raise StepHung(f"the suite's own step did not finish: {what} took over {seconds:g} s")
-    if "error" in box:
-        raise box["error"]
-    return box["value"]
 
 
 def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> SourceMutation | None:
@@ -219,11 +195,14 @@ def policy_of(pack: FormatPack) -> Policy:
     return Policy(kind_policy=pack.kind_policy, loss_namespaces=pack.loss_namespaces)
 
 
-def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = None) -> Fidelity:
+def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = None,
+                   name: str = "the input") -> Fidelity:
     """Choose the pack by the stream's header and the input, read the input, check the stream.
 
     Only a valid stream is held to its source (``fidelity.compare`` assumes valid records): an invalid
-    one is the output test's failure, and here fidelity is not checked, rather than failed many times over."""
+    one is the output test's failure, and here fidelity is not checked, rather than failed many times over.
+    Reading and comparing are bounded in time (``step_limit``): past it, the suite's error names the step
+    and ``name`` (the input's file name)."""
     parsed = produced(stream)
     records = parsed.records
     if records is None:
@@ -237,12 +216,22 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = No
     judge = chosen.chosen.identity
     try:
         facts = read_facts(chosen.chosen, data)
-    except PackError as error:
+        if isinstance(facts, str):
+            return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
+        findings = list(selection.findings) + compared(facts, records, policy_of(chosen.chosen.pack), data, stream,
+                                                       f"comparing the stream with the facts of {name}")
+    except (PackError, StepHung) as error:
         return Fidelity(None, notes=list(selection.notes), judge=judge, error=str(error))
-    if isinstance(facts, str):
-        return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
-    findings = list(selection.findings) + check_fidelity(facts, records, policy_of(chosen.chosen.pack))
     return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge)
+
+
+def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, data: bytes,
+             stream: bytes | ProducedStream, what: str) -> list[Finding]:
+    """``check_fidelity`` bounded in time by the size of the input and the stream (``StepHung`` naming ``what``)."""
+    size = len(data) + len(stream.data if isinstance(stream, ProducedStream) else stream)
+    found: list[Finding] = within(step_limit(size), f"{what} ({len(data):,} bytes)", check_fidelity, facts, records,
+                                  policy)
+    return found
 
 
 _facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | str]] = OrderedDict()
@@ -276,8 +265,10 @@ def forget_facts() -> None:
 def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     witness = pack.pack.witness if isinstance(pack, Installed) else pack
     try:
-        if not isinstance(pack, Installed):
-            return witness.read(data)
+        if not isinstance(pack, Installed):  # a bare witness: no pack's limit, the suite's own
+            read: SourceFacts = within(step_limit(len(data)), f"the {witness.format} witness reading an input "
+                                       f"({len(data):,} bytes)", witness.read, data)
+            return read
         facts = bounded(pack.identity, "reading the input", pack.pack.time_limit, witness.read, data)
     except NotThisFormat as error:
         return f"not checked: the {witness.format} witness cannot read this input: {error}"
@@ -293,12 +284,13 @@ Convert = Callable[[bytes], "bytes | str"]
 
 
 def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: bytes, stream: bytes | ProducedStream,
-                   convert: Convert) -> Fidelity:
+                   convert: Convert, name: str = "the input") -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 
     ``convert`` returns the new stream, or a sentence saying why there is none (a refusal or a
     crash on an edited input that is still a valid transcript is itself a failure). A pack whose
-    edit or witness fails gives an error result (``Fidelity.error``), never a finding."""
+    edit or witness fails, or a step past its time (``StepHung``, naming ``name``), gives an error
+    result (``Fidelity.error``), never a finding."""
     chosen = pack if isinstance(pack, Installed) else pool_of([pack]).installed[0]
     witness, judge, policy = chosen.pack.witness, chosen.identity, policy_of(chosen.pack)
     baseline = produced(stream)
@@ -313,7 +305,7 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
                             not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
         # the edited copy is read once, so only the unedited input's reading is kept
         before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
-    except PackError as error:
+    except (PackError, StepHung) as error:
         return Fidelity(None, judge=judge, error=str(error))
     if isinstance(before_facts, str) or isinstance(after_facts, str):
         reason = before_facts if isinstance(before_facts, str) else after_facts
@@ -338,10 +330,12 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
                                 before_facts, after_facts, before, after))
         if not all(isinstance(f, Finding) for f in findings):
             raise PackError(judge, f"the {mutation.name} expectation returned something other than Findings")
-    except PackError as error:
+        whole = compared(after_facts, after, policy, edited, converted,
+                         f"comparing the stream with the facts of {name} after the {mutation.name} edit")
+    except (PackError, StepHung) as error:
         return Fidelity(None, judge=judge, error=str(error))
     seen = {(f.rule, f.message) for f in findings}
-    findings += [f for f in check_fidelity(after_facts, after, policy) if (f.rule, f.message) not in seen]
+    findings += [f for f in whole if (f.rule, f.message) not in seen]
     return Fidelity(witness.format, findings, judge=judge)
 
 

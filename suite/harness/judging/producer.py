@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeAlias
 from asr_conformance.harness.answers import Conversion
 from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.judging.produced import ProducedStream, produced
+from asr_conformance.harness.judging.steps import step_limit, within
 from asr_conformance.harness.oneshot import OneShotProducer
 from asr_conformance.harness.persistent import PersistentImplementation
 
@@ -206,6 +207,13 @@ class StreamDifference:
 
 #: A stream as bytes, or already parsed (``judging.produced``).
 Stream: TypeAlias = bytes | ProducedStream
+
+
+def bounded_differences(a: bytes, b: bytes, what: str) -> list[StreamDifference]:
+    """``differences`` bounded in time by the two streams' size: past it, ``StepHung`` naming ``what``."""
+    found: list[StreamDifference] = within(step_limit(len(a) + len(b)), f"{what} ({len(a) + len(b):,} bytes)",
+                                           differences, a, b)
+    return found
 
 
 def differences(a: Stream, b: Stream) -> list[StreamDifference]:

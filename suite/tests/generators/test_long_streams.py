@@ -6,20 +6,23 @@ a MiB, and shrinking ends at the short stream (or at the fewest lines a failure 
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 
 from asr_conformance.generators.changes import mutate
 from asr_conformance.generators.damage import DAMAGES
+from asr_conformance.generators.filler import first_free_number, generated_filler
 from asr_conformance.generators.long_streams import (
     LONG_RECORDS,
     MIB_RECORDS,
     LongShape,
     Splice,
     boundaries,
-    filler_lines,
+    defect_lines,
     long_shapes,
     spliced,
 )
@@ -43,19 +46,52 @@ def _rules(data: bytes) -> list[str]:
     return sorted(d.rule for d in validate_bytes(data).errors)
 
 
+def _filler(data: bytes, count: int, seed: int) -> tuple[list[str], frozenset[str]]:
+    (lines,), names = generated_filler(data, [(1, count)], seed)
+    return lines, names
+
+
 def test_filler_is_valid_unique_and_a_mib_past_its_threshold() -> None:
-    lines = filler_lines("zz11", 1, MIB_RECORDS, seed=5)
+    lines, names = _filler(HEADER, MIB_RECORDS, seed=5)
     data = HEADER + "".join(lines).encode()
     assert len(lines) == MIB_RECORDS and len(data) >= 2**20
     assert validate_bytes(data).valid
     ids = [json.loads(line)["id"] for line in lines]
-    assert len(set(ids)) == len(ids) and all("zz11" in i for i in ids)
-    assert filler_lines("zz11", 1, 50, seed=5) == lines[:50], "the same seed gives the same records"
+    assert len(set(ids)) == len(ids) and set(ids) <= names
+    assert _filler(HEADER, 50, seed=5)[0] == lines[:50], "the same seed gives the same records"
+
+
+def test_filler_looks_like_the_generated_stream() -> None:
+    """No tag and no fixed template: names of the generator's own shapes (``r12``, ``call_13``), many
+    record types, texts of the generator's alphabets (plain words beside an ASCII stream), another
+    pool under another run seed, and names numbered past every name of those shapes the stream holds."""
+    import re
+
+    from asr_conformance.generators import filler
+
+    data = HEADER + b'{"type":"state","seq":1,"id":"r40","state":"running","_meta":{"x":"call_77"}}\n'
+    lines, names = _filler(data, 400, seed=1)
+    records = [json.loads(line) for line in lines]
+    assert all(re.fullmatch(r"(r|call_|turn-|perm_|req_|term_|term_later_|unknown_call_)\d+", name) for name in names)
+    assert min(int(re.sub(r"\D", "", name)) for name in names) >= first_free_number(data) == 78
+    assert len({r["type"] for r in records}) >= 8
+    assert b"".join(line.encode() for line in lines).isascii(), "plain-word chunks beside an ASCII stream"
+    assert not set(_filler(data, 400, seed=2)[0]) & set(lines) - {""}, "another seed, other records"
+    before = filler._seed[0]
+    try:
+        filler.seed_pool(before + 1)
+        other = _filler(data, 400, seed=1)[0]
+    finally:
+        filler.seed_pool(before)
+    texts = {json.dumps(r["content"]) for r in records if r["type"] == "message"}
+    shared = texts & {json.dumps(json.loads(line).get("content")) for line in other}
+    assert len(texts) >= 5 and len(shared) < len(texts) / 4, "another run, other texts (a one-letter text may recur)"
 
 
 def test_filler_cut_anywhere_is_still_valid() -> None:
-    for count in (1, 2, 3, 7, 13):
-        assert validate_bytes(HEADER + "".join(filler_lines("q1", 1, count, seed=count)).encode()).valid
+    for count in (1, 2, 3, 7, 13, 40, 101):
+        for data in (HEADER, HEADER + "é".encode()):
+            assert validate_bytes(HEADER + "".join(_filler(data, count, seed=count)[0]).encode()).valid
 
 
 @QUICK
@@ -87,18 +123,19 @@ def _view(data: bytes) -> dict[str, Any]:
 
 def _without(view: dict[str, Any], splice: Splice) -> dict[str, Any]:
     """The view with every filler entity, entry and seq left out."""
-    filler_seqs = {str(json.loads(line)["seq"]) for line in splice.data.split(b"\n")
-                   if line and splice.tag.encode() in line and json.loads(line)["id"].startswith(splice.tag)}
+    lines = splice.data.split(b"\n")
+    filler_seqs = {str(json.loads(lines[first + i])["seq"]) for first, count in splice.blocks for i in range(count)}
+    names = re.compile('"(' + "|".join(map(re.escape, splice.names)) + ')"') if splice.names else None
 
     def keep(value: Any) -> bool:
-        return splice.tag not in json.dumps(value, ensure_ascii=False)
+        return names is None or not names.search(json.dumps(value, ensure_ascii=False))
 
     kept: dict[str, Any] = {}
     for name, value in view.items():
         if name == "in_force":
             kept[name] = {seq: entry for seq, entry in value.items() if seq not in filler_seqs}
         elif isinstance(value, dict) and name in ("calls", "permissions", "terminals"):
-            kept[name] = {key: entry for key, entry in value.items() if splice.tag not in key}
+            kept[name] = {key: entry for key, entry in value.items() if keep(key) and keep(entry)}
         elif isinstance(value, list):
             kept[name] = [entry for entry in value if keep(entry)]
         else:
@@ -128,7 +165,7 @@ def test_the_defect_lands_last_after_thousands_of_records_and_in_the_middle() ->
     def place(records: list[dict[str, Any]], count: int, data: st.DataObject) -> None:
         shape = LongShape(count, 3)
         mutation = mutate(registry()["ASR-171"], data.draw, shape.spread(records), "ASR-171")  # type: ignore[arg-type]
-        splice = shape.splice(data.draw, mutation.data)  # type: ignore[arg-type]
+        splice = shape.splice(data.draw, mutation.data, defect_lines(mutation))  # type: ignore[arg-type]
         moved = spliced(mutation, splice)
         assert _rules(splice.data) == ["ASR-171"]
         where.append((moved.changes[0].line, splice.data.count(b"\n")))
@@ -149,7 +186,7 @@ def test_shapes_reach_a_mib_in_a_default_run_and_none_in_most_examples() -> None
     draw()
     assert max(counts) <= LONG_RECORDS
     assert sum(c == 0 for c in counts) > len(counts) / 2
-    # A default run draws over a thousand examples: at one in a hundred, a MiB is reached in every run.
+    # A default run draws about nine hundred examples: at about one in a hundred, a MiB is reached in every run.
     assert sum(c >= MIB_RECORDS for c in counts) >= len(counts) / 100
     assert find(long_shapes(False), lambda shape: True) == LongShape()
 
@@ -179,3 +216,38 @@ def test_boundaries_skip_damaged_lines_and_respect_every_seq() -> None:
     _, found = boundaries(data)
     assert [(b.index, b.after_seq) for b in found] == [(1, 0), (4, 80)]
     assert found[0].room == 8, "below the damaged line's seq 9"
+
+
+def test_a_certification_draws_the_filler_from_its_seed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The plugin seeds the pool with the run's seed (``--hypothesis-seed`` replays the filler too)."""
+    from types import SimpleNamespace
+
+    from asr_conformance.generators import filler
+    from asr_conformance.plugin import hooks
+
+    monkeypatch.setattr(filler, "_seed", [0])
+    options = {"hypothesis_seed": 4242}
+    config = SimpleNamespace(getoption=lambda name, default=None: options.get(name, default), stash=pytest.Stash(),
+                             pluginmanager=SimpleNamespace(hasplugin=lambda name: False))
+    profile = getattr(settings, "_current_profile", None) or "default"
+    try:
+        hooks._configure_hypothesis(config)  # type: ignore[arg-type]
+    finally:
+        settings.load_profile(profile)  # this process's profile stays
+    assert filler._seed == [4242]
+
+
+def test_the_pool_is_the_same_in_every_process_whatever_it_loaded() -> None:
+    """Hypothesis mixes literals of the loaded modules into its draws; the pool's draws leave them out, so
+    an xdist worker, a campaign and a replay splice the same filler for the same seed (here: a process
+    that loaded nothing else, and this one, which loaded the project's tests)."""
+    import hashlib
+    import subprocess
+    import sys
+
+    from asr_conformance.generators.filler import pool
+
+    script = ("import hashlib, sys\nfrom asr_conformance.generators.filler import pool\n"
+              "sys.stdout.write(hashlib.sha256(repr(pool(7)).encode()).hexdigest())")
+    alone = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True, timeout=120).stdout
+    assert alone == hashlib.sha256(repr(pool(7)).encode()).hexdigest()

@@ -279,3 +279,32 @@ def test_availability() -> None:
 def test_unknown_or_impossible_requests_raise(feature: str, variant: str | None, says: str) -> None:
     with pytest.raises(ValueError, match=re.escape(says)):
         gemini.transcripts(feature, variant)
+
+
+def test_texts_read_as_a_person_a_model_and_tools_write_them() -> None:
+    """Prompts and replies are sentences of real words (``vocabulary.words``), not runs of letters; replies
+    hold code blocks at times, calls hold paths and command lines, failed calls errors."""
+    from asr_conformance.vocabulary.words import CONTENT
+
+    vocabulary = set(CONTENT)
+    prompts: list[str] = []
+    replies: list[str] = []
+    args: list[dict[str, object]] = []
+    drawn = [*_examples(gemini.transcripts("calls"), 16), *_examples(gemini.transcripts("failed"), 4),
+             *_examples(gemini.transcripts("exit-code-in-text"), 4)]  # (every one of the last holds a shell call)
+    for transcript in drawn:
+        for line in transcript.lines:
+            value = json.loads(line)
+            if value.get("type") == "user" and isinstance(value.get("content"), list):
+                prompts.append(value["content"][0]["text"])
+            elif value.get("type") == "gemini" and isinstance(value.get("content"), str) and value["content"]:
+                replies.append(value["content"])
+            args += [call["args"] for call in value.get("toolCalls", ()) if isinstance(call, dict)]
+    plain = [text for text in prompts + replies if text.isascii() and "\x00" not in text]
+    assert len(plain) > 30
+    words = [re.findall(r"[a-z]+", text.lower()) for text in plain]
+    assert sum(len(found) >= 4 and sum(w in vocabulary for w in found) >= 2 for found in words) > 0.9 * len(plain)
+    assert any("```" in reply for reply in replies), "a reply with a code block"
+    shown = json.dumps(args)
+    assert re.search(r"src/[a-z_/]+\.(py|rs|ts|go|md|toml|json|sh|txt|yaml)", shown), "a file path"
+    assert re.search(r'"command": "(git|cargo|npm|pytest|python|go|make|rg|sed|ls|cat|docker) ', shown), "a command"

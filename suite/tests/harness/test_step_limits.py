@@ -1,0 +1,149 @@
+"""Every step of the suite's own in a producer certification runs under a time limit
+(harness/judging/steps.py): a witness reading an input, the stream compared with the input's facts
+(as converted, and after a source edit), and two streams compared with each other.  Made artificially
+slow, each stops the wait past its limit with the suite's error naming the step and the input; the
+same slow step within a limit it fits gives the verdict it gave before (so the limit is what cut it
+short).  Disguising has its own test (suite/tests/fidelity/test_disguise.py)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from asr_conformance.fidelity.codex import WITNESS
+from asr_conformance.fidelity.codex_mutations import MUTATIONS
+from asr_conformance.harness.judging import fidelity, producer, steps
+from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, read_facts
+from asr_conformance.harness.judging.producer import bounded_differences
+from asr_conformance.harness.judging.steps import StepHung
+
+ROOT = Path(__file__).resolve().parents[3]
+CONVERTER = ROOT / "examples" / "codex-converter" / "asr-from-codex"
+SAMPLE = ROOT / "examples" / "codex-converter" / "samples" / "cli-exec-exit-codes.jsonl"
+LIMIT = 0.3
+
+
+def _convert(data: bytes, folder: Path) -> bytes:
+    source = folder / "rollout.jsonl"
+    source.write_bytes(data)
+    return subprocess.run([sys.executable, str(CONVERTER), str(source)], capture_output=True, check=True,
+                          timeout=60).stdout
+
+
+@pytest.fixture(scope="module")
+def converted(tmp_path_factory: pytest.TempPathFactory) -> tuple[bytes, bytes]:
+    data = SAMPLE.read_bytes()
+    return data, _convert(data, tmp_path_factory.mktemp("converted"))
+
+
+@pytest.fixture
+def short_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(steps, "STEP_SECONDS", LIMIT)
+    monkeypatch.setattr(steps, "STEP_SECONDS_PER_MB", 0.0)
+
+
+@pytest.fixture
+def hang() -> Iterator[Callable[[Callable[..., Any]], Callable[..., Any]]]:
+    """Wraps a step so that it waits (at most 30 s, released when the test ends) before doing its work."""
+    release = threading.Event()
+
+    def slowed(step: Callable[..., Any]) -> Callable[..., Any]:
+        return lambda *args: (release.wait(30), step(*args))[1]
+
+    yield slowed
+    release.set()
+
+
+def _slowly(step: Callable[..., Any]) -> Callable[..., Any]:
+    """The step, half a second late: slower than the short limit, well within the default."""
+    return lambda *args: (time.sleep(LIMIT + 0.2), step(*args))[1]
+
+
+def _quick(started: float) -> None:
+    assert time.monotonic() - started < 5, "the wait stopped at the limit, not when the step ended"
+
+
+@pytest.mark.usefixtures("short_limit")
+def test_a_comparison_with_the_facts_past_its_time_names_the_step_and_input(
+        converted: tuple[bytes, bytes], hang: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
+    data, stream = converted
+    real = fidelity.check_fidelity
+    monkeypatch.setattr(fidelity, "check_fidelity", hang(real))
+    started = time.monotonic()
+    result = judge_fidelity(data, stream, name="rollout.jsonl")
+    _quick(started)
+    assert result.error is not None and not result.findings
+    assert result.error.startswith("the suite's own step did not finish: comparing the stream with the facts of "
+                                   f"rollout.jsonl ({len(data):,} bytes) took over {LIMIT:g} s"), result.error
+    monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
+    monkeypatch.setattr(fidelity, "check_fidelity", _slowly(real))
+    result = judge_fidelity(data, stream, name="rollout.jsonl")
+    assert result.error is None and result.not_checked is None and not result.findings
+
+
+@pytest.mark.usefixtures("short_limit")
+def test_a_comparison_after_a_source_edit_past_its_time_names_the_step_edit_and_input(
+        converted: tuple[bytes, bytes], hang: Callable[..., Any], monkeypatch: pytest.MonkeyPatch,
+        tmp_path: Path) -> None:
+    data, stream = converted
+    mutation = next(m for m in MUTATIONS if m.apply(data) is not None)
+    real = fidelity.check_fidelity
+    monkeypatch.setattr(fidelity, "check_fidelity", hang(real))
+    started = time.monotonic()
+    result = judge_mutation(mutation, WITNESS, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
+    _quick(started)
+    assert result.error is not None, result
+    assert f"comparing the stream with the facts of rollout.jsonl after the {mutation.name} edit" in result.error
+    assert f"took over {LIMIT:g} s" in result.error
+    monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
+    monkeypatch.setattr(fidelity, "check_fidelity", _slowly(real))
+    result = judge_mutation(mutation, WITNESS, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
+    assert result.error is None and not result.findings, result
+
+
+@pytest.mark.usefixtures("short_limit")
+def test_a_witness_reading_past_its_time_names_the_witness(converted: tuple[bytes, bytes], hang: Callable[..., Any],
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A bare witness (no pack, so no pack's limit) reads under the suite's own."""
+    data = converted[0] + b"\n"  # another digest than any reading kept
+    started = time.monotonic()
+    with pytest.raises(StepHung, match=rf"the codex\S* witness reading an input \({len(data):,} bytes\) "
+                                       rf"took over {LIMIT:g} s"):
+        read_facts(_SlowWitness(hang(WITNESS.read)), data)
+    _quick(started)
+    monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
+    assert read_facts(_SlowWitness(_slowly(WITNESS.read)), data) == WITNESS.read(data)
+
+
+class _SlowWitness:
+    """The Codex witness with a slowed read."""
+
+    def __init__(self, read: Callable[[bytes], Any]) -> None:
+        self.format, self.read = WITNESS.format, read
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(WITNESS, name)
+
+
+@pytest.mark.usefixtures("short_limit")
+def test_two_streams_compared_past_their_time_name_the_step(converted: tuple[bytes, bytes], hang: Callable[..., Any],
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    _, stream = converted
+    real = producer.differences
+    monkeypatch.setattr(producer, "differences", hang(real))
+    started = time.monotonic()
+    with pytest.raises(StepHung, match=rf"comparing rollout.jsonl with its baseline \({2 * len(stream):,} bytes\) "
+                                       rf"took over {LIMIT:g} s"):
+        bounded_differences(stream, stream, "comparing rollout.jsonl with its baseline")
+    _quick(started)
+    monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
+    monkeypatch.setattr(producer, "differences", _slowly(real))
+    assert bounded_differences(stream, stream, "comparing rollout.jsonl with its baseline") == []
+    assert bounded_differences(stream, stream.replace(b'"seq":1', b'"seq":7', 1), "comparing") != []
