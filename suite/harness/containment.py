@@ -792,6 +792,21 @@ def sweep(token: str) -> int:
     return len(doomed)
 
 
+def settle(pids: set[int]) -> None:
+    """Wait until the killed ``pids`` are dead or zombies, and reap those that are this process's children
+    (orphans it adopted as a subreaper): the end of a sweep, for processes found another way."""
+    _await_death(pids)
+    _reap(pid for pid in pids if _parent(pid) == os.getpid())
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
+
+
 def _await_death(pids: set[int], limit: float = 2.0) -> None:
     """Wait (briefly) until the killed processes are gone or zombies."""
     deadline = time.monotonic() + limit

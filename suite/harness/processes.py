@@ -109,12 +109,21 @@ class Child:
                 self.stderr.add(data)
 
     def kill(self) -> None:
-        """SIGKILL the whole group, reap the process, sweep what escaped; the box stays until close().
-        (In the sandbox the PID namespace dies with it, but asynchronously: the sweep waits for it.)"""
+        """SIGKILL the whole group, reap the process, end what escaped; the box stays until close().
+
+        In the sandbox nothing the case started can leave its PID namespace nor its pids cgroup, so the
+        cgroup's member list is the whole of what may still run: each is killed and waited for (the
+        namespace dies with its first process too, but asynchronously).  Without the sandbox, or without
+        a cgroup, the subreaper sweep reads ``/proc`` for the box's processes and adopted strays."""
         if self._killed:
             return
         self._killed = True
         kill_group(self.process)
+        if self.sandboxed and self.group is not None:
+            killed = self.group.end()
+            if killed is not None:
+                containment.settle(killed - {self.process.pid})
+                return
         containment.sweep(self.box.token)
 
     def close(self) -> None:
