@@ -29,7 +29,8 @@ Where bubblewrap works, each process runs in it (``--sandbox=auto|bwrap|none``):
 a read-only view of the machine with the case corpus, the report folders and
 the staging root hidden under empty tmpfs mounts, the box bound back
 read-write, and a PID namespace, so the whole process tree dies with the
-case.  Without it, the harness becomes a child subreaper (Linux) and sweeps
+case (``processes`` kills and awaits it through the process's pids cgroup
+where there is one, else through the sweep).  Without it, the harness becomes a child subreaper (Linux) and sweeps
 every leftover descendant after each case; the run header says which.
 """
 

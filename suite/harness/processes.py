@@ -2,8 +2,9 @@
 nothing left behind.
 
 Every child starts in a new session inside its box (``containment``), so a
-hang is ended by killing the whole group, and the sandbox or the subreaper
-sweep ends whatever left the group.  Output is read by one deadline loop on
+hang is ended by killing the whole group; whatever left the group is ended
+through the child's pids cgroup in the sandbox (nothing there can leave it),
+else by the subreaper sweep of ``/proc``.  Output is read by one deadline loop on
 the pipes' raw file descriptors (non-blocking ``os.read`` under a selector),
 never by threads: nothing blocks past the deadline, and once the main child
 has exited the case ends at once, whoever still holds its stdout.
