@@ -29,7 +29,8 @@ Where bubblewrap works, each process runs in it (``--sandbox=auto|bwrap|none``):
 a read-only view of the machine with the case corpus, the report folders and
 the staging root hidden under empty tmpfs mounts, the box bound back
 read-write, and a PID namespace, so the whole process tree dies with the
-case.  Without it, the harness becomes a child subreaper (Linux) and sweeps
+case (``processes`` kills and awaits it through the process's pids cgroup
+where there is one, else through the sweep).  Without it, the harness becomes a child subreaper (Linux) and sweeps
 every leftover descendant after each case; the run header says which.
 """
 
@@ -791,6 +792,21 @@ def sweep(token: str) -> int:
     _reap(pid for pid in doomed if table.get(pid, (0, 0))[0] == me)
     _await_death(doomed)
     return len(doomed)
+
+
+def settle(pids: set[int]) -> None:
+    """Wait until the killed ``pids`` are dead or zombies, and reap those that are this process's children
+    (orphans it adopted as a subreaper): the end of a sweep, for processes found another way."""
+    _await_death(pids)
+    _reap(pid for pid in pids if _parent(pid) == os.getpid())
+
+
+def _parent(pid: int) -> int | None:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return int(handle.read().rsplit(b")", 1)[1].split()[1])
+    except (OSError, IndexError, ValueError):
+        return None
 
 
 def _await_death(pids: set[int], limit: float = 2.0) -> None:

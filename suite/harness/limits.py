@@ -196,6 +196,44 @@ class ProcessGroup:
             pass
         return False
 
+    def members(self) -> list[int] | None:
+        """The processes in the group, not yet exited (None when it cannot be read).  The kernel lists no
+        zombie and no process past the point of its exit where it leaves its cgroup."""
+        if self.folder is None:
+            return None
+        try:
+            return [int(pid) for pid in (self.folder / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            return None
+
+    def end(self, limit: float = 2.0) -> set[int] | None:
+        """SIGKILL every process in the group, and again until none is left (a fork that raced a kill lands in
+        the group too: nothing leaves a pids cgroup but by a write to another cgroup's files, which the sandbox
+        never shows).  Returns every pid it killed, or None when the group could not be read or did not empty
+        within ``limit`` seconds (the caller then sweeps ``/proc``).
+
+        Reading one small file per round replaces reading every process's ``/proc`` entry."""
+        import time
+
+        killed: set[int] = set()
+        deadline = time.monotonic() + limit
+        while True:
+            found = self.members()
+            if found is None:
+                return None
+            if not found:
+                return killed
+            if time.monotonic() > deadline:
+                return None
+            for pid in found:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            if killed.issuperset(found):
+                time.sleep(0.001)
+            killed.update(found)
+
     def close(self) -> None:
         if self.folder is not None:
             self.remove(self.folder)

@@ -2,8 +2,9 @@
 nothing left behind.
 
 Every child starts in a new session inside its box (``containment``), so a
-hang is ended by killing the whole group, and the sandbox or the subreaper
-sweep ends whatever left the group.  Output is read by one deadline loop on
+hang is ended by killing the whole group; whatever left the group is ended
+through the child's pids cgroup in the sandbox (nothing there can leave it),
+else by the subreaper sweep of ``/proc``.  Output is read by one deadline loop on
 the pipes' raw file descriptors (non-blocking ``os.read`` under a selector),
 never by threads: nothing blocks past the deadline, and once the main child
 has exited the case ends at once, whoever still holds its stdout.
@@ -109,12 +110,21 @@ class Child:
                 self.stderr.add(data)
 
     def kill(self) -> None:
-        """SIGKILL the whole group, reap the process, sweep what escaped; the box stays until close().
-        (In the sandbox the PID namespace dies with it, but asynchronously: the sweep waits for it.)"""
+        """SIGKILL the whole group, reap the process, end what escaped; the box stays until close().
+
+        In the sandbox nothing the case started can leave its PID namespace nor its pids cgroup, so the
+        cgroup's member list is the whole of what may still run: each is killed and waited for (the
+        namespace dies with its first process too, but asynchronously).  Without the sandbox, or without
+        a cgroup, the subreaper sweep reads ``/proc`` for the box's processes and adopted strays."""
         if self._killed:
             return
         self._killed = True
         kill_group(self.process)
+        if self.sandboxed and self.group is not None:
+            killed = self.group.end()
+            if killed is not None:
+                containment.settle(killed - {self.process.pid})
+                return
         containment.sweep(self.box.token)
 
     def close(self) -> None:

@@ -13,11 +13,13 @@ import io
 import json
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.reference import stream as stream_module
 from asr_conformance.reference.checks import validate_bytes, validate_items, validate_path, validate_stream
 from asr_conformance.reference.checks.context import RecordContext, StreamIndex
 from asr_conformance.reference.checks.envelope import ENVELOPE, _check_capture, check_envelope
@@ -111,3 +113,69 @@ def test_asr_validate_reads_standard_input_a_line_at_a_time(monkeypatch: pytest.
     expected = validate_bytes(stream)
     assert expected.diagnostics and status == (0 if expected.valid else 1)
     assert [json.loads(line)["rule"] for line in out.getvalue().splitlines()] == [d.rule for d in expected.diagnostics]
+
+
+class _NoFastParse:
+    """Stands in for orjson in the reader: every line is refused, so each goes through the blank check
+    and the strict decoder, the reader's plain path."""
+
+    JSONDecodeError = orjson.JSONDecodeError
+
+    @staticmethod
+    def loads(_data: bytes) -> object:
+        raise orjson.JSONDecodeError("refused", "", 0)
+
+
+def _read_both(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], list[object]]:
+    fast = list(StreamReader().read_bytes(data))
+    with monkeypatch.context() as patched:
+        patched.setattr(stream_module, "orjson", _NoFastParse)
+        strict = list(StreamReader().read_bytes(data))
+    return fast, strict
+
+
+def test_the_fast_parse_reads_the_corpus_as_the_strict_decoder_does(monkeypatch: pytest.MonkeyPatch) -> None:
+    for stream in STREAMS:
+        fast, strict = _read_both(stream.read_bytes(), monkeypatch)
+        assert fast == strict, stream
+
+
+@pytest.mark.parametrize("data", [
+    b"{}\r\n", b" \t\r\n{}\n", b'{"a":1}\n\n', b'{"a":1, "a" :2}\n', b'{"a":1,"b":{"a":2,"a"\n', b'{"x":"\\" :"}',
+    b'{"n":9007199254740993}\n', b'{"f":1e16}\n', b'{"s":"\\ud800"}\n', b'{"v":NaN}\n', b"[" * 300 + b"]" * 300,
+], ids=["crlf", "blank-first", "blank-last", "duplicate", "cut-at-lf", "escaped-quote-colon", "unsafe-integer",
+        "large-float", "lone-surrogate", "nan", "deep"])
+def test_the_fast_parse_reads_hostile_lines_as_the_strict_decoder_does(
+        data: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    fast, strict = _read_both(data, monkeypatch)
+    assert fast == strict
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(chunks=st.lists(json_values.map(lambda v: json.dumps(v).encode()) | st.binary(max_size=40), min_size=1,
+                      max_size=4),
+       end=st.sampled_from([b"\n", b"\r\n", b" \n"]), last_end=st.booleans())
+def test_the_fast_parse_reads_any_line_as_the_strict_decoder_does(chunks: list[bytes], end: bytes, last_end: bool,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Duplicates come from objects spliced together (``{"x": 1}`` and ``{"x": 2}`` make ``{"x": 1,"x": 2}``)."""
+    spliced = [line[:-1] + b"," + chunks[0][1:] if line[:1] == chunks[0][:1] == b"{" and line[-1:] == b"}"
+               and len(chunks[0]) > 2 else line for line in chunks]
+    data = end.join(spliced) + (end if last_end else b"")
+    fast, strict = _read_both(data, monkeypatch)
+    assert fast == strict
+
+
+def test_without_its_proof_the_fast_parse_loses_a_duplicate_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    """orjson keeps the last of two equal keys silently: were the raw line's key ends not counted against the
+    parsed keys, the duplicate would go unreported, and the comparisons above would fail."""
+
+    class AgreesWithTheTree:
+        @staticmethod
+        def findall(raw: bytes) -> list[int]:
+            return [0] * stream_module._shape(orjson.loads(raw))[0]
+
+    data = b'{"a":1, "a" :2}\n'
+    monkeypatch.setattr(stream_module, "_KEY_END", AgreesWithTheTree())
+    fast, strict = _read_both(data, monkeypatch)
+    assert [type(item).__name__ for item in fast] == ["Record"]
+    assert [getattr(item, "rule", None) for item in strict] == ["X-DUPKEY", None]

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 from certifying import Certify
 
-from asr_conformance.harness import containment
+from asr_conformance.harness import containment, limits
+from asr_conformance.harness import processes as processes_module
 from asr_conformance.harness import sandbox as sandbox_module
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.manifest import ManifestError, load_manifest
@@ -109,6 +110,56 @@ def test_a_persistent_process_tree_dies_with_close(sandbox: str, tag: str, tmp_p
     assert leftovers(tag), "the daemon runs while the process does"
     adapter.close()
     assert leftovers(tag) == []
+
+
+@pytest.mark.skipif(not limits.pids_cgroups(), reason="no pids cgroup can be made here (not root, or read-only cgroups)")
+def test_ending_a_pids_cgroup_kills_what_left_the_process_group(tag: str) -> None:
+    """The cgroup holds what a new session took out of the process group: killing the group alone leaves the
+    daemon running (what the cgroup's end is for), ending the cgroup leaves nothing."""
+    group = limits.ProcessGroup(16)
+    assert group.folder is not None
+    command = limits.launch(["/bin/sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started"],
+                            limits.Limits(), group.join_path())
+    process = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
+                               env={**os.environ, "ASR_LEFTOVER_TAG": tag})
+    try:
+        assert process.stdout is not None and process.stdout.readline() == b"started\n"
+        processes_module.kill_group(process)
+        survivors = leftovers(tag)
+        assert survivors, "the daemon outlives its process group"
+        assert set(survivors) <= set(group.members() or [])
+        killed = group.end()
+        assert killed is not None and set(survivors) <= killed
+        containment.settle(killed)
+        assert leftovers(tag) == [] and group.members() == []
+    finally:
+        processes_module.kill_group(process)
+        if process.stdout is not None:
+            process.stdout.close()
+        group.close()
+
+
+@pytest.mark.skipif(bool(BWRAP_PROBLEM) or not limits.pids_cgroups(),
+                    reason=f"needs bubblewrap and pids cgroups: {BWRAP_PROBLEM or 'no pids cgroup here'}")
+@pytest.mark.parametrize("name", ["daemonizes-and-holds-stdout", "leaves-quiet-daemon"])
+def test_a_sandboxed_case_ends_through_its_cgroup_without_reading_every_process(
+        tag: str, tmp_path: Path, name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """In the sandbox the cgroup's member list replaces the ``/proc`` sweep, and the daemon still dies with the
+    case; where the cgroup cannot be read the sweep runs as before."""
+    swept: list[str] = []
+    original = containment.sweep
+    monkeypatch.setattr(containment, "sweep", lambda token: swept.append(token) or original(token))
+    previous = containment.settings().sandbox
+    containment.configure(sandbox="bwrap")
+    try:
+        adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",))
+        assert adapter.validate(_stream(tmp_path)).outcome is Outcome.ACCEPT
+        assert leftovers(tag) == [] and swept == []
+        monkeypatch.setattr(limits.ProcessGroup, "members", lambda self: None)
+        assert adapter.validate(_stream(tmp_path)).outcome is Outcome.ACCEPT
+        assert leftovers(tag) == [] and len(swept) == 1
+    finally:
+        containment.configure(sandbox=previous)
 
 
 def test_reading_uses_no_threads(tmp_path: Path) -> None:
