@@ -4,8 +4,10 @@ stops the run or leaves a process behind."""
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -129,18 +131,24 @@ def test_crashes_fail_every_case_and_the_run_goes_on(certify: Certify, name: str
         assert "internal error" in text  # the stderr tail is shown
 
 
-def _sleepers() -> int:
-    found = subprocess.run(["pgrep", "-f", "sleep 3607"], capture_output=True, text=True)
+def _sleepers(duration: str) -> int:
+    found = subprocess.run(["pgrep", "-f", f"sleep {duration}"], capture_output=True, text=True)
     return len(found.stdout.split())
 
 
-def test_hangs_time_out_and_leave_no_process_behind(certify: Certify) -> None:
-    before = _sleepers()
-    result = certify(f"--implementation={MISBEHAVING / 'hangs'}", *CORPUS, "--timeout=0.5", "-k", "ASR-164")
+def test_hangs_time_out_and_leave_no_process_behind(certify: Certify, tmp_path: Path) -> None:
+    """The hanging implementation, with a sleep of its own length (examples/misbehaving/hangs sleeps 3607 s):
+    other runs on the machine (another worker's hang test, another checkout) start sleepers too, and only
+    this run's must be counted."""
+    duration = f"3607.{os.getpid()}{time.monotonic_ns() % 100000}"
+    program = tmp_path / "hangs"
+    program.write_text((MISBEHAVING / "hangs").read_text().replace("sleep 3607", f"sleep {duration}"))
+    program.chmod(0o755)
+    result = certify(f"--implementation={program}", *CORPUS, "--timeout=0.5", "-k", "ASR-164")
     outcomes = result.parseoutcomes()
     assert outcomes["failed"] >= 8 and "passed" not in outcomes
     assert "no exit within 0.5 s; process group killed" in result.stdout.str()
-    assert _sleepers() == before
+    assert _sleepers(duration) == 0
 
 
 def test_a_flood_of_output_fails_the_case_without_exhausting_memory(certify: Certify) -> None:
