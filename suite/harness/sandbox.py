@@ -220,8 +220,11 @@ def command(argv: Sequence[str], view: View, cwd: str, network: str, disk: int) 
     out = [found, *_privileges(), *_namespaces(network), *_system_binds(), "--proc", "/proc", "--dev", "/dev"]
     out += _sized_tmpfs("/tmp", disk) + _sized_tmpfs("/dev/shm", min(disk, SHM_CAP))
     if os.geteuid() == 0:
+        # An entry removed since the listing is gone from the bound tree too, and bwrap cannot make a mount point
+        # for it in a read-only folder: it is left out rather than failing the start.
         for path, is_folder in root_only_entries():
-            out += ["--tmpfs", path, "--remount-ro", path] if is_folder else ["--ro-bind", "/dev/null", path]
+            if os.path.lexists(path):
+                out += ["--tmpfs", path, "--remount-ro", path] if is_folder else ["--ro-bind", "/dev/null", path]
     shown = [p for p in dict.fromkeys(view.read_only) if not _under(p, SYSTEM_FOLDERS) or p in view.writable]
     for folder in sorted(shown, key=len):
         out += ["--ro-bind", folder, folder]
