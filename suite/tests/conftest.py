@@ -39,6 +39,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--certify-seeds", type=int, default=0, metavar="N",
                      help="certify every bundled implementation under N consecutive fresh fuzz seeds "
                      "(test_fresh_seeds.py; run before a release with --certify-seeds=20)")
+    parser.addoption("--campaigns", action="store_true", default=False,
+                     help="also run the tests marked 'campaign': fuzz campaigns of several processes pooling examples "
+                     "through redis (tox -e campaigns). The default run still runs one real campaign over every "
+                     "role and one run replaying another's find from redis")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -46,8 +50,18 @@ def pytest_configure(config: pytest.Config) -> None:
     ensure_profiles()  # the suite's plugin registers them only in certification runs
     config.addinivalue_line(
         "markers", "e2e: a whole certification over the whole corpus in a subprocess (deselect with -m 'not e2e')")
+    config.addinivalue_line(
+        "markers", "campaign: a long real fuzz campaign (several processes, a minute or more); runs only with "
+        "--campaigns")
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile("asr-fixed")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """Campaign tests are opt-in: each runs several fuzzing processes for a minute or more, which the
+    default run (kept to a few minutes on two cores) cannot afford."""
+    if item.get_closest_marker("campaign") and not item.config.getoption("campaigns"):
+        pytest.skip("a long fuzz campaign: run with --campaigns (tox -e campaigns)")
 
 
 #: Fixtures of tests that start whole pytest processes: these tests take seconds, the others milliseconds.

@@ -238,6 +238,7 @@ def _left_running(marker: str) -> list[str]:
 
 
 @pytest.mark.e2e
+@pytest.mark.campaign
 def test_two_campaigns_share_their_finds_through_redis_and_pytest_replays_them(redis_url: str, tmp_path: Path) -> None:
     # A copy of the seeded validator under this test's folder: processes left running are found by its path.
     implementation = tmp_path / "impl" / "lenient-exit-code"

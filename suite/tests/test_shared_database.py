@@ -100,6 +100,7 @@ def test_a_run_on_another_database_starts_from_scratch(redis_server: str, first_
     assert details["fuzz_first_failure_sha256"] not in shrunk
 
 
+@pytest.mark.campaign
 def test_two_parallel_xdist_runs_share_the_database_without_losing_examples(redis_server: str, tmp_path: Path) -> None:
     redis_url = f"{redis_server}/2"  # a database of its own: the tests above fill 0 and 1
     runs = {"rare": (RARE, RARE_TEST), "common": (COMMON, COMMON_TEST)}
