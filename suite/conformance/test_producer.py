@@ -208,6 +208,8 @@ def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expect
                            headline: str) -> None:
     if result.judge is not None:
         asr_record(judge=result.judge.to_json())
+    if result.reported:
+        asr_record(fidelity_reported=tuple(describe(result.reported)))
     if result.error is not None:
         # The judge failed, not the implementation: no verdict on this input, and the run is incomplete.
         asr_record(suite_error=result.error)

@@ -46,11 +46,13 @@ from dataclasses import replace
 from typing import Any
 
 from asr_conformance.fidelity.facts import (
+    ABSENT,
     NativeCall,
     NativeHook,
     NativeMessage,
     NativeQuestion,
     NativeResult,
+    NativeTerminal,
     NativeTransition,
     NotThisFormat,
     SourceFacts,
@@ -224,6 +226,8 @@ class _Reading:
         self.call_responses: list[str | None] = []
         self.transitions: list[NativeTransition] = []
         self.hooks: list[NativeHook] = []
+        #: Background shells by the call that started them, with the task ID its result records.
+        self.background: dict[str, tuple[Where, str | None]] = {}
 
     def run(self, data: bytes) -> SourceFacts:
         recognised = False
@@ -253,6 +257,9 @@ class _Reading:
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
         facts.transitions = tuple(self.transitions)
         facts.hooks = tuple(self.hooks)
+        # A background shell's later reads (BashOutput) are not followed: its exit code and output not checked.
+        facts.terminals = tuple(NativeTerminal(where, call_id, task, details_read=False)
+                                for call_id, (where, task) in self.background.items())
         facts.skipped = dict(self.skipped)
         facts.questions = [self.question(call_id, call, texts) for call_id, (call, texts) in self.questions.items()]
         facts.calls = [self.with_response_times(call, response) for call, response in zip(facts.calls, self.call_responses, strict=False)]
@@ -425,6 +432,9 @@ class _Reading:
                           requested_by=requested_by, parent_call_id=parent, ts=ts,
                           sidechain=line.get("isSidechain") is True, has_arguments="input" in block)
         self.facts.calls.append(call)
+        arguments = block.get("input")
+        if isinstance(arguments, dict) and arguments.get("run_in_background") is True and call_id not in self.background:
+            self.background[call_id] = (where, None)  # a process that outlives the call (ASR-286)
         if name == "AskUserQuestion":
             self.questions[call_id] = (call, _question_texts(block.get("input")))
 
@@ -432,7 +442,7 @@ class _Reading:
     def requester(line: dict[str, Any], block: dict[str, Any]) -> tuple[str | None, str | None]:
         """Who asked (ASR-274) and the containing call (ASR-275), from the block's own ``caller``."""
         if line["type"] != "assistant":
-            return None, None
+            return ABSENT, None  # not part of a model response, and no requester recorded (ASR-274)
         caller = block.get("caller")
         if not isinstance(caller, dict) or caller.get("type") in (None, "direct"):
             return "model", None
@@ -453,6 +463,9 @@ class _Reading:
             where=where, call_id=native, statuses=_statuses(is_error), model_texts=texts,
             exit_code=_exit_code(raw), timing=Timing(duration_ms=_duration(raw)), ts=ts,
             sidechain=line.get("isSidechain") is True))
+        if isinstance(native, str) and native in self.background and isinstance(raw, dict) \
+                and isinstance(raw.get("backgroundTaskId"), str):
+            self.background[native] = (self.background[native][0], raw["backgroundTaskId"])
         if isinstance(native, str):
             answers = _answers(raw, texts)
             if answers is not None:

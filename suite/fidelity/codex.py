@@ -52,6 +52,7 @@ from typing import Any
 from asr_conformance.fidelity.facts import (
     NativeCall,
     NativeMessage,
+    NativePermission,
     NativeResult,
     NativeTransition,
     NotThisFormat,
@@ -78,6 +79,10 @@ FAILED = STATUS_WORDS["failed"]
 #: An output that records no outcome records no refusal either: any status but denied (ASR-258).
 NO_REFUSAL = frozenset({"denied"})
 COMPLETED = STATUS_WORDS["completed"]
+#: The stream decisions a declined outcome is consistent with.
+REFUSALS = frozenset({"reject_once", "reject_always", "cancelled", "timeout"})
+#: Tool names of Codex's unified exec, whose sessions are processes that outlive a call.
+UNIFIED_EXEC = frozenset({"exec_command", "write_stdin"})
 #: Events that record a change of turn or session status, and the stream states each may be written as
 #: (ASR-169); ``turn_started`` and ``turn_complete`` are the later names of the task events.
 TRANSITION_EVENTS = {
@@ -277,6 +282,10 @@ class _Reader:
         facts.skipped.update(self.skipped)
         facts.optional_ids = frozenset(self.optional)
         facts.transitions = self._transitions()
+        facts.permissions = self._refusals()
+        # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
+        # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
+        facts.terminals = None if any(c.name in UNIFIED_EXEC for c in facts.calls) else ()
         for line in self.lines:
             kind = line.payload.get("type") if line.kind in ("response_item", "event_msg") else line.kind
             if kind in ("reasoning", "agent_reasoning", "compacted", "compaction", "context_compacted",
@@ -403,6 +412,13 @@ class _Reader:
         return NativeResult(where=line.where(), call_id=call_id, statuses=statuses,
                             model_texts=texts, exit_code=exit_code, timing=timing, ts=line.ts,
                             ruled_out=frozenset() if statuses else NO_REFUSAL)
+
+    def _refusals(self) -> tuple[NativePermission, ...]:
+        """Codex persists no approval request in a rollout; a declined outcome is the only decision it records
+        (a refusal, by no recorded decider)."""
+        return tuple(NativePermission(line.where(), call_id, decisions=REFUSALS)
+                     for call_id, line in self._outcomes().items()
+                     if line.payload.get("status") in ("declined", "rejected"))
 
     def _transitions(self) -> tuple[NativeTransition, ...]:
         """Turn starts, ends and aborts, errors and shutdown, as recorded (ASR-169); an abort's reason is

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asr_conformance.fidelity.compare import Policy, check_fidelity
+from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.mutations import SourceMutation
@@ -173,6 +173,9 @@ class Fidelity:
     judge: PackIdentity | None = None
     #: The pack failed (raised, hung, malformed facts): the suite's error, not the converter's.
     error: str | None = None
+    #: Disagreements no numbered rule of the pages settles (an approval decision the source lacks): shown
+    #: in the result's details, never scored.
+    reported: list[Finding] = field(default_factory=list)
 
     @property
     def rules(self) -> list[str]:
@@ -241,8 +244,9 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = No
         return Fidelity(None, notes=list(selection.notes), judge=judge, error=str(error))
     if isinstance(facts, str):
         return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
-    findings = list(selection.findings) + check_fidelity(facts, records, policy_of(chosen.chosen.pack))
-    return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge)
+    scored, reported = observe_fidelity(facts, records, policy_of(chosen.chosen.pack))
+    return Fidelity(chosen.chosen.pack.format, list(selection.findings) + scored, None, list(selection.notes), judge=judge,
+                    reported=reported)
 
 
 _facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | str]] = OrderedDict()
@@ -341,8 +345,9 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
     except PackError as error:
         return Fidelity(None, judge=judge, error=str(error))
     seen = {(f.rule, f.message) for f in findings}
-    findings += [f for f in check_fidelity(after_facts, after, policy) if (f.rule, f.message) not in seen]
-    return Fidelity(witness.format, findings, judge=judge)
+    scored, reported = observe_fidelity(after_facts, after, policy)
+    findings += [f for f in scored if (f.rule, f.message) not in seen]
+    return Fidelity(witness.format, findings, judge=judge, reported=reported)
 
 
 def describe(findings: Sequence[Finding]) -> list[str]:
