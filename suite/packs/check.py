@@ -1,7 +1,7 @@
 """``asr-conformance pack-check PACK SAMPLES...``: a format pack run on samples, as a vendor's first test.
 
-For each sample it says what the pack's witness read (calls, results, messages, transitions, hooks
-and the rest of ``SourceFacts``, each family marked "not reported" where the pack leaves it
+For each sample it says what the pack's witness read (calls, results, messages, transitions, hooks,
+approvals, terminals and the rest of ``SourceFacts``, each family marked "not reported" where the pack leaves it
 ``None``), whether the witness sniffs the sample as its format (a run chooses a pack by sniffing),
 and what each source edit does to it: not applicable, or an edited input the witness still reads
 with changed facts. Then one transcript per generator feature, read back by the witness. Every call
@@ -119,6 +119,8 @@ def describe(facts: SourceFacts) -> list[str]:
         f"questions {len(facts.questions)}; times {len(facts.times)} (earliest {facts.earliest_time or 'none'})",
         _family("transitions", facts.transitions),
         _family("hook runs", facts.hooks),
+        _family("approvals", facts.permissions),
+        _family("terminals", facts.terminals),
     ]
     if facts.skipped:
         lines.append("not demanded: " + ", ".join(f"{k} {v}" for k, v in sorted(facts.skipped.items())))
