@@ -52,6 +52,7 @@ from asr_conformance.fidelity.facts import (
     NativeMessage,
     NativeQuestion,
     NativeResult,
+    NativeSubagent,
     NativeTerminal,
     NativeTransition,
     NotThisFormat,
@@ -226,6 +227,10 @@ class _Reading:
         self.call_responses: list[str | None] = []
         self.transitions: list[NativeTransition] = []
         self.hooks: list[NativeHook] = []
+        #: Side conversations by the uuid of their first line: where, agentId, calls, message uuids, prompt.
+        self.chains: dict[str, dict[str, Any]] = {}
+        self.chain_of: dict[str, str] = {}  # a sidechain line's uuid -> the first line of its conversation
+        self.main_lines = 0
         #: Background shells by the call that started them, with the task ID its result records.
         self.background: dict[str, tuple[Where, str | None]] = {}
 
@@ -260,6 +265,10 @@ class _Reading:
         # A background shell's later reads (BashOutput) are not followed: its exit code and output not checked.
         facts.terminals = tuple(NativeTerminal(where, call_id, task, details_read=False)
                                 for call_id, (where, task) in self.background.items())
+        facts.subagents = tuple(
+            NativeSubagent(c["where"], c["agent"], frozenset(c["calls"]), frozenset(c["messages"]), tuple(c["prompt"]),
+                           whole_input=not self.main_lines and len(self.chains) == 1)
+            for c in self.chains.values())
         facts.skipped = dict(self.skipped)
         facts.questions = [self.question(call_id, call, texts) for call_id, (call, texts) in self.questions.items()]
         facts.calls = [self.with_response_times(call, response) for call, response in zip(facts.calls, self.call_responses, strict=False)]
@@ -379,6 +388,7 @@ class _Reading:
         if response is not None and ts is not None:
             self.response_times.setdefault(response, set()).add(ts)
         texts: list[str] = []
+        chain = self.side_conversation(where, line)
         for index, block in enumerate(blocks):
             if not isinstance(block, dict) or not isinstance(block.get("type"), str):
                 raise NotThisFormat(f"line {number}: content block {index} has no type")
@@ -390,10 +400,32 @@ class _Reading:
             elif kind == "tool_use":
                 self.call(number, index, _excerpt_at(where, raw, str(block.get("id"))), line, block, ts)
                 self.call_responses.append(response)
+                if chain is not None and isinstance(block.get("id"), str):
+                    chain["calls"].add(block["id"])
             elif kind == "tool_result":
                 self.result(number, index, _excerpt_at(where, raw, str(block.get("tool_use_id"))), line, block, ts,
                             len(results))
         self.message(_excerpt_at(where, raw, texts[0]) if texts else where, line, texts, ts)
+        if chain is not None and line["type"] == "user" and not chain["prompt"] and not results:
+            chain["prompt"] = [t for t in texts if t.strip()]
+
+    def side_conversation(self, where: Where, line: dict[str, Any]) -> dict[str, Any] | None:
+        """The subagent conversation a sidechain line belongs to: the chain of ``parentUuid`` links back to a
+        line whose parent is not a sidechain line (parallel subagents written inline are separate chains)."""
+        if line.get("isSidechain") is not True:
+            self.main_lines += 1
+            return None
+        uuid, parent = line.get("uuid"), line.get("parentUuid")
+        root = self.chain_of.get(parent) if isinstance(parent, str) else None
+        if root is None:
+            root = uuid if isinstance(uuid, str) else f"line {where.line}"
+            agent = line.get("agentId")
+            self.chains[root] = {"where": where, "agent": agent if isinstance(agent, str) else None,
+                                 "calls": set(), "messages": set(), "prompt": []}
+        if isinstance(uuid, str):
+            self.chain_of[uuid] = root
+            self.chains[root]["messages"].add(uuid)
+        return self.chains[root]
 
     def message(self, where: Where, line: dict[str, Any], texts: list[str], ts: str | None) -> None:
         """A message is demanded only for text that is plainly the person's or the model's own."""

@@ -239,6 +239,7 @@ class Checker:
         self.states()
         self.hooks()
         self.terminals()
+        self.subagents()
         self.secrets()
         return self.findings
 
@@ -895,6 +896,33 @@ class Checker:
             self.add("ASR-267", "nothing-invented",
                      f"terminal {name} has output text {_clip(text)}, which the source does not record for that process",
                      native.where, record)
+
+    def subagents(self) -> None:
+        """A subagent's records written in the session's own scope: reported, never scored (the Lineage section,
+        which says how a subagent's records are scoped, is not among the pages under test)."""
+        subagents = self.facts.subagents
+        if not subagents:
+            return
+        header = self.stream.header
+        has_scope = any(r.get("type") == "subagent" for r in self.stream.records)
+        for subagent in subagents:
+            name = _clip(subagent.agent_id) if subagent.agent_id else "without a recorded ID"
+            if subagent.whole_input:
+                if header.get("scope") != "subagent":
+                    self.report("Lineage", f"the input is subagent {name}'s own transcript, but the header's scope is "
+                                f"{_clip(str(header.get('scope', 'absent')))}, not subagent", subagent.where, header)
+                continue
+            if has_scope:
+                continue  # the stream records subagents; how it scopes them is the Lineage section's business
+            prompt = next((r for r in self.stream.messages if r.get("role") == "user"
+                           and any(t and t in joined(r) for t in subagent.prompts)), None)
+            if prompt is not None:
+                self.report("Lineage", f"subagent {name}'s prompt is written as the session's own user message, with "
+                            f"no subagent record", subagent.where, prompt)
+            flat = [c for c in subagent.call_ids for r in self.stream.calls.get(c, ()) if "parentCallId" not in r]
+            if flat:
+                self.report("Lineage", f"{len(flat)} call(s) the source records as subagent {name}'s are written as the "
+                            f"session's own (no parentCallId, no subagent record)", subagent.where)
 
     def secrets(self) -> None:
         if not self.facts.secrets:

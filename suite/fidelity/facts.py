@@ -215,6 +215,25 @@ class NativeTerminal:
 
 
 @dataclass(frozen=True)
+class NativeSubagent:
+    """A subagent's part of the input: its calls, messages and prompt, as the source marks them."""
+
+    where: Where
+    #: The source's own ID for the subagent (Claude Code's ``agentId``), when it records one.
+    agent_id: str | None = None
+    #: The calls the source records as the subagent's.
+    call_ids: frozenset[str] = frozenset()
+    #: The native IDs of the messages the source records as the subagent's.
+    message_ids: frozenset[str] = frozenset()
+    #: The prompt the subagent was given (its first user message), byte for byte.
+    prompts: tuple[str, ...] = ()
+    #: The call that started it, when the source records the link.
+    parent_call_id: str | None = None
+    #: The whole input is the subagent's own transcript (a separate subagent file).
+    whole_input: bool = False
+
+
+@dataclass(frozen=True)
 class NativeMessage:
     """One user or assistant message with the text the source records for it."""
 
@@ -289,6 +308,10 @@ class SourceFacts:
     #: The processes whose lifecycle the source records, tri-state: ``None`` not reported (terminal records
     #: not checked); ``()`` none recorded (every ``terminal`` record is invented, ASR-291); else each one.
     terminals: tuple[NativeTerminal, ...] | None = None
+    #: The subagents the source records, tri-state: ``None`` not reported; ``()`` none; else each one. Their
+    #: scope is reported, never scored: the Lineage section, which says how it is written, is not among
+    #: the pages (a missing subagent item is an ASR-157 finding, a missing parent link ASR-157/275).
+    subagents: tuple[NativeSubagent, ...] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

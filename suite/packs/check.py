@@ -1,7 +1,7 @@
 """``asr-conformance pack-check PACK SAMPLES...``: a format pack run on samples, as a vendor's first test.
 
 For each sample it says what the pack's witness read (calls, results, messages, transitions, hooks,
-approvals, terminals and the rest of ``SourceFacts``, each family marked "not reported" where the pack leaves it
+approvals, terminals, subagents and the rest of ``SourceFacts``, each family marked "not reported" where the pack leaves it
 ``None``), whether the witness sniffs the sample as its format (a run chooses a pack by sniffing),
 and what each source edit does to it: not applicable, or an edited input the witness still reads
 with changed facts. Then one transcript per generator feature, read back by the witness. Every call
@@ -121,6 +121,7 @@ def describe(facts: SourceFacts) -> list[str]:
         _family("hook runs", facts.hooks),
         _family("approvals", facts.permissions),
         _family("terminals", facts.terminals),
+        _family("subagents", facts.subagents),
     ]
     if facts.skipped:
         lines.append("not demanded: " + ", ".join(f"{k} {v}" for k, v in sorted(facts.skipped.items())))

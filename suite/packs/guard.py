@@ -26,6 +26,7 @@ from asr_conformance.fidelity.facts import (
     NativePermission,
     NativeQuestion,
     NativeResult,
+    NativeSubagent,
     NativeTerminal,
     NativeTransition,
     NotThisFormat,
@@ -131,7 +132,7 @@ def malformed(facts: Any) -> str | None:
         for index, item in enumerate(hooks):
             if not isinstance(item, NativeHook) or not isinstance(item.where, Where) or not isinstance(item.details, dict):
                 return f"gave SourceFacts.hooks[{index}] that is not a NativeHook with a Where and a dict of details"
-    for name, kind in (("permissions", NativePermission), ("terminals", NativeTerminal)):
+    for name, kind in (("permissions", NativePermission), ("terminals", NativeTerminal), ("subagents", NativeSubagent)):
         problem = _family(name, getattr(facts, name, None), kind)
         if problem is not None:
             return problem

@@ -219,3 +219,63 @@ def test_samples_of_every_built_in_format_read_with_the_new_families(tmp_path: P
     cc = claude_code.WITNESS.read(FIX_PARSER.read_bytes())
     assert cc.permissions is None and cc.terminals == ()
     assert gemini.WITNESS.read(AWAITING.read_bytes()).terminals == ()
+
+
+# --- subagents ----------------------------------------------------------------------------------------
+
+
+def _line(kind: str, uuid: str, parent: str | None, content: Any, side: bool, second: int) -> dict[str, Any]:
+    return {"parentUuid": parent, "isSidechain": side, "userType": "external", "cwd": "/w", "sessionId": "s-1",
+            "version": "1.0.44", "type": kind, "uuid": uuid, "timestamp": f"2026-01-01T00:00:{second:02d}.000Z",
+            "message": {"role": kind, "content": content}}
+
+
+def _inline_subagents() -> bytes:
+    """Two parallel subagents written inline, as Claude Code 1.0.x did: sidechain chains of their own."""
+    task = [{"type": "tool_use", "id": f"toolu_T{n}", "name": "Task", "input": {"prompt": f"Look in part {n}."}}
+            for n in (1, 2)]
+    lines = [_line("user", "u1", None, "Find the bug.", False, 1), _line("assistant", "a1", "u1", task, False, 2)]
+    for n in (1, 2):
+        lines += [
+            _line("user", f"s{n}u", None, f"Look in part {n}.", True, 2 + n),
+            _line("assistant", f"s{n}a", f"s{n}u",
+                  [{"type": "tool_use", "id": f"toolu_S{n}", "name": "Grep", "input": {"pattern": "bug"}}], True, 4 + n),
+            _line("user", f"s{n}r", f"s{n}a",
+                  [{"type": "tool_result", "tool_use_id": f"toolu_S{n}", "content": "none"}], True, 6 + n)]
+    lines += [_line("user", f"r{n}", "a1", [{"type": "tool_result", "tool_use_id": f"toolu_T{n}", "content": "none"}],
+                    False, 8 + n) for n in (1, 2)]
+    return b"\n".join(json.dumps(line).encode() for line in lines) + b"\n"
+
+
+def test_inline_subagents_are_reported_by_their_chains_and_flattening_is_reported_not_scored() -> None:
+    data = _inline_subagents()
+    facts = claude_code.WITNESS.read(data)
+    assert facts.subagents is not None
+    assert [(s.prompts, sorted(s.call_ids), s.whole_input) for s in facts.subagents] == [
+        (("Look in part 1.",), ["toolu_S1"], False), (("Look in part 2.",), ["toolu_S2"], False)]
+    records = _records(claude_code_converter.convert(data))  # the example writes them in the session's scope
+    scored, reported = observe_fidelity(facts, records)
+    assert scored == []
+    assert [f.rule for f in reported] == ["Lineage"] * 4 and {f.family for f in reported} == {REPORTED}
+    scoped = [*records, {"type": "subagent", "seq": len(records), "id": "sub"}]
+    assert observe_fidelity(facts, scoped)[1] == []
+    assert observe_fidelity(dataclasses.replace(facts, subagents=None), records)[1] == []
+
+
+def test_a_subagent_file_is_one_subagent_whose_header_says_so() -> None:
+    path = ROOT / "examples/claude-code-converter/samples/subagent-task/subagents/agent-a4c81f2.jsonl"
+    facts = claude_code.WITNESS.read(path.read_bytes())
+    assert facts.subagents is not None and [(s.agent_id, s.whole_input) for s in facts.subagents] == [("a4c81f2", True)]
+    records = _records(claude_code_converter.convert(path.read_bytes()))
+    assert records[0]["scope"] == "subagent" and observe_fidelity(facts, records) == ([], [])
+    primary = [{**records[0], "scope": "primary"}, *records[1:]]
+    assert [f.rule for f in observe_fidelity(facts, primary)[1]] == ["Lineage"]
+
+
+def test_a_producer_result_carries_what_was_reported_beside_its_verdict() -> None:
+    from asr_conformance.gate.results import TestRecord
+
+    record = TestRecord("t", "impl", "producer", "fidelity").with_(fidelity_reported=("ASR-269 (reported): ...",))
+    again = TestRecord.from_json(record.to_json())
+    assert again == record and again.details()["fidelity_reported"] == ["ASR-269 (reported): ..."]
+    assert "fidelity_reported" not in TestRecord("t", "impl", "producer", "fidelity").details()
