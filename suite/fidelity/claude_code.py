@@ -48,6 +48,7 @@ from typing import Any
 from asr_conformance.fidelity.facts import (
     ABSENT,
     NativeCall,
+    NativeConfig,
     NativeHook,
     NativeMessage,
     NativeQuestion,
@@ -224,6 +225,9 @@ class _Reading:
         self.answers: dict[str, tuple[tuple[str, ...], Where]] = {}
         self.response_times: dict[str, set[str]] = {}
         self.modes: set[str] = set()
+        self.configs: list[NativeConfig] = []
+        self.last_time: str | None = None
+        self.untimed: list[int] = []  # configs without a time, waiting for the next line's
         self.call_responses: list[str | None] = []
         self.transitions: list[NativeTransition] = []
         self.hooks: list[NativeHook] = []
@@ -257,6 +261,7 @@ class _Reading:
         facts.agent_version = facts.agent_versions[0] if facts.agent_versions else None
         facts.times = frozenset(self.times)
         facts.permission_modes = frozenset(self.modes)
+        facts.configs = tuple(self.configs)
         instants = [(parse_instant(t), t) for t in self.times]
         facts.earliest_time = min(instants)[1] if instants else None
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
@@ -288,8 +293,13 @@ class _Reading:
         where = Where(number, _excerpt(raw))
         ts = self.timestamp(number, line.get("timestamp"))
         self.note_identity(line)
-        if isinstance(line.get("permissionMode"), str):
-            self.modes.add(line["permissionMode"])
+        if ts is not None:
+            for index in self.untimed:  # a line without a time sits between its neighbours' times
+                self.configs[index] = replace(self.configs[index], other_ts=self.configs[index].other_ts | {ts})
+            self.untimed.clear()
+        self.config(where, raw, line, ts)
+        if ts is not None:
+            self.last_time = ts
         kind = line["type"]
         if kind in ("user", "assistant"):
             self.message_line(number, where, raw, line, ts)
@@ -308,6 +318,25 @@ class _Reading:
             if kind in TRANSITION_LINES:
                 self.transition(where, line, ts)
             self.hook(where, line)
+
+    def config(self, where: Where, raw: bytes, line: dict[str, Any], ts: str | None) -> None:
+        """Configuration points (ASR-172, 187): the permission mode where a line records it (a change where a
+        permission-mode line sets it or it differs from the last), and local commands (``/model``,
+        ``/permissions``...), which may change configuration the witness does not read."""
+        mode = line.get("permissionMode")
+        if isinstance(mode, str):
+            last = self.configs[-1].values.get("permissionMode") if self.configs else None
+            change = line["type"] == "permission-mode" or (last is not None and mode not in last)
+            self.modes.add(mode)
+            self.configs.append(NativeConfig(where, {"permissionMode": frozenset({mode})}, change, ts))
+        elif line.get("subtype") == "local_command" or (line["type"] == "user" and b"<command-name>/" in raw):
+            self.configs.append(NativeConfig(where, {}, True, ts))
+        else:
+            return
+        if ts is None:
+            self.untimed.append(len(self.configs) - 1)
+            if self.last_time is not None:
+                self.configs[-1] = replace(self.configs[-1], other_ts=frozenset({self.last_time}))
 
     def hook(self, where: Where, line: dict[str, Any]) -> None:
         """Hook runs: hook progress (event and command), a Stop hook summary, and hook attachments, the

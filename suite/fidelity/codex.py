@@ -51,6 +51,7 @@ from typing import Any
 
 from asr_conformance.fidelity.facts import (
     NativeCall,
+    NativeConfig,
     NativeMessage,
     NativePermission,
     NativeResult,
@@ -283,6 +284,7 @@ class _Reader:
         facts.optional_ids = frozenset(self.optional)
         facts.transitions = self._transitions()
         facts.permissions = self._refusals()
+        facts.configs = self._configs()
         # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
         # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
         facts.terminals = None if any(c.name in UNIFIED_EXEC for c in facts.calls) else ()
@@ -413,6 +415,21 @@ class _Reader:
                             model_texts=texts, exit_code=exit_code, timing=timing, ts=line.ts,
                             ruled_out=frozenset() if statuses else NO_REFUSAL)
 
+    def _configs(self) -> tuple[NativeConfig, ...]:
+        """Each turn's configuration (ASR-187); a turn whose model, effort, approval policy or sandbox differs from
+        the last turn's records a change (ASR-172)."""
+        found: list[NativeConfig] = []
+        for line in self.lines:
+            if line.kind != "turn_context":
+                continue
+            payload = line.payload
+            values = {member: frozenset({v} if v is not None else ()) for member, v in (
+                ("model", _text(payload, "model")), ("effort", _text(payload, "effort")),
+                ("permissionMode", _text(payload, "approval_policy")), ("sandbox", _sandbox_mode(payload)))}
+            change = bool(found) and values != found[-1].values
+            found.append(NativeConfig(line.where(), values, change, line.ts))
+        return tuple(found)
+
     def _refusals(self) -> tuple[NativePermission, ...]:
         """Codex persists no approval request in a rollout; a declined outcome is the only decision it records
         (a refusal, by no recorded decider)."""
@@ -465,6 +482,16 @@ class _Reader:
                 messages.append(NativeMessage(role=role, texts=(text,), where=line.where(), ts=line.ts))
         messages.sort(key=lambda m: m.where.line)
         return messages
+
+
+def _sandbox_mode(payload: dict[str, Any]) -> str | None:
+    """The sandbox policy's name: the policy itself when it is text, else its ``type`` or ``mode``."""
+    policy = payload.get("sandbox_policy")
+    if isinstance(policy, str) and policy:
+        return policy
+    if isinstance(policy, dict):
+        return _text(policy, "type") or _text(policy, "mode")
+    return None
 
 
 def _epoch_ms(value: Any) -> str | None:

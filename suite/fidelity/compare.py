@@ -32,10 +32,12 @@ from typing import Any
 
 from asr_conformance.fidelity.facts import (
     ABSENT,
+    CONFIG_MEMBERS,
     HOOK_DETAILS,
     PERMISSION_PROVENANCE,
     Finding,
     NativeCall,
+    NativeConfig,
     NativeHook,
     NativeMessage,
     NativePermission,
@@ -236,6 +238,7 @@ class Checker:
         self.decisions()
         self.permissions()
         self.modes()
+        self.configs()
         self.states()
         self.hooks()
         self.terminals()
@@ -789,6 +792,45 @@ class Checker:
                          f"config_change says permissionMode {_clip(mode)}, a mode the source does not record "
                          f"(it records {shown})", record=record)
 
+    def configs(self) -> None:
+        """ASR-172: a config_change without snapshot stands for a change the source records there; ASR-187: a
+        snapshot states values the source records at its position. Values of members the pack reads only."""
+        natives = self.facts.configs
+        if natives is None:
+            return  # the pack does not say which configuration its source records
+        read = {member for native in natives for member in native.values}
+        for record in self.stream.records:
+            if record.get("type") != "config_change":
+                continue
+            snapshot = record.get("snapshot") is True
+            here = [n for n in natives if self.same_point(n, record)]
+            if not snapshot:
+                here = [n for n in here if n.change]
+                if not here:
+                    self.add("ASR-172", "nothing-invented",
+                             f"config_change at {record.get('ts', 'no time')} records a change (no snapshot) the source "
+                             f"does not record there; a change is written only where the source records one (never "
+                             f"inferred from inference.model)", record=record)
+                    continue
+            elif not here:
+                here = list(natives)  # a snapshot's position is not matched: its values must still be recorded ones
+            for member in CONFIG_MEMBERS:
+                value = _config_value(record.get(member)) if member in record else None
+                if value is None or member not in read:
+                    continue
+                if not any(_same_config(member, value, n.values.get(member, frozenset())) for n in here):
+                    rule = "ASR-187" if snapshot else "ASR-172"
+                    self.add(rule, "nothing-invented",
+                             f"config_change states {member} {_clip(value)}, a value the source does not record at this "
+                             f"point", here[0].where if here else None, record)
+
+    @staticmethod
+    def same_point(native: NativeConfig, record: dict[str, Any]) -> bool:
+        ts = record.get("ts")
+        if not isinstance(ts, str) or (native.ts is None and not native.other_ts):
+            return True
+        return same_instant(ts, native.ts) or any(same_instant(ts, t) for t in native.other_ts)
+
     def states(self) -> None:
         """ASR-169: a state record stands for a transition the source records, each at most once; its
         turnId and stopReason, when written, do not contradict the source's."""
@@ -934,6 +976,20 @@ class Checker:
                     self.add("ASR-283", "nothing-invented",
                              "the stream holds the value given for a secret; only that it was asked may be recorded",
                              record=record)
+
+
+def _config_value(value: Any) -> str | None:
+    """A config_change member as one string: the model's ``id``, the sandbox's ``mode``, a string as is."""
+    if isinstance(value, dict):
+        value = value.get("id") if "id" in value else value.get("mode")
+    return value if isinstance(value, str) else None
+
+
+def _same_config(member: str, value: str, recorded: frozenset[str]) -> bool:
+    """A recorded value; modes in another spelling too (``acceptEdits``, ``accept_edits``)."""
+    if member in ("permissionMode", "mode"):
+        return _spelling(value) in {_spelling(v) for v in recorded}
+    return value in recorded
 
 
 def _spelling(name: str) -> str:

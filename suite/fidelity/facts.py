@@ -214,6 +214,29 @@ class NativeTerminal:
     details_read: bool = True
 
 
+#: ``config_change`` members a pack may report values for, each read as one string (``model`` by its
+#: ``id``, ``sandbox`` by its ``mode``).
+CONFIG_MEMBERS = ("model", "effort", "mode", "permissionMode", "sandbox", "agent")
+
+
+@dataclass(frozen=True)
+class NativeConfig:
+    """Configuration the source records at one point (ASR-172, ASR-187): the only places and values a
+    ``config_change`` may state."""
+
+    where: Where
+    #: ``CONFIG_MEMBERS`` the pack reads here -> the values recorded (empty: the member is read, and none is
+    #: recorded here). A member the pack reads nowhere is not checked.
+    values: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: The source records a change here (a ``config_change`` without ``snapshot`` may stand for it), not only
+    #: the configuration in force.
+    change: bool = False
+    #: ``None``: the source records no time for it; a record may then take a time in ``other_ts`` (the lines
+    #: around it), or any time when that is empty too.
+    ts: str | None = None
+    other_ts: frozenset[str] = frozenset()
+
+
 @dataclass(frozen=True)
 class NativeSubagent:
     """A subagent's part of the input: its calls, messages and prompt, as the source marks them."""
@@ -312,6 +335,9 @@ class SourceFacts:
     #: scope is reported, never scored: the Lineage section, which says how it is written, is not among
     #: the pages (a missing subagent item is an ASR-157 finding, a missing parent link ASR-157/275).
     subagents: tuple[NativeSubagent, ...] | None = None
+    #: The configuration the source records, tri-state: ``None`` not reported (only ``permission_modes``
+    #: checked); ``()`` none (every ``config_change`` without ``snapshot`` is invented, ASR-172); else each point.
+    configs: tuple[NativeConfig, ...] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

@@ -17,6 +17,7 @@ from asr_conformance.fidelity.compare import REPORTED, check_fidelity, observe_f
 from asr_conformance.fidelity.facts import (
     ABSENT,
     NativeCall,
+    NativeConfig,
     NativePermission,
     NativeResult,
     NativeTerminal,
@@ -279,3 +280,41 @@ def test_a_producer_result_carries_what_was_reported_beside_its_verdict() -> Non
     again = TestRecord.from_json(record.to_json())
     assert again == record and again.details()["fidelity_reported"] == ["ASR-269 (reported): ..."]
     assert "fidelity_reported" not in TestRecord("t", "impl", "producer", "fidelity").details()
+
+
+# --- configuration --------------------------------------------------------------------------------------
+
+
+AT, LATER = "2026-01-01T00:00:01Z", "2026-01-01T00:00:09Z"
+FIRST = NativeConfig(Where(2), {"model": frozenset({"m1"}), "permissionMode": frozenset({"on-request"})}, False, AT)
+SECOND = NativeConfig(Where(8), {"model": frozenset({"m2"}), "permissionMode": frozenset({"on-request"})}, True, LATER)
+
+
+def test_a_change_is_written_only_where_the_source_records_one_with_its_values() -> None:
+    facts = SourceFacts(format="x", configs=(FIRST, SECOND), times=frozenset({AT, LATER}),
+                        permission_modes=frozenset({"on-request"}))
+    change = {"type": "config_change", "ts": LATER, "model": {"id": "m2"}}
+    assert _rules(facts, change) == []
+    assert _rules(facts, {**change, "ts": AT, "model": {"id": "m1"}}) == ["ASR-172"]  # the state, not a change
+    assert _rules(facts, {**change, "model": {"id": "m3"}}) == ["ASR-172"]  # not the recorded value
+    assert _rules(facts, {**change, "effort": "high"}) == []  # a member the pack does not read: not checked
+    snapshot = {"type": "config_change", "ts": AT, "snapshot": True, "model": {"id": "m1"}, "permissionMode": "on-request"}
+    assert _rules(facts, snapshot) == []
+    assert _rules(facts, {**snapshot, "model": {"id": "m2"}}) == ["ASR-187"]  # another point's value
+    assert _rules(SourceFacts(format="x", configs=()), {"type": "config_change", "model": {"id": "m"}}) == ["ASR-172"]
+    assert _rules(SourceFacts(format="x", times=facts.times), change) == []  # not reported: not checked
+
+
+def test_claude_code_records_mode_changes_and_commands_as_change_points() -> None:
+    path = ROOT / "examples/claude-code-converter/samples/compaction-question-and-hooks.jsonl"
+    facts = claude_code.WITNESS.read(path.read_bytes())
+    assert facts.configs is not None
+    changes = [(c.where.line, dict(c.values)) for c in facts.configs if c.change]
+    assert changes[:1] == [(2, {})]  # the /plan command
+    assert (4, {"permissionMode": frozenset({"plan"})}) in changes and all(c.other_ts for c in facts.configs if not c.ts)
+
+
+def test_codex_records_each_turn_and_a_change_where_a_turn_differs() -> None:
+    facts = codex.WITNESS.read((CODEX / "user-shell-bare-patch-aborted.jsonl").read_bytes())
+    assert facts.configs and not facts.configs[0].change
+    assert {"model", "effort", "permissionMode", "sandbox"} == set(facts.configs[0].values)

@@ -38,6 +38,7 @@ SEEDED = {
     "cc-flattens-nested-calls": "ASR-157",
     "cc-invents-hook-exit-codes": "ASR-287",
     "cc-invents-terminals": "ASR-291",
+    "cc-invents-model-changes": "ASR-172",
 }
 
 

@@ -49,6 +49,10 @@ def _no_permissions(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, permissions=None)
 
 
+def _no_configs(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, configs=None)
+
+
 def _no_parent_links(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, calls=[dataclasses.replace(c, parent_call_id=None) for c in facts.calls])
 
@@ -71,6 +75,9 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
     ("cc-invents-terminals", claude_code.WITNESS, CC / "samples/fix-parser-test.jsonl", {"ASR-291"}, _no_terminals),
     ("gemini-drops-approval-requests", gemini.WITNESS,
      GEMINI / "samples/awaiting-approval-null-result-huge-integers.jsonl", {"ASR-157"}, _no_permissions),
+    ("cc-invents-model-changes", claude_code.WITNESS, CC / "samples/compaction-question-and-hooks.jsonl", {"ASR-172"},
+     _no_configs),
+    ("codex-turn-configs-as-changes", codex.WITNESS, USER_SHELL, {"ASR-172"}, _no_configs),
 ]
 
 
