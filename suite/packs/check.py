@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts
+from asr_conformance.fidelity.mutations import edited_bytes
 from asr_conformance.packs.guard import PackError, bounded, malformed
 from asr_conformance.packs.identity import PackIdentity, identify
 from asr_conformance.packs.pack import FormatPack
@@ -138,13 +139,16 @@ def _edit(pack: FormatPack, identity: PackIdentity, name: str, data: bytes, fact
           report: CheckReport) -> None:
     label = f"edit {edit.name} ({edit.rule})"
     try:
-        edited = _call(identity, pack, f"applying {edit.name}", edit.apply, data)
-        if edited is None:
+        answer = _call(identity, pack, f"applying {edit.name}", edit.apply, data)
+        try:
+            unpacked = edited_bytes(answer)
+        except TypeError as error:
+            report.problem(f"{name}: {label} {error}")
+            return
+        if unpacked is None:
             report.say(f"  {label}: not applicable")
             return
-        if not isinstance(edited, bytes):
-            report.problem(f"{name}: {label} returned {type(edited).__name__}, not bytes or None")
-            return
+        edited = unpacked[0]
         after = _call(identity, pack, f"reading the input {edit.name} edited", pack.witness.read, edited)
     except NotThisFormat as error:
         report.problem(f"{name}: {label} writes an input the witness does not read: {error}")

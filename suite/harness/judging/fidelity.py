@@ -24,7 +24,7 @@ from typing import Any
 from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
-from asr_conformance.fidelity.mutations import SourceMutation
+from asr_conformance.fidelity.mutations import EditContext, SourceMutation, edited_bytes
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.guard import PackError, bounded, malformed
@@ -309,12 +309,15 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
     if not baseline.valid:  # the output test fails it; the edit would only repeat that
         return Fidelity(None, not_checked=NOT_VALID, judge=judge)
     try:
-        edited = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
-        if edited is not None and not isinstance(edited, bytes):
-            raise PackError(judge, f"the {mutation.name} edit returned {type(edited).__name__}, not bytes")
-        if edited is None:
+        answer = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
+        try:
+            unpacked = edited_bytes(answer)
+        except TypeError as error:
+            raise PackError(judge, f"the {mutation.name} edit {error}") from None
+        if unpacked is None:
             return Fidelity(witness.format, judge=judge,
                             not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
+        edited, item = unpacked
         # the edited copy is read once, so only the unedited input's reading is kept
         before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
     except PackError as error:
@@ -338,8 +341,9 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
                    "an edited input that is still a valid transcript converts to a valid stream")
         return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
     try:
-        findings = list(bounded(judge, f"the {mutation.name} expectation", chosen.pack.time_limit, mutation.expect,
-                                before_facts, after_facts, before, after))
+        context = EditContext(data, edited, item, before_facts, after_facts, before, after)
+        findings = list(bounded(judge, f"the {mutation.name} expectation", chosen.pack.time_limit, mutation.findings,
+                                context))
         if not all(isinstance(f, Finding) for f in findings):
             raise PackError(judge, f"the {mutation.name} expectation returned something other than Findings")
     except PackError as error:
