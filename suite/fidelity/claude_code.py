@@ -227,6 +227,7 @@ class _Reading:
         self.modes: set[str] = set()
         self.configs: list[NativeConfig] = []
         self.last_time: str | None = None
+        self.last_mode: str | None = None
         self.untimed: list[int] = []  # configs without a time, waiting for the next line's
         self.call_responses: list[str | None] = []
         self.transitions: list[NativeTransition] = []
@@ -325,8 +326,8 @@ class _Reading:
         ``/permissions``...), which may change configuration the witness does not read."""
         mode = line.get("permissionMode")
         if isinstance(mode, str):
-            last = self.configs[-1].values.get("permissionMode") if self.configs else None
-            change = line["type"] == "permission-mode" or (last is not None and mode not in last)
+            change = line["type"] == "permission-mode" or (self.last_mode is not None and mode != self.last_mode)
+            self.last_mode = mode
             self.modes.add(mode)
             self.configs.append(NativeConfig(where, {"permissionMode": frozenset({mode})}, change, ts))
         elif line.get("subtype") == "local_command" or (line["type"] == "user" and b"<command-name>/" in raw):

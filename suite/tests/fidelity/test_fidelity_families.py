@@ -318,3 +318,13 @@ def test_codex_records_each_turn_and_a_change_where_a_turn_differs() -> None:
     facts = codex.WITNESS.read((CODEX / "user-shell-bare-patch-aborted.jsonl").read_bytes())
     assert facts.configs and not facts.configs[0].change
     assert {"model", "effort", "permissionMode", "sandbox"} == set(facts.configs[0].values)
+
+
+def test_a_mode_that_differs_after_a_command_is_still_a_change() -> None:
+    """The last mode is the last one recorded, whatever lines (a local command) stand between."""
+    lines = [_line("user", "u1", None, "hi", False, 1), _line("user", "u2", "u1", "<command-name>/model</command-name>",
+                                                              False, 2), _line("user", "u3", "u2", "go on", False, 3)]
+    lines[0]["permissionMode"], lines[2]["permissionMode"] = "default", "plan"
+    facts = claude_code.WITNESS.read(b"\n".join(json.dumps(line).encode() for line in lines))
+    assert facts.configs is not None
+    assert [(c.where.line, c.change) for c in facts.configs] == [(1, False), (2, True), (3, True)]
