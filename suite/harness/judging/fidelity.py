@@ -51,10 +51,12 @@ FACTS_KEPT = 16
 
 @dataclass(frozen=True)
 class SourceEdit:
-    """One producer input and one source edit its witness offers (``None``: no witness, nothing to edit)."""
+    """One producer input and one source edit its witness offers (``None``: no witness, nothing to edit), with
+    the pack chosen for the input at collection, which the test judges with."""
 
     input: ProducerInput
     mutation: str | None
+    pack: Installed | None = field(default=None, compare=False)
 
     @property
     def id(self) -> str:
@@ -96,15 +98,32 @@ def _given(pack: FormatPack) -> Installed:
 
 
 def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
-    """The edits to try on one input: its pack's edits, chosen by sniffing the input's head."""
-    try:
-        with open(item.path, "rb") as handle:
-            head = handle.read(SNIFF_BYTES)
-    except OSError:
-        return [SourceEdit(item, None)]
-    chosen = pack_for_input(head, packs)
-    edits = [SourceEdit(item, m.name) for m in (chosen.pack.edits if chosen is not None else ())]
+    """The edits to try on one input: its pack's edits, the pack chosen once for the input (``input_pack``)."""
+    chosen = input_pack(Path(item.path), packs)
+    edits = [SourceEdit(item, m.name, chosen) for m in (chosen.pack.edits if chosen is not None else ())]
     return edits or [SourceEdit(item, None)]
+
+
+_chosen: dict[tuple[object, ...], Installed | None] = {}
+
+
+def input_pack(path: Path, packs: Pool = None) -> Installed | None:
+    """The pack of one input file, chosen once per process by sniffing its head (``SNIFF_BYTES``): collection
+    and every test of the input share the choice. ``None``: no pack sniffs it, or it cannot be read."""
+    pool = pool_of(packs)
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, *(i.identity.label() for i in pool.installed))
+    if key not in _chosen:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+        except OSError:
+            return None
+        _chosen[key] = pack_for_input(head, pool)
+    return _chosen[key]
 
 
 #: How long disguising an input may take: a floor, and more per megabyte (it takes about 2 s per MB).

@@ -5,6 +5,7 @@ works, and an edit answering anything else is the pack's error, never the conver
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -70,3 +71,20 @@ def test_an_edit_answering_something_else_is_the_packs_error() -> None:
     data = SAMPLE.read_bytes()
     judged = judge_mutation(edit, gemini.WITNESS, data, gemini_converter.convert(data), gemini_converter.convert)
     assert judged.findings == [] and judged.error is not None and "not bytes, Edited or None" in judged.error
+
+
+def test_the_pack_is_chosen_once_per_input_and_carried_on_its_edits(tmp_path: Path) -> None:
+    from asr_conformance.harness.judging.fidelity import input_pack, source_edits
+    from asr_conformance.harness.targets import ProducerInput
+
+    copy = tmp_path / SAMPLE.name
+    copy.write_bytes(SAMPLE.read_bytes())
+    chosen = input_pack(copy)
+    assert chosen is not None and chosen.pack.format == gemini.FORMAT
+    edits = source_edits(ProducerInput("x", copy))
+    assert edits and all(e.pack is chosen and e.mutation for e in edits)  # the same choice, not a second one
+    assert input_pack(copy) is chosen
+    copy.write_bytes(b"not a transcript\n")  # another input under the same name is chosen again
+    assert input_pack(copy) is None
+    assert source_edits(ProducerInput("x", copy))[0].mutation is None
+    assert input_pack(tmp_path / "missing.jsonl") is None
