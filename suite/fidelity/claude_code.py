@@ -30,6 +30,11 @@ faithful converter must preserve. What the format is, as learned from real trans
   summary (``stop_hook_summary``: no exit code or output per hook), and ``hook_*`` attachments,
   whose ``exitCode``, ``stdout``, ``stderr``, ``content`` and ``durationMs`` are the only execution
   details a ``hook`` record may carry.
+* Configuration (ASR-172, 187): ``permissionMode`` where a line records it, a change where a
+  ``permission-mode`` line sets it or it differs from the last; local commands (``/model``...)
+  are change points whose values are not read. Background shells (``run_in_background``) are the
+  processes whose lifecycle the transcript records (``terminals``). Side conversations
+  (``isSidechain`` chains of ``parentUuid``; a subagent file is one) are ``subagents``.
 * Transitions (ASR-169): ``system`` and ``queue-operation`` lines, interrupt markers and the
   harness's own API-error replies are where the transcript records a change of status, without
   saying which; a ``state`` record elsewhere (at a prompt, at a reply) is synthesized.

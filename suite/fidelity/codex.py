@@ -26,6 +26,11 @@ they are read too. The witness reads what every faithful converter must keep:
   ``turn_complete`` (idle), ``turn_aborted`` (idle or error; its ``reason`` or ``cancelled`` as
   stop reason), ``error`` (error or idle) and ``shutdown_complete`` (ended), each with its
   ``turn_id``; no other line is a place for a ``state`` record.
+- **Approvals, processes, configuration**: rollouts persist no approval request; a ``declined``
+  outcome is a recorded refusal (``permissions``). Without unified exec calls (``exec_command``,
+  ``write_stdin``) no process lifecycle is recorded (``terminals`` empty); with them, terminals are
+  not reported. Each ``turn_context`` is the configuration in force (model, effort, approval
+  policy, sandbox), a change where it differs from the last (``configs``).
 - **Exit codes** come only from ``exec_command_end.exit_code``, a number. "Exit code: N",
   "Process exited with code N" and ``{"metadata": {"exit_code": N}}`` inside an output
   string are text the model read, never an exit code (ASR-260).

@@ -39,7 +39,8 @@ yet: it is dangling, and a stream that gives it one fails ASR-265. An unknown st
 result records no outcome (any status). What reached the model is ``result``: its text parts and
 each ``functionResponse.response``'s ``output`` or ``error`` text; a ``null`` result records none,
 so the stream's ``content`` must be absent (ASR-259). Gemini records no exit code and no timing
-(ASR-260, 261, 267).
+(ASR-260, 261, 267). A call ``awaiting_approval`` is an approval request shown and unanswered
+(``permissions``: pending, no decision); no other approval and no process lifecycle is recorded.
 
 **Times**: every ``timestamp``, ``startTime`` and ``lastUpdated`` the file holds. The header's
 ``sessionId`` is one the metadata records (ASR-051); no agent version is recorded.
