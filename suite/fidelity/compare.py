@@ -62,6 +62,10 @@ PERMISSION_CATEGORIES = ("permission",)
 TERMINAL_CATEGORIES = ("terminal",)
 #: The family of an observation the pages do not settle: shown with the verdict, never scored.
 REPORTED = "reported"
+#: What a reported approval observation names in place of a rule: the section, which has none for it.
+PERMISSIONS = "permission"
+#: Likewise for a subagent's scope: the Lineage section, which is not among the pages under test.
+LINEAGE = "Lineage"
 
 
 def message_categories(role: str) -> tuple[str, ...]:
@@ -222,7 +226,7 @@ class Checker:
         self.findings.append(Finding(rule, family, message, where, seq))
 
     def report(self, rule: str, message: str, where: Where | None = None, record: dict[str, Any] | None = None) -> None:
-        """An observation for the vendor that no numbered rule settles (``rule`` names the nearest one)."""
+        """An observation for the vendor that no numbered rule settles (``rule`` names the section instead)."""
         seq = record.get("seq") if isinstance(record, dict) and isinstance(record.get("seq"), int) else None
         self.reported.append(Finding(rule, REPORTED, message, where, seq))
 
@@ -751,8 +755,9 @@ class Checker:
                              f"from the source", matches[0].where if matches else None, record)
             if not matches:
                 if "decision" in permission:
-                    self.report("ASR-270", f"{subject} records decision {_clip(str(permission['decision']))}, but the "
-                                f"source records no approval for it", record=record)
+                    self.report(PERMISSIONS, f"{subject} records decision {_clip(str(permission['decision']))}, but the "
+                                f"source records no approval for it (no numbered rule says a decision comes from the "
+                                f"source)", record=record)
                 continue
             native = matches[0]
             if record.get("type") == "tool_result" and native.request_recorded:
@@ -771,14 +776,15 @@ class Checker:
                           record: dict[str, Any]) -> None:
         decision, status = permission.get("decision"), permission.get("status")
         if decision is not None and native.decisions is None:
-            self.report("ASR-269", f"{subject} records decision {_clip(str(decision))}, but the source records no "
-                        f"decision (the request is unresolved)", native.where, record)
+            self.report(PERMISSIONS, f"{subject} records decision {_clip(str(decision))}, but the source records no "
+                        f"decision (the request is unresolved; ASR-269 says what an absent decision means)",
+                        native.where, record)
         elif decision is not None and native.decisions and decision not in native.decisions:
             allowed = " or ".join(sorted(native.decisions))
-            self.report("ASR-269", f"{subject} records decision {_clip(str(decision))}; the source's allows {allowed}",
+            self.report(PERMISSIONS, f"{subject} records decision {_clip(str(decision))}; the source's allows {allowed}",
                         native.where, record)
         if status is not None and native.status is not None and status != native.status:
-            self.report("ASR-281", f"{subject} has status {_clip(str(status))}; the source records "
+            self.report(PERMISSIONS, f"{subject} has status {_clip(str(status))}; the source records "
                         f"{_clip(native.status)}", native.where, record)
 
     def modes(self) -> None:
@@ -951,7 +957,7 @@ class Checker:
             name = _clip(subagent.agent_id) if subagent.agent_id else "without a recorded ID"
             if subagent.whole_input:
                 if header.get("scope") != "subagent":
-                    self.report("Lineage", f"the input is subagent {name}'s own transcript, but the header's scope is "
+                    self.report(LINEAGE, f"the input is subagent {name}'s own transcript, but the header's scope is "
                                 f"{_clip(str(header.get('scope', 'absent')))}, not subagent", subagent.where, header)
                 continue
             if has_scope:
@@ -959,11 +965,11 @@ class Checker:
             prompt = next((r for r in self.stream.messages if r.get("role") == "user"
                            and any(t and t in joined(r) for t in subagent.prompts)), None)
             if prompt is not None:
-                self.report("Lineage", f"subagent {name}'s prompt is written as the session's own user message, with "
+                self.report(LINEAGE, f"subagent {name}'s prompt is written as the session's own user message, with "
                             f"no subagent record", subagent.where, prompt)
             flat = [c for c in subagent.call_ids for r in self.stream.calls.get(c, ()) if "parentCallId" not in r]
             if flat:
-                self.report("Lineage", f"{len(flat)} call(s) the source records as subagent {name}'s are written as the "
+                self.report(LINEAGE, f"{len(flat)} call(s) the source records as subagent {name}'s are written as the "
                             f"session's own (no parentCallId, no subagent record)", subagent.where)
 
     def secrets(self) -> None:

@@ -88,7 +88,8 @@ def test_a_decision_the_source_lacks_is_reported_and_never_scored() -> None:
     approved = {**REQUEST, "status": "resolved", "decision": "allow_once"}
     scored, reported = observe_fidelity(facts, _stream(approved))
     assert scored == []
-    assert [(f.rule, f.family) for f in reported] == [("ASR-269", REPORTED), ("ASR-281", REPORTED)]
+    assert [(f.rule, f.family) for f in reported] == [("permission", REPORTED)] * 2
+    assert "decision" in reported[0].message and "status" in reported[1].message
     stray = {"type": "tool_result", "callId": "c9", "status": "completed", "permission": {"decision": "allow_once"}}
     scored, reported = observe_fidelity(SourceFacts(format="x", permissions=()), _stream(stray))
     assert [f.rule for f in scored] == ["ASR-267"] and [f.family for f in reported] == [REPORTED]
@@ -115,7 +116,7 @@ def test_gemini_reports_a_pending_confirmation_and_the_example_keeps_it() -> Non
                 for r in _records(stream)]
     assert any(r["type"] == "permission" for r in approved)
     scored, reported = observe_fidelity(facts, approved)
-    assert scored == [] and {f.rule for f in reported} == {"ASR-269", "ASR-281"}
+    assert scored == [] and len(reported) == 2 and {f.rule for f in reported} == {"permission"}
 
 
 def test_codex_records_no_approval_request_and_a_decline_as_a_refusal() -> None:
@@ -276,9 +277,9 @@ def test_a_subagent_file_is_one_subagent_whose_header_says_so() -> None:
 def test_a_producer_result_carries_what_was_reported_beside_its_verdict() -> None:
     from asr_conformance.gate.results import TestRecord
 
-    record = TestRecord("t", "impl", "producer", "fidelity").with_(fidelity_reported=("ASR-269 (reported): ...",))
+    record = TestRecord("t", "impl", "producer", "fidelity").with_(fidelity_reported=("permission (reported): ...",))
     again = TestRecord.from_json(record.to_json())
-    assert again == record and again.details()["fidelity_reported"] == ["ASR-269 (reported): ..."]
+    assert again == record and again.details()["fidelity_reported"] == ["permission (reported): ..."]
     assert "fidelity_reported" not in TestRecord("t", "impl", "producer", "fidelity").details()
 
 
