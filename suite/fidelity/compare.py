@@ -13,8 +13,14 @@ Four families, each finding naming its rule:
   session ID and agent version (ASR-051);
 * nothing invented: state records and their turn IDs and stop reasons (ASR-169), hook execution details
   (ASR-287), exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
-  (ASR-274), timing (ASR-261), ``decidedBy`` (ASR-270), answers (ASR-285), secrets (ASR-283),
-  ``kind`` as a function of the name (ASR-253), times the source lacks (ASR-104).
+  (ASR-274), timing (ASR-261), ``decidedBy``, ``decider``, ``rule`` and ``reviews`` (ASR-270), the
+  compact permission form for a recorded request (ASR-279), terminal records (ASR-291) and their
+  details (ASR-267), configuration changes (ASR-172) and snapshot values (ASR-187), answers
+  (ASR-285), secrets (ASR-283), ``kind`` as a function of the name (ASR-253), times the source
+  lacks (ASR-104).
+
+Besides the findings, ``observe_fidelity`` returns what no numbered rule settles (an approval's
+decision or status, a subagent's scope): family ``reported``, shown beside the verdict, never scored.
 
 Strict where the pages say MUST, tolerant of legitimate mapping choices: a converter may split
 or join text parts (texts are checked by exact containment), write times in another offset,
