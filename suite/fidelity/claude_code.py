@@ -30,6 +30,11 @@ faithful converter must preserve. What the format is, as learned from real trans
   summary (``stop_hook_summary``: no exit code or output per hook), and ``hook_*`` attachments,
   whose ``exitCode``, ``stdout``, ``stderr``, ``content`` and ``durationMs`` are the only execution
   details a ``hook`` record may carry.
+* Configuration (ASR-172, 187): ``permissionMode`` where a line records it, a change where a
+  ``permission-mode`` line sets it or it differs from the last; local commands (``/model``...)
+  are change points whose values are not read. Background shells (``run_in_background``) are the
+  processes whose lifecycle the transcript records (``terminals``). Side conversations
+  (``isSidechain`` chains of ``parentUuid``; a subagent file is one) are ``subagents``.
 * Transitions (ASR-169): ``system`` and ``queue-operation`` lines, interrupt markers and the
   harness's own API-error replies are where the transcript records a change of status, without
   saying which; a ``state`` record elsewhere (at a prompt, at a reply) is synthesized.
@@ -46,11 +51,15 @@ from dataclasses import replace
 from typing import Any
 
 from asr_conformance.fidelity.facts import (
+    ABSENT,
     NativeCall,
+    NativeConfig,
     NativeHook,
     NativeMessage,
     NativeQuestion,
     NativeResult,
+    NativeSubagent,
+    NativeTerminal,
     NativeTransition,
     NotThisFormat,
     SourceFacts,
@@ -221,9 +230,19 @@ class _Reading:
         self.answers: dict[str, tuple[tuple[str, ...], Where]] = {}
         self.response_times: dict[str, set[str]] = {}
         self.modes: set[str] = set()
+        self.configs: list[NativeConfig] = []
+        self.last_time: str | None = None
+        self.last_mode: str | None = None
+        self.untimed: list[int] = []  # configs without a time, waiting for the next line's
         self.call_responses: list[str | None] = []
         self.transitions: list[NativeTransition] = []
         self.hooks: list[NativeHook] = []
+        #: Side conversations by the uuid of their first line: where, agentId, calls, message uuids, prompt.
+        self.chains: dict[str, dict[str, Any]] = {}
+        self.chain_of: dict[str, str] = {}  # a sidechain line's uuid -> the first line of its conversation
+        self.main_lines = 0
+        #: Background shells by the call that started them, with the task ID its result records.
+        self.background: dict[str, tuple[Where, str | None]] = {}
 
     def run(self, data: bytes) -> SourceFacts:
         recognised = False
@@ -248,11 +267,19 @@ class _Reading:
         facts.agent_version = facts.agent_versions[0] if facts.agent_versions else None
         facts.times = frozenset(self.times)
         facts.permission_modes = frozenset(self.modes)
+        facts.configs = tuple(self.configs)
         instants = [(parse_instant(t), t) for t in self.times]
         facts.earliest_time = min(instants)[1] if instants else None
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
         facts.transitions = tuple(self.transitions)
         facts.hooks = tuple(self.hooks)
+        # A background shell's later reads (BashOutput) are not followed: its exit code and output not checked.
+        facts.terminals = tuple(NativeTerminal(where, call_id, task, details_read=False)
+                                for call_id, (where, task) in self.background.items())
+        facts.subagents = tuple(
+            NativeSubagent(c["where"], c["agent"], frozenset(c["calls"]), frozenset(c["messages"]), tuple(c["prompt"]),
+                           whole_input=not self.main_lines and len(self.chains) == 1)
+            for c in self.chains.values())
         facts.skipped = dict(self.skipped)
         facts.questions = [self.question(call_id, call, texts) for call_id, (call, texts) in self.questions.items()]
         facts.calls = [self.with_response_times(call, response) for call, response in zip(facts.calls, self.call_responses, strict=False)]
@@ -272,8 +299,13 @@ class _Reading:
         where = Where(number, _excerpt(raw))
         ts = self.timestamp(number, line.get("timestamp"))
         self.note_identity(line)
-        if isinstance(line.get("permissionMode"), str):
-            self.modes.add(line["permissionMode"])
+        if ts is not None:
+            for index in self.untimed:  # a line without a time sits between its neighbours' times
+                self.configs[index] = replace(self.configs[index], other_ts=self.configs[index].other_ts | {ts})
+            self.untimed.clear()
+        self.config(where, raw, line, ts)
+        if ts is not None:
+            self.last_time = ts
         kind = line["type"]
         if kind in ("user", "assistant"):
             self.message_line(number, where, raw, line, ts)
@@ -292,6 +324,25 @@ class _Reading:
             if kind in TRANSITION_LINES:
                 self.transition(where, line, ts)
             self.hook(where, line)
+
+    def config(self, where: Where, raw: bytes, line: dict[str, Any], ts: str | None) -> None:
+        """Configuration points (ASR-172, 187): the permission mode where a line records it (a change where a
+        permission-mode line sets it or it differs from the last), and local commands (``/model``,
+        ``/permissions``...), which may change configuration the witness does not read."""
+        mode = line.get("permissionMode")
+        if isinstance(mode, str):
+            change = line["type"] == "permission-mode" or (self.last_mode is not None and mode != self.last_mode)
+            self.last_mode = mode
+            self.modes.add(mode)
+            self.configs.append(NativeConfig(where, {"permissionMode": frozenset({mode})}, change, ts))
+        elif line.get("subtype") == "local_command" or (line["type"] == "user" and b"<command-name>/" in raw):
+            self.configs.append(NativeConfig(where, {}, True, ts))
+        else:
+            return
+        if ts is None:
+            self.untimed.append(len(self.configs) - 1)
+            if self.last_time is not None:
+                self.configs[-1] = replace(self.configs[-1], other_ts=frozenset({self.last_time}))
 
     def hook(self, where: Where, line: dict[str, Any]) -> None:
         """Hook runs: hook progress (event and command), a Stop hook summary, and hook attachments, the
@@ -372,6 +423,7 @@ class _Reading:
         if response is not None and ts is not None:
             self.response_times.setdefault(response, set()).add(ts)
         texts: list[str] = []
+        chain = self.side_conversation(where, line)
         for index, block in enumerate(blocks):
             if not isinstance(block, dict) or not isinstance(block.get("type"), str):
                 raise NotThisFormat(f"line {number}: content block {index} has no type")
@@ -383,10 +435,32 @@ class _Reading:
             elif kind == "tool_use":
                 self.call(number, index, _excerpt_at(where, raw, str(block.get("id"))), line, block, ts)
                 self.call_responses.append(response)
+                if chain is not None and isinstance(block.get("id"), str):
+                    chain["calls"].add(block["id"])
             elif kind == "tool_result":
                 self.result(number, index, _excerpt_at(where, raw, str(block.get("tool_use_id"))), line, block, ts,
                             len(results))
         self.message(_excerpt_at(where, raw, texts[0]) if texts else where, line, texts, ts)
+        if chain is not None and line["type"] == "user" and not chain["prompt"] and not results:
+            chain["prompt"] = [t for t in texts if t.strip()]
+
+    def side_conversation(self, where: Where, line: dict[str, Any]) -> dict[str, Any] | None:
+        """The subagent conversation a sidechain line belongs to: the chain of ``parentUuid`` links back to a
+        line whose parent is not a sidechain line (parallel subagents written inline are separate chains)."""
+        if line.get("isSidechain") is not True:
+            self.main_lines += 1
+            return None
+        uuid, parent = line.get("uuid"), line.get("parentUuid")
+        root = self.chain_of.get(parent) if isinstance(parent, str) else None
+        if root is None:
+            root = uuid if isinstance(uuid, str) else f"line {where.line}"
+            agent = line.get("agentId")
+            self.chains[root] = {"where": where, "agent": agent if isinstance(agent, str) else None,
+                                 "calls": set(), "messages": set(), "prompt": []}
+        if isinstance(uuid, str):
+            self.chain_of[uuid] = root
+            self.chains[root]["messages"].add(uuid)
+        return self.chains[root]
 
     def message(self, where: Where, line: dict[str, Any], texts: list[str], ts: str | None) -> None:
         """A message is demanded only for text that is plainly the person's or the model's own."""
@@ -425,6 +499,9 @@ class _Reading:
                           requested_by=requested_by, parent_call_id=parent, ts=ts,
                           sidechain=line.get("isSidechain") is True, has_arguments="input" in block)
         self.facts.calls.append(call)
+        arguments = block.get("input")
+        if isinstance(arguments, dict) and arguments.get("run_in_background") is True and call_id not in self.background:
+            self.background[call_id] = (where, None)  # a process that outlives the call (ASR-286)
         if name == "AskUserQuestion":
             self.questions[call_id] = (call, _question_texts(block.get("input")))
 
@@ -432,7 +509,7 @@ class _Reading:
     def requester(line: dict[str, Any], block: dict[str, Any]) -> tuple[str | None, str | None]:
         """Who asked (ASR-274) and the containing call (ASR-275), from the block's own ``caller``."""
         if line["type"] != "assistant":
-            return None, None
+            return ABSENT, None  # not part of a model response, and no requester recorded (ASR-274)
         caller = block.get("caller")
         if not isinstance(caller, dict) or caller.get("type") in (None, "direct"):
             return "model", None
@@ -453,6 +530,9 @@ class _Reading:
             where=where, call_id=native, statuses=_statuses(is_error), model_texts=texts,
             exit_code=_exit_code(raw), timing=Timing(duration_ms=_duration(raw)), ts=ts,
             sidechain=line.get("isSidechain") is True))
+        if isinstance(native, str) and native in self.background and isinstance(raw, dict) \
+                and isinstance(raw.get("backgroundTaskId"), str):
+            self.background[native] = (self.background[native][0], raw["backgroundTaskId"])
         if isinstance(native, str):
             answers = _answers(raw, texts)
             if answers is not None:

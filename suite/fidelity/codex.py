@@ -26,6 +26,11 @@ they are read too. The witness reads what every faithful converter must keep:
   ``turn_complete`` (idle), ``turn_aborted`` (idle or error; its ``reason`` or ``cancelled`` as
   stop reason), ``error`` (error or idle) and ``shutdown_complete`` (ended), each with its
   ``turn_id``; no other line is a place for a ``state`` record.
+- **Approvals, processes, configuration**: rollouts persist no approval request; a ``declined``
+  outcome is a recorded refusal (``permissions``). Without unified exec calls (``exec_command``,
+  ``write_stdin``) no process lifecycle is recorded (``terminals`` empty); with them, terminals are
+  not reported. Each ``turn_context`` is the configuration in force (model, effort, approval
+  policy, sandbox), a change where it differs from the last (``configs``).
 - **Exit codes** come only from ``exec_command_end.exit_code``, a number. "Exit code: N",
   "Process exited with code N" and ``{"metadata": {"exit_code": N}}`` inside an output
   string are text the model read, never an exit code (ASR-260).
@@ -51,7 +56,9 @@ from typing import Any
 
 from asr_conformance.fidelity.facts import (
     NativeCall,
+    NativeConfig,
     NativeMessage,
+    NativePermission,
     NativeResult,
     NativeTransition,
     NotThisFormat,
@@ -78,6 +85,10 @@ FAILED = STATUS_WORDS["failed"]
 #: An output that records no outcome records no refusal either: any status but denied (ASR-258).
 NO_REFUSAL = frozenset({"denied"})
 COMPLETED = STATUS_WORDS["completed"]
+#: The stream decisions a declined outcome is consistent with.
+REFUSALS = frozenset({"reject_once", "reject_always", "cancelled", "timeout"})
+#: Tool names of Codex's unified exec, whose sessions are processes that outlive a call.
+UNIFIED_EXEC = frozenset({"exec_command", "write_stdin"})
 #: Events that record a change of turn or session status, and the stream states each may be written as
 #: (ASR-169); ``turn_started`` and ``turn_complete`` are the later names of the task events.
 TRANSITION_EVENTS = {
@@ -277,6 +288,11 @@ class _Reader:
         facts.skipped.update(self.skipped)
         facts.optional_ids = frozenset(self.optional)
         facts.transitions = self._transitions()
+        facts.permissions = self._refusals()
+        facts.configs = self._configs()
+        # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
+        # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
+        facts.terminals = None if any(c.name in UNIFIED_EXEC for c in facts.calls) else ()
         for line in self.lines:
             kind = line.payload.get("type") if line.kind in ("response_item", "event_msg") else line.kind
             if kind in ("reasoning", "agent_reasoning", "compacted", "compaction", "context_compacted",
@@ -404,6 +420,28 @@ class _Reader:
                             model_texts=texts, exit_code=exit_code, timing=timing, ts=line.ts,
                             ruled_out=frozenset() if statuses else NO_REFUSAL)
 
+    def _configs(self) -> tuple[NativeConfig, ...]:
+        """Each turn's configuration (ASR-187); a turn whose model, effort, approval policy or sandbox differs from
+        the last turn's records a change (ASR-172)."""
+        found: list[NativeConfig] = []
+        for line in self.lines:
+            if line.kind != "turn_context":
+                continue
+            payload = line.payload
+            values = {member: frozenset({v} if v is not None else ()) for member, v in (
+                ("model", _text(payload, "model")), ("effort", _text(payload, "effort")),
+                ("permissionMode", _text(payload, "approval_policy")), ("sandbox", _sandbox_mode(payload)))}
+            change = bool(found) and values != found[-1].values
+            found.append(NativeConfig(line.where(), values, change, line.ts))
+        return tuple(found)
+
+    def _refusals(self) -> tuple[NativePermission, ...]:
+        """Codex persists no approval request in a rollout; a declined outcome is the only decision it records
+        (a refusal, by no recorded decider)."""
+        return tuple(NativePermission(line.where(), call_id, decisions=REFUSALS)
+                     for call_id, line in self._outcomes().items()
+                     if line.payload.get("status") in ("declined", "rejected"))
+
     def _transitions(self) -> tuple[NativeTransition, ...]:
         """Turn starts, ends and aborts, errors and shutdown, as recorded (ASR-169); an abort's reason is
         its stop reason, written as recorded or as ACP's ``cancelled``."""
@@ -449,6 +487,16 @@ class _Reader:
                 messages.append(NativeMessage(role=role, texts=(text,), where=line.where(), ts=line.ts))
         messages.sort(key=lambda m: m.where.line)
         return messages
+
+
+def _sandbox_mode(payload: dict[str, Any]) -> str | None:
+    """The sandbox policy's name: the policy itself when it is text, else its ``type`` or ``mode``."""
+    policy = payload.get("sandbox_policy")
+    if isinstance(policy, str) and policy:
+        return policy
+    if isinstance(policy, dict):
+        return _text(policy, "type") or _text(policy, "mode")
+    return None
 
 
 def _epoch_ms(value: Any) -> str | None:

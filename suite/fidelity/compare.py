@@ -13,8 +13,14 @@ Four families, each finding naming its rule:
   session ID and agent version (ASR-051);
 * nothing invented: state records and their turn IDs and stop reasons (ASR-169), hook execution details
   (ASR-287), exit codes (ASR-260, 267), ``parentCallId`` (ASR-275), ``requestedBy``
-  (ASR-274), timing (ASR-261), ``decidedBy`` (ASR-270), answers (ASR-285), secrets (ASR-283),
-  ``kind`` as a function of the name (ASR-253), times the source lacks (ASR-104).
+  (ASR-274), timing (ASR-261), ``decidedBy``, ``decider``, ``rule`` and ``reviews`` (ASR-270), the
+  compact permission form for a recorded request (ASR-279), terminal records (ASR-291) and their
+  details (ASR-267), configuration changes (ASR-172) and snapshot values (ASR-187), answers
+  (ASR-285), secrets (ASR-283), ``kind`` as a function of the name (ASR-253), times the source
+  lacks (ASR-104).
+
+Besides the findings, ``observe_fidelity`` returns what no numbered rule settles (an approval's
+decision or status, a subagent's scope): family ``reported``, shown beside the verdict, never scored.
 
 Strict where the pages say MUST, tolerant of legitimate mapping choices: a converter may split
 or join text parts (texts are checked by exact containment), write times in another offset,
@@ -31,12 +37,18 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from asr_conformance.fidelity.facts import (
+    ABSENT,
+    CONFIG_MEMBERS,
     HOOK_DETAILS,
+    PERMISSION_PROVENANCE,
     Finding,
     NativeCall,
+    NativeConfig,
     NativeHook,
     NativeMessage,
+    NativePermission,
     NativeResult,
+    NativeTerminal,
     NativeTransition,
     SourceFacts,
     Where,
@@ -52,6 +64,14 @@ RESULT_CATEGORIES = ("tool_result", "tool_result.content")
 ARGUMENT_CATEGORIES = ("tool_call.input", "tool_use.input")
 SIDECHAIN_CATEGORIES = ("sidechain", "subagent", "isSidechain")
 PARENT_CATEGORIES = ("tool_call.parentCallId", "parentCallId", "lineage", "subagent")
+PERMISSION_CATEGORIES = ("permission",)
+TERMINAL_CATEGORIES = ("terminal",)
+#: The family of an observation the pages do not settle: shown with the verdict, never scored.
+REPORTED = "reported"
+#: What a reported approval observation names in place of a rule: the section, which has none for it.
+PERMISSIONS = "permission"
+#: Likewise for a subagent's scope: the Lineage section, which is not among the pages under test.
+LINEAGE = "Lineage"
 
 
 def message_categories(role: str) -> tuple[str, ...]:
@@ -201,6 +221,8 @@ class Checker:
         self.stream = Stream.of(records)
         self.lossy = Lossy.of(records, self.policy.loss_namespaces or DEFAULT_NAMESPACES)
         self.findings: list[Finding] = []
+        #: Disagreements no numbered rule of the pages settles: reported beside the verdict, never scored.
+        self.reported: list[Finding] = []
         self.native_ids = {c.call_id for c in facts.calls} | {r.call_id for r in facts.results if r.call_id}
         self.instants = {parse_instant(t) for t in facts.times} - {None}
         self.matched: set[int] = set()  # id() of stream records tied to a native item
@@ -208,6 +230,11 @@ class Checker:
     def add(self, rule: str, family: str, message: str, where: Where | None = None, record: dict[str, Any] | None = None) -> None:
         seq = record.get("seq") if isinstance(record, dict) and isinstance(record.get("seq"), int) else None
         self.findings.append(Finding(rule, family, message, where, seq))
+
+    def report(self, rule: str, message: str, where: Where | None = None, record: dict[str, Any] | None = None) -> None:
+        """An observation for the vendor that no numbered rule settles (``rule`` names the section instead)."""
+        seq = record.get("seq") if isinstance(record, dict) and isinstance(record.get("seq"), int) else None
+        self.reported.append(Finding(rule, REPORTED, message, where, seq))
 
     def run(self) -> list[Finding]:
         self.header()
@@ -219,9 +246,13 @@ class Checker:
         self.times()
         self.questions()
         self.decisions()
+        self.permissions()
         self.modes()
+        self.configs()
         self.states()
         self.hooks()
+        self.terminals()
+        self.subagents()
         self.secrets()
         return self.findings
 
@@ -319,7 +350,12 @@ class Checker:
                      f"(no normalization, prefix stripping or splitting)", call.where, record)
         self.arguments(call, record)
         requested = record.get("requestedBy")
-        if requested is not None and call.requested_by is not None and requested != call.requested_by:
+        if requested is not None and call.requested_by == ABSENT:
+            self.add("ASR-274", "nothing-invented",
+                     f"requestedBy {_clip(str(requested))}, but the source does not record who requested call "
+                     f"{call.call_id}; requestedBy is then absent (an absent requestedBy is not read as model)",
+                     call.where, record)
+        elif requested is not None and call.requested_by is not None and requested != call.requested_by:
             self.add("ASR-274", "nothing-invented",
                      f"requestedBy {_clip(str(requested))} contradicts the source, which records the call as made by "
                      f"{call.requested_by}", call.where, record)
@@ -673,20 +709,89 @@ class Checker:
                              f"records", question.where, record)
 
     def decisions(self) -> None:
-        for record in self.stream.records:
-            permission = record.get("permission") if record.get("type") == "tool_result" else record
-            if record.get("type") == "permission":
-                subject = record["subject"] if isinstance(record.get("subject"), dict) else {}
-                call_id = subject.get("callId")
-            else:
-                call_id = record.get("callId")
-            if not isinstance(permission, dict) or "decidedBy" not in permission:
+        """ASR-270: ``decidedBy`` on a permission or a compact ``tool_result.permission`` is one the source records
+        for that call (the pack's ``decided_by`` and, where it reports permissions, theirs)."""
+        for record, permission, call_id in self.permission_records():
+            if "decidedBy" not in permission:
                 continue
-            allowed = self.facts.decided_by.get(str(call_id), frozenset())
+            allowed = set(self.facts.decided_by.get(str(call_id), frozenset()))
+            for native in self.natives_for(record, call_id):
+                allowed |= native.decided_by or set()
             if permission["decidedBy"] not in allowed and "*" not in allowed:
                 self.add("ASR-270", "nothing-invented",
                          f"{record.get('type')} for {_clip(str(call_id))} says decidedBy "
                          f"{_clip(str(permission['decidedBy']))}, which the source does not record", record=record)
+
+    def permission_records(self) -> list[tuple[dict[str, Any], dict[str, Any], Any]]:
+        """Each ``permission`` record and each compact ``tool_result.permission``: (record, the permission
+        members, the call it is about)."""
+        found = []
+        for record in self.stream.records:
+            kind = record.get("type")
+            if kind == "permission":
+                subject = record["subject"] if isinstance(record.get("subject"), dict) else {}
+                found.append((record, record, subject.get("callId")))
+            elif kind == "tool_result" and isinstance(record.get("permission"), dict):
+                found.append((record, record["permission"], record.get("callId") or record.get("nativeCallId")))
+        return found
+
+    def natives_for(self, record: dict[str, Any], call_id: Any) -> list[NativePermission]:
+        natives = self.facts.permissions or ()
+        request = record.get("requestId") if record.get("type") == "permission" else None
+        return [p for p in natives if (call_id is not None and p.call_id == call_id)
+                or (request is not None and p.request_id == request)]
+
+    def permissions(self) -> None:
+        """Approvals held to the ones the source records: a recorded request stays a permission record
+        (ASR-279) and is kept (ASR-157); decider, rule and reviews only from the source (ASR-270). A decision
+        or status the source lacks is reported, not scored: no numbered rule on the pages says that
+        ``decision`` or ``status`` comes from the source."""
+        natives = self.facts.permissions
+        if natives is None:
+            return  # the pack does not say which approvals its source records
+        kept: set[int] = set()
+        for record, permission, call_id in self.permission_records():
+            matches = self.natives_for(record, call_id)
+            kept |= {id(n) for n in matches}
+            subject = f"{record.get('type')} for {_clip(str(call_id if call_id is not None else record.get('requestId')))}"
+            for key in PERMISSION_PROVENANCE:
+                if key in permission and not any(key in n.provenance for n in matches):
+                    self.add("ASR-270", "nothing-invented",
+                             f"{subject} has {key}, which the source does not record for it; {key} is recorded only "
+                             f"from the source", matches[0].where if matches else None, record)
+            if not matches:
+                if "decision" in permission:
+                    self.report(PERMISSIONS, f"{subject} records decision {_clip(str(permission['decision']))}, but the "
+                                f"source records no approval for it (no numbered rule says a decision comes from the "
+                                f"source)", record=record)
+                continue
+            native = matches[0]
+            if record.get("type") == "tool_result" and native.request_recorded:
+                self.add("ASR-279", "exact-values",
+                         f"the source records the approval request for {_clip(str(call_id))} (shown, with its title, "
+                         f"options or pending state), so it is a permission record, not tool_result.permission",
+                         native.where, record)
+            self.permission_values(subject, permission, native, record)
+        for native in natives:
+            if native.request_recorded and id(native) not in kept and not self.excused(PERMISSION_CATEGORIES, False):
+                self.add("ASR-157", "completeness",
+                         f"the approval request the source records for {_clip(str(native.call_id or native.request_id))} "
+                         f"is missing (no permission record), and producer.lossy declares no such loss", native.where)
+
+    def permission_values(self, subject: str, permission: dict[str, Any], native: NativePermission,
+                          record: dict[str, Any]) -> None:
+        decision, status = permission.get("decision"), permission.get("status")
+        if decision is not None and native.decisions is None:
+            self.report(PERMISSIONS, f"{subject} records decision {_clip(str(decision))}, but the source records no "
+                        f"decision (the request is unresolved; ASR-269 says what an absent decision means)",
+                        native.where, record)
+        elif decision is not None and native.decisions and decision not in native.decisions:
+            allowed = " or ".join(sorted(native.decisions))
+            self.report(PERMISSIONS, f"{subject} records decision {_clip(str(decision))}; the source's allows {allowed}",
+                        native.where, record)
+        if status is not None and native.status is not None and status != native.status:
+            self.report(PERMISSIONS, f"{subject} has status {_clip(str(status))}; the source records "
+                        f"{_clip(native.status)}", native.where, record)
 
     def modes(self) -> None:
         """A permission mode is one the source records (ASR-187, ASR-172); another spelling of it is accepted."""
@@ -698,6 +803,45 @@ class Checker:
                 self.add("ASR-187", "nothing-invented",
                          f"config_change says permissionMode {_clip(mode)}, a mode the source does not record "
                          f"(it records {shown})", record=record)
+
+    def configs(self) -> None:
+        """ASR-172: a config_change without snapshot stands for a change the source records there; ASR-187: a
+        snapshot states values the source records at its position. Values of members the pack reads only."""
+        natives = self.facts.configs
+        if natives is None:
+            return  # the pack does not say which configuration its source records
+        read = {member for native in natives for member in native.values}
+        for record in self.stream.records:
+            if record.get("type") != "config_change":
+                continue
+            snapshot = record.get("snapshot") is True
+            here = [n for n in natives if self.same_point(n, record)]
+            if not snapshot:
+                here = [n for n in here if n.change]
+                if not here:
+                    self.add("ASR-172", "nothing-invented",
+                             f"config_change at {record.get('ts', 'no time')} records a change (no snapshot) the source "
+                             f"does not record there; a change is written only where the source records one (never "
+                             f"inferred from inference.model)", record=record)
+                    continue
+            elif not here:
+                here = list(natives)  # a snapshot's position is not matched: its values must still be recorded ones
+            for member in CONFIG_MEMBERS:
+                value = _config_value(record.get(member)) if member in record else None
+                if value is None or member not in read:
+                    continue
+                if not any(_same_config(member, value, n.values.get(member, frozenset())) for n in here):
+                    rule = "ASR-187" if snapshot else "ASR-172"
+                    self.add(rule, "nothing-invented",
+                             f"config_change states {member} {_clip(value)}, a value the source does not record at this "
+                             f"point", here[0].where if here else None, record)
+
+    @staticmethod
+    def same_point(native: NativeConfig, record: dict[str, Any]) -> bool:
+        ts = record.get("ts")
+        if not isinstance(ts, str) or (native.ts is None and not native.other_ts):
+            return True
+        return same_instant(ts, native.ts) or any(same_instant(ts, t) for t in native.other_ts)
 
     def states(self) -> None:
         """ASR-169: a state record stands for a transition the source records, each at most once; its
@@ -757,6 +901,83 @@ class Checker:
                              f"which the source does not record for a run of that hook; execution details appear only "
                              f"when the source records them", runs[0].where if runs else None, record)
 
+    def terminals(self) -> None:
+        """Terminal records only for processes whose lifecycle the source records (ASR-291, ASR-286), their exit
+        code and output only as recorded (ASR-267), and each recorded one kept (ASR-157)."""
+        natives = self.facts.terminals
+        if natives is None:
+            return  # the pack does not say which processes its source records
+        kept: set[int] = set()
+        for record in self.stream.records:
+            if record.get("type") != "terminal":
+                continue
+            native = next((t for t in natives if self.same_terminal(t, record)), None)
+            if native is None:
+                recorded = f"it records {len(natives)}" if natives else "it records none"
+                self.add("ASR-291", "nothing-invented",
+                         f"terminal {_clip(str(record.get('terminalId')))} (call {_clip(str(record.get('callId')))}) is "
+                         f"not a process whose lifecycle the source records ({recorded}); terminal records are never "
+                         f"invented", record=record)
+                continue
+            kept.add(id(native))
+            self.terminal_values(native, record)
+        for native in natives:
+            if id(native) not in kept and not self.excused(TERMINAL_CATEGORIES, False):
+                self.add("ASR-157", "completeness",
+                         f"the process the source records for call {_clip(str(native.call_id))} (terminal "
+                         f"{_clip(str(native.terminal_id))}) has no terminal record, and producer.lossy declares no "
+                         f"such loss", native.where)
+
+    @staticmethod
+    def same_terminal(native: NativeTerminal, record: dict[str, Any]) -> bool:
+        terminal, call = record.get("terminalId"), record.get("callId")
+        if native.terminal_id is not None and terminal == native.terminal_id:
+            return True
+        return native.call_id is not None and call == native.call_id
+
+    def terminal_values(self, native: NativeTerminal, record: dict[str, Any]) -> None:
+        if not native.details_read:
+            return  # the pack does not follow the process's later reads
+        name = _clip(str(record.get("terminalId")))
+        if "exitCode" in record and not json_equal(record["exitCode"], native.exit_code):
+            recorded = "records none" if native.exit_code is None else f"records {native.exit_code}"
+            self.add("ASR-267", "nothing-invented",
+                     f"terminal {name} has exitCode {_clip(str(record['exitCode']))}, but the source {recorded}",
+                     native.where, record)
+        output = record["output"] if isinstance(record.get("output"), dict) else {}
+        text = output.get("text")
+        if isinstance(text, str) and not (native.output_texts and text in "\x00".join(native.output_texts)):
+            self.add("ASR-267", "nothing-invented",
+                     f"terminal {name} has output text {_clip(text)}, which the source does not record for that process",
+                     native.where, record)
+
+    def subagents(self) -> None:
+        """A subagent's records written in the session's own scope: reported, never scored (the Lineage section,
+        which says how a subagent's records are scoped, is not among the pages under test)."""
+        subagents = self.facts.subagents
+        if not subagents:
+            return
+        header = self.stream.header
+        has_scope = any(r.get("type") == "subagent" for r in self.stream.records)
+        for subagent in subagents:
+            name = _clip(subagent.agent_id) if subagent.agent_id else "without a recorded ID"
+            if subagent.whole_input:
+                if header.get("scope") != "subagent":
+                    self.report(LINEAGE, f"the input is subagent {name}'s own transcript, but the header's scope is "
+                                f"{_clip(str(header.get('scope', 'absent')))}, not subagent", subagent.where, header)
+                continue
+            if has_scope:
+                continue  # the stream records subagents; how it scopes them is the Lineage section's business
+            prompt = next((r for r in self.stream.messages if r.get("role") == "user"
+                           and any(t and t in joined(r) for t in subagent.prompts)), None)
+            if prompt is not None:
+                self.report(LINEAGE, f"subagent {name}'s prompt is written as the session's own user message, with "
+                            f"no subagent record", subagent.where, prompt)
+            flat = [c for c in subagent.call_ids for r in self.stream.calls.get(c, ()) if "parentCallId" not in r]
+            if flat:
+                self.report(LINEAGE, f"{len(flat)} call(s) the source records as subagent {name}'s are written as the "
+                            f"session's own (no parentCallId, no subagent record)", subagent.where)
+
     def secrets(self) -> None:
         if not self.facts.secrets:
             return
@@ -767,6 +988,20 @@ class Checker:
                     self.add("ASR-283", "nothing-invented",
                              "the stream holds the value given for a secret; only that it was asked may be recorded",
                              record=record)
+
+
+def _config_value(value: Any) -> str | None:
+    """A config_change member as one string: the model's ``id``, the sandbox's ``mode``, a string as is."""
+    if isinstance(value, dict):
+        value = value.get("id") if "id" in value else value.get("mode")
+    return value if isinstance(value, str) else None
+
+
+def _same_config(member: str, value: str, recorded: frozenset[str]) -> bool:
+    """A recorded value; modes in another spelling too (``acceptEdits``, ``accept_edits``)."""
+    if member in ("permissionMode", "mode"):
+        return _spelling(value) in {_spelling(v) for v in recorded}
+    return value in recorded
 
 
 def _spelling(name: str) -> str:
@@ -797,3 +1032,11 @@ def check_fidelity(facts: SourceFacts, records: list[dict[str, Any]], policy: Po
     """Every disagreement between the stream (a list of record dicts) and the source's facts, under the
     judging pack's policy (``Policy()``: kind from a published mapping, the default loss namespaces)."""
     return Checker(facts, records, policy).run()
+
+
+def observe_fidelity(facts: SourceFacts, records: list[dict[str, Any]],
+                     policy: Policy | None = None) -> tuple[list[Finding], list[Finding]]:
+    """``check_fidelity``'s findings (scored) and the observations no numbered rule settles (family
+    ``reported``: shown beside the verdict, never scored), from one pass."""
+    checker = Checker(facts, records, policy)
+    return checker.run(), checker.reported

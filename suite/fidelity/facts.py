@@ -21,6 +21,9 @@ from typing import Any, Protocol, runtime_checkable
 
 #: Sentinel for "the source holds no value here" where ``None`` is itself a native value.
 UNRECORDED: Any = None
+#: ``NativeCall.requested_by`` for a call whose requester the source does not record: a stream's
+#: ``requestedBy`` must then be absent (ASR-274), where ``None`` leaves it unchecked.
+ABSENT = ""
 
 
 @dataclass(frozen=True)
@@ -73,7 +76,9 @@ class NativeCall:
     arguments: Any = None
     #: The arguments as text, when the source holds text that is not JSON (ASR-254).
     arguments_text: str | None = None
-    #: ``model``, ``user``, ``harness`` or ``code`` when the source records who asked (ASR-274).
+    #: ``model``, ``user``, ``harness`` or ``code`` when the source records who asked (ASR-274); ``ABSENT``
+    #: when it records that no requester is known (the stream's ``requestedBy`` must be absent); ``None``
+    #: when the pack does not say (not checked).
     requested_by: str | None = None
     #: The containing call, only when the source records the link (ASR-275).
     parent_call_id: str | None = None
@@ -159,6 +164,98 @@ class NativeHook:
     details: dict[str, Any] = field(default_factory=dict)
 
 
+#: Members of a permission that ASR-270 allows only from the source, besides ``decidedBy``.
+PERMISSION_PROVENANCE = ("decider", "rule", "reviews")
+
+
+@dataclass(frozen=True)
+class NativePermission:
+    """An approval the source records for one call: the request shown, its decision, or both."""
+
+    where: Where
+    #: The call the approval is about (``subject.callId``); ``None`` when it is about no call.
+    call_id: str | None
+    #: The source's own request ID, when it records one (a permission record's ``requestId``).
+    request_id: str | None = None
+    #: The source records the request itself (shown to a person, its title, options or a pending state):
+    #: a stream keeps it as a ``permission`` record, never as ``tool_result.permission`` (ASR-279).
+    request_recorded: bool = False
+    #: The stream ``status`` consistent with the source (``pending`` for a request still waiting);
+    #: ``None``: the source records none.
+    status: str | None = None
+    #: The stream ``decision`` values consistent with the source; ``None``: the source records no decision;
+    #: empty: a decision is recorded, any value is consistent.
+    decisions: frozenset[str] | None = None
+    #: The ``decidedBy`` values the source records (``"*"``: any); ``None``: none recorded, so absent (ASR-270).
+    decided_by: frozenset[str] | None = None
+    #: The option names the source records for the request; ``None``: not recorded.
+    options: tuple[str, ...] | None = None
+    #: Which of ``PERMISSION_PROVENANCE`` the source records for it; any other is invented (ASR-270).
+    provenance: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class NativeTerminal:
+    """A process whose lifecycle the source records (a background shell): what a ``terminal`` record may
+    stand for (ASR-286, ASR-291)."""
+
+    where: Where
+    #: The call that created it, when the source records one.
+    call_id: str | None = None
+    #: The source's own ID for the process (Claude Code's background task ID), when it records one.
+    terminal_id: str | None = None
+    #: The exit code the source records for the process; ``None``: none, so a ``terminal``'s ``exitCode`` is
+    #: absent (ASR-267).
+    exit_code: int | None = None
+    #: Output texts the source records for the process; ``None``: none, so ``output.text`` is absent.
+    output_texts: tuple[str, ...] | None = None
+    #: False when the source records later reads of the process the pack does not follow (Claude Code's
+    #: ``BashOutput``): the terminal's ``exitCode`` and ``output`` are then not checked.
+    details_read: bool = True
+
+
+#: ``config_change`` members a pack may report values for, each read as one string (``model`` by its
+#: ``id``, ``sandbox`` by its ``mode``).
+CONFIG_MEMBERS = ("model", "effort", "mode", "permissionMode", "sandbox", "agent")
+
+
+@dataclass(frozen=True)
+class NativeConfig:
+    """Configuration the source records at one point (ASR-172, ASR-187): the only places and values a
+    ``config_change`` may state."""
+
+    where: Where
+    #: ``CONFIG_MEMBERS`` the pack reads here -> the values recorded (empty: the member is read, and none is
+    #: recorded here). A member the pack reads nowhere is not checked.
+    values: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: The source records a change here (a ``config_change`` without ``snapshot`` may stand for it), not only
+    #: the configuration in force.
+    change: bool = False
+    #: ``None``: the source records no time for it; a record may then take a time in ``other_ts`` (the lines
+    #: around it), or any time when that is empty too.
+    ts: str | None = None
+    other_ts: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class NativeSubagent:
+    """A subagent's part of the input: its calls, messages and prompt, as the source marks them."""
+
+    where: Where
+    #: The source's own ID for the subagent (Claude Code's ``agentId``), when it records one.
+    agent_id: str | None = None
+    #: The calls the source records as the subagent's.
+    call_ids: frozenset[str] = frozenset()
+    #: The native IDs of the messages the source records as the subagent's.
+    message_ids: frozenset[str] = frozenset()
+    #: The prompt the subagent was given (its first user message), byte for byte.
+    prompts: tuple[str, ...] = ()
+    #: The call that started it, when the source records the link.
+    parent_call_id: str | None = None
+    #: The whole input is the subagent's own transcript (a separate subagent file).
+    whole_input: bool = False
+
+
 @dataclass(frozen=True)
 class NativeMessage:
     """One user or assistant message with the text the source records for it."""
@@ -227,6 +324,20 @@ class SourceFacts:
     #: The hook runs the source records, tri-state like ``transitions``: ``None`` not reported (hook
     #: details not checked), an empty tuple none recorded (every execution detail is invented, ASR-287).
     hooks: tuple[NativeHook, ...] | None = None
+    #: The approvals the source records, tri-state: ``None`` not reported (only ``decided_by`` is checked);
+    #: ``()`` none recorded; else each request or decision (ASR-270, ASR-279; a decision or status the
+    #: source lacks is reported, not scored: no numbered rule on the pages says a decision comes from it).
+    permissions: tuple[NativePermission, ...] | None = None
+    #: The processes whose lifecycle the source records, tri-state: ``None`` not reported (terminal records
+    #: not checked); ``()`` none recorded (every ``terminal`` record is invented, ASR-291); else each one.
+    terminals: tuple[NativeTerminal, ...] | None = None
+    #: The subagents the source records, tri-state: ``None`` not reported; ``()`` none; else each one. Their
+    #: scope is reported, never scored: the Lineage section, which says how it is written, is not among
+    #: the pages (a missing subagent item is an ASR-157 finding, a missing parent link ASR-157/275).
+    subagents: tuple[NativeSubagent, ...] | None = None
+    #: The configuration the source records, tri-state: ``None`` not reported (only ``permission_modes``
+    #: checked); ``()`` none (every ``config_change`` without ``snapshot`` is invented, ASR-172); else each point.
+    configs: tuple[NativeConfig, ...] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

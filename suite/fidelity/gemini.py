@@ -39,7 +39,8 @@ yet: it is dangling, and a stream that gives it one fails ASR-265. An unknown st
 result records no outcome (any status). What reached the model is ``result``: its text parts and
 each ``functionResponse.response``'s ``output`` or ``error`` text; a ``null`` result records none,
 so the stream's ``content`` must be absent (ASR-259). Gemini records no exit code and no timing
-(ASR-260, 261, 267).
+(ASR-260, 261, 267). A call ``awaiting_approval`` is an approval request shown and unanswered
+(``permissions``: pending, no decision); no other approval and no process lifecycle is recorded.
 
 **Times**: every ``timestamp``, ``startTime`` and ``lastUpdated`` the file holds. The header's
 ``sessionId`` is one the metadata records (ASR-051); no agent version is recorded.
@@ -55,7 +56,16 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from asr_conformance.fidelity.facts import NativeCall, NativeMessage, NativeResult, NativeTransition, NotThisFormat, SourceFacts, Where
+from asr_conformance.fidelity.facts import (
+    NativeCall,
+    NativeMessage,
+    NativePermission,
+    NativeResult,
+    NativeTransition,
+    NotThisFormat,
+    SourceFacts,
+    Where,
+)
 from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 
 FORMAT = "gemini-cli-session"
@@ -71,6 +81,8 @@ TERMINAL = {"success": frozenset({"completed"}), "error": frozenset({"failed"}),
             "cancelled": frozenset({"cancelled", "interrupted"})}
 #: Statuses of a call that has no result yet (ASR-265).
 PENDING = frozenset({"validating", "scheduled", "awaiting_approval", "executing"})
+#: The status of a call whose confirmation is shown and not yet answered: a pending approval request.
+AWAITING = "awaiting_approval"
 #: User-message openings Gemini itself does not count as conversation (its isIgnoredUserContent).
 IGNORED_OPENINGS = ("/", "?", "<session_context>", "<hook_context>")
 MESSAGE_TYPES = frozenset({"user", "gemini", "info", "error", "warning"})
@@ -373,6 +385,7 @@ def _facts(session: Session) -> SourceFacts:
     facts.times = frozenset(session.times)
     facts.earliest_time = min(session.times, key=_instant) if session.times else None
     stamps = _call_stamps(session)
+    permissions: list[NativePermission] = []
     for copy in session.live.values():
         message, where = copy.record, copy.where
         kind = message["type"]
@@ -390,12 +403,16 @@ def _facts(session: Session) -> SourceFacts:
             if message.get("thoughts"):
                 _count(facts.skipped, "thoughts")
             for index, call in enumerate(message.get("toolCalls") or ()):
-                _call(call, Where(where.line, where.excerpt, pointer=f"{copy.pointer}/toolCalls/{index}"), message,
-                      stamps, facts)
+                place = Where(where.line, where.excerpt, pointer=f"{copy.pointer}/toolCalls/{index}")
+                _call(call, place, message, stamps, facts)
+                if call["status"] == AWAITING:  # the confirmation shown and not yet answered (ASR-279)
+                    permissions.append(NativePermission(place, call["id"], request_recorded=True, status="pending"))
         else:
             _count(facts.skipped, f"{kind} messages" if kind in MESSAGE_TYPES else "other messages")
     facts.transitions = _notices(session)
     facts.hooks = ()  # a session records hooks' injected context at most, never a run's exit code or output
+    facts.permissions = tuple(permissions)  # only a pending confirmation; never who decided, nor a decision
+    facts.terminals = ()  # a shell's output text at most, never a process's lifecycle (ASR-291)
     if session.removed:
         facts.skipped["rewound or replaced messages"] = len(session.removed)
     for key, count in session.skipped.items():

@@ -29,6 +29,7 @@ from asr_conformance.fidelity.claude_code_mutations import (
     expect_time,
 )
 from asr_conformance.fidelity.codex_mutations import expect_status
+from asr_conformance.fidelity.compare import PERMISSION_CATEGORIES, Lossy
 from asr_conformance.fidelity.facts import Finding, NativeCall, NativeResult, NotThisFormat, SourceFacts
 from asr_conformance.fidelity.gemini import GeminiWitness, layout_of
 from asr_conformance.fidelity.mutations import SourceMutation, records_of
@@ -151,6 +152,13 @@ def move_timestamp(data: bytes) -> bytes | None:
     return _edit_calls(data, call_id, lambda value: value.update(timestamp=moved))
 
 
+def await_approval(data: bytes) -> bytes | None:
+    """The call waits for approval in every copy: no result yet, and a confirmation shown and pending."""
+    call_id = _first_call(data, lambda c, r: r is not None)
+    return None if call_id is None else _edit_calls(
+        data, call_id, lambda call: call.update(status="awaiting_approval", result=None))
+
+
 def change_message(data: bytes) -> bytes | None:
     """The first live user message gets more text in its first text part, in every copy."""
     facts = _facts(data)
@@ -195,6 +203,24 @@ def expect_no_content(before: SourceFacts, after: SourceFacts, _: list[dict[str,
     return findings
 
 
+def expect_pending_request(before: SourceFacts, after: SourceFacts, _: list[dict[str, Any]],
+                           stream: list[dict[str, Any]]) -> list[Finding]:
+    """A call left awaiting approval shows a request: the stream keeps it as a permission record (ASR-279)."""
+    earlier = {p.call_id for p in before.permissions or ()}
+    if Lossy.of(stream).excuses(PERMISSION_CATEGORIES):
+        return []
+    findings = []
+    for native in after.permissions or ():
+        if native.call_id is None or native.call_id in earlier:
+            continue
+        if not any(r.get("type") == "permission" and isinstance(r.get("subject"), dict)
+                   and r["subject"].get("callId") == native.call_id for r in stream):
+            findings.append(Finding("ASR-279", "completeness",
+                                    f"after call {native.call_id} was left awaiting approval in the source, the stream "
+                                    f"has no permission record for the request it shows", native.where))
+    return findings
+
+
 MUTATIONS: tuple[SourceMutation, ...] = (
     SourceMutation("delete-result", "ASR-265", "a call is left executing with no result: it must become dangling",
              delete_result, expect_dangling),
@@ -206,6 +232,8 @@ MUTATIONS: tuple[SourceMutation, ...] = (
              rename_tool, expect_name),
     SourceMutation("move-timestamp", "ASR-103", "a call's timestamp moves: the call's ts must follow",
              move_timestamp, expect_time),
+    SourceMutation("await-approval", "ASR-279", "a call waits for approval with no result: the stream must keep a "
+                   "pending permission record for it and give it no result", await_approval, expect_pending_request),
     SourceMutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
              change_message, expect_text),
 )

@@ -89,6 +89,9 @@ class TestRecord:
     #: The suite's own error (a format pack raised, hung or gave malformed facts): the result is no verdict
     #: on the implementation, and the run is INCOMPLETE.
     suite_error: str | None = None
+    #: Producer fidelity: disagreements with the source that no numbered rule settles, one line each; shown,
+    #: never scored.
+    fidelity_reported: tuple[str, ...] | None = None
 
     def with_(self, **changes: Any) -> TestRecord:
         """A copy with ``changes``; text is cleaned of lone surrogates and clipped on the way in."""
@@ -117,7 +120,7 @@ class TestRecord:
         data = json.loads(text)
         known = {f.name for f in dataclasses.fields(cls)}
         data = {k: v for k, v in data.items() if k in known}
-        for name in ("rules", "rules_named"):
+        for name in ("rules", "rules_named", "fidelity_reported"):
             if data.get(name) is not None:
                 data[name] = tuple(data[name])
         if data.get("counterexample") is not None:
@@ -132,6 +135,7 @@ class TestRecord:
             "fuzz_examples": self.fuzz_examples, "hypothesis_seed": self.seed, **(self.shrink or {}),
             "fidelity_not_checked": self.fidelity_not_checked,
             "judge": self.judge, "suite_error": self.suite_error,
+            "fidelity_reported": list(self.fidelity_reported) if self.fidelity_reported is not None else None,
         }
         return {k: v for k, v in found.items() if v is not None}
 

@@ -1,7 +1,7 @@
 """``asr-conformance pack-check PACK SAMPLES...``: a format pack run on samples, as a vendor's first test.
 
-For each sample it says what the pack's witness read (calls, results, messages, transitions, hooks
-and the rest of ``SourceFacts``, each family marked "not reported" where the pack leaves it
+For each sample it says what the pack's witness read (calls, results, messages, transitions, hooks,
+approvals, terminals, subagents and the rest of ``SourceFacts``, each family marked "not reported" where the pack leaves it
 ``None``), whether the witness sniffs the sample as its format (a run chooses a pack by sniffing),
 and what each source edit does to it: not applicable, or an edited input the witness still reads
 with changed facts. Then one transcript per generator feature, read back by the witness. Every call
@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts
+from asr_conformance.fidelity.mutations import edited_bytes
 from asr_conformance.packs.guard import PackError, bounded, malformed
 from asr_conformance.packs.identity import PackIdentity, identify
 from asr_conformance.packs.pack import FormatPack
@@ -119,6 +120,9 @@ def describe(facts: SourceFacts) -> list[str]:
         f"questions {len(facts.questions)}; times {len(facts.times)} (earliest {facts.earliest_time or 'none'})",
         _family("transitions", facts.transitions),
         _family("hook runs", facts.hooks),
+        _family("approvals", facts.permissions),
+        _family("terminals", facts.terminals),
+        _family("subagents", facts.subagents),
     ]
     if facts.skipped:
         lines.append("not demanded: " + ", ".join(f"{k} {v}" for k, v in sorted(facts.skipped.items())))
@@ -135,13 +139,16 @@ def _edit(pack: FormatPack, identity: PackIdentity, name: str, data: bytes, fact
           report: CheckReport) -> None:
     label = f"edit {edit.name} ({edit.rule})"
     try:
-        edited = _call(identity, pack, f"applying {edit.name}", edit.apply, data)
-        if edited is None:
+        answer = _call(identity, pack, f"applying {edit.name}", edit.apply, data)
+        try:
+            unpacked = edited_bytes(answer)
+        except TypeError as error:
+            report.problem(f"{name}: {label} {error}")
+            return
+        if unpacked is None:
             report.say(f"  {label}: not applicable")
             return
-        if not isinstance(edited, bytes):
-            report.problem(f"{name}: {label} returned {type(edited).__name__}, not bytes or None")
-            return
+        edited = unpacked[0]
         after = _call(identity, pack, f"reading the input {edit.name} edited", pack.witness.read, edited)
     except NotThisFormat as error:
         report.problem(f"{name}: {label} writes an input the witness does not read: {error}")

@@ -23,8 +23,11 @@ from asr_conformance.fidelity.facts import (
     NativeCall,
     NativeHook,
     NativeMessage,
+    NativePermission,
     NativeQuestion,
     NativeResult,
+    NativeSubagent,
+    NativeTerminal,
     NativeTransition,
     NotThisFormat,
     SourceFacts,
@@ -129,7 +132,23 @@ def malformed(facts: Any) -> str | None:
         for index, item in enumerate(hooks):
             if not isinstance(item, NativeHook) or not isinstance(item.where, Where) or not isinstance(item.details, dict):
                 return f"gave SourceFacts.hooks[{index}] that is not a NativeHook with a Where and a dict of details"
+    for name, kind in (("permissions", NativePermission), ("terminals", NativeTerminal), ("subagents", NativeSubagent)):
+        problem = _family(name, getattr(facts, name, None), kind)
+        if problem is not None:
+            return problem
     known = {f.name for f in fields(SourceFacts)}
     if not isinstance(facts.format, str) or not known:
         return "gave SourceFacts.format that is not a string"
+    return None
+
+
+def _family(name: str, items: Any, kind: type) -> str | None:
+    """A tri-state family: ``None`` (not reported), or a tuple of ``kind`` items, each with a ``Where``."""
+    if items is None:
+        return None
+    if not isinstance(items, (tuple, list)):
+        return f"gave SourceFacts.{name} as {type(items).__name__}, not a tuple or None"
+    for index, item in enumerate(items):
+        if not isinstance(item, kind) or not isinstance(getattr(item, "where", None), Where):
+            return f"gave SourceFacts.{name}[{index}] that is not a {kind.__name__} with a Where"
     return None

@@ -102,7 +102,7 @@ class FormatPack:
             return self.modules
         found = [type(self.witness).__module__]
         found += [getattr(edit.apply, "__module__", None) or "" for edit in self.edits]
-        found += [getattr(edit.expect, "__module__", None) or "" for edit in self.edits]
+        found += [getattr(edit.expect or edit.expect_edit, "__module__", None) or "" for edit in self.edits]
         if self.generator is not None:
             found.append(getattr(self.generator, "__name__", None) or type(self.generator).__module__)
         return tuple(dict.fromkeys(m for m in found if m and m != "builtins"))

@@ -285,6 +285,8 @@ class TranscriptConverter:
             else:  # ASR-254: kept whole, as text
                 members["inputText"] = json.dumps(block["input"], ensure_ascii=False)
         self.emit("tool_call", ts, **members)
+        if isinstance(block.get("input"), dict) and block["input"].get("run_in_background") is True:
+            self.lossy.add("terminal")  # a background shell's lifecycle is not written as a terminal (ASR-286)
         if name == "AskUserQuestion" and self.call_counts[call_id] == 1 and isinstance(block.get("input"), dict):
             self.questions[call_id] = block["input"]
 

@@ -13,7 +13,8 @@ after it), before that as one `session-*.json` object with a `messages` array. B
 The stream is the conversation Gemini itself resumes: the last copy of each message in the place
 of its first, rewound and replaced messages left out (declared as `gemini.rewound`). Tool calls
 come from the `toolCalls` of Gemini's messages; a call that is still validating, scheduled,
-awaiting approval or executing gets no result (ASR-265); `success`, `error` and `cancelled` become
+awaiting approval or executing gets no result (ASR-265), and one awaiting approval a pending
+`permission` record (the request was shown; ASR-279); `success`, `error` and `cancelled` become
 completed, failed and cancelled; a `null` result records nothing of what reached the model, so
 content is absent (ASR-259). Gemini records no exit codes, no timing, no tool kinds and no
 agent version, so none are written. Every value comes from the file: no clock, no environment.
@@ -319,6 +320,9 @@ class SessionConverter:
 
     def tool_result(self, call: dict[str, Any], message_ts: str) -> None:
         status = call["status"]
+        if status == "awaiting_approval":  # the confirmation is shown and unanswered: a pending request (ASR-279)
+            self.emit("permission", call.get("timestamp") or message_ts, requestId=call["id"],
+                      subject={"callId": call["id"]}, status="pending")
         if status in PENDING:
             return  # still running or waiting: dangling, never given a made-up result (ASR-265)
         if self.call_counts[call["id"]] > 1:  # ASR-262: the ID cannot show which call

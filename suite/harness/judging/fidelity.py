@@ -20,10 +20,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from asr_conformance.fidelity.compare import Policy, check_fidelity
+from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
-from asr_conformance.fidelity.mutations import SourceMutation
+from asr_conformance.fidelity.mutations import EditContext, SourceMutation, edited_bytes
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.steps import StepHung as StepHung
 from asr_conformance.harness.judging.steps import step_limit, within
@@ -38,7 +38,7 @@ from asr_conformance.packs.registry import Installed, Packs, installed, select_p
 FIDELITY_RULES = (
     "ASR-051", "ASR-103", "ASR-104", "ASR-150", "ASR-154", "ASR-156", "ASR-157", "ASR-169", "ASR-179", "ASR-187", "ASR-250",
     "ASR-252", "ASR-253", "ASR-254", "ASR-258", "ASR-259", "ASR-260", "ASR-261", "ASR-262", "ASR-265", "ASR-266", "ASR-267",
-    "ASR-270", "ASR-274", "ASR-275", "ASR-283", "ASR-285", "ASR-287",
+    "ASR-270", "ASR-274", "ASR-275", "ASR-283", "ASR-285", "ASR-287", "ASR-172", "ASR-279", "ASR-291",
 )
 #: How many findings a failure message lists before "... and N more".
 SHOWN = 12
@@ -52,10 +52,12 @@ FACTS_KEPT = 16
 
 @dataclass(frozen=True)
 class SourceEdit:
-    """One producer input and one source edit its witness offers (``None``: no witness, nothing to edit)."""
+    """One producer input and one source edit its witness offers (``None``: no witness, nothing to edit), with
+    the pack chosen for the input at collection, which the test judges with."""
 
     input: ProducerInput
     mutation: str | None
+    pack: Installed | None = field(default=None, compare=False)
 
     @property
     def id(self) -> str:
@@ -97,15 +99,32 @@ def _given(pack: FormatPack) -> Installed:
 
 
 def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
-    """The edits to try on one input: its pack's edits, chosen by sniffing the input's head."""
-    try:
-        with open(item.path, "rb") as handle:
-            head = handle.read(SNIFF_BYTES)
-    except OSError:
-        return [SourceEdit(item, None)]
-    chosen = pack_for_input(head, packs)
-    edits = [SourceEdit(item, m.name) for m in (chosen.pack.edits if chosen is not None else ())]
+    """The edits to try on one input: its pack's edits, the pack chosen once for the input (``input_pack``)."""
+    chosen = input_pack(Path(item.path), packs)
+    edits = [SourceEdit(item, m.name, chosen) for m in (chosen.pack.edits if chosen is not None else ())]
     return edits or [SourceEdit(item, None)]
+
+
+_chosen: dict[tuple[object, ...], Installed | None] = {}
+
+
+def input_pack(path: Path, packs: Pool = None) -> Installed | None:
+    """The pack of one input file, chosen once per process by sniffing its head (``SNIFF_BYTES``): collection
+    and every test of the input share the choice. ``None``: no pack sniffs it, or it cannot be read."""
+    pool = pool_of(packs)
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, *(i.identity.label() for i in pool.installed))
+    if key not in _chosen:
+        try:
+            with open(path, "rb") as handle:
+                head = handle.read(SNIFF_BYTES)
+        except OSError:
+            return None
+        _chosen[key] = pack_for_input(head, pool)
+    return _chosen[key]
 
 
 #: How long disguising an input may take: a floor, and more per megabyte (it takes about 2 s per MB).
@@ -149,6 +168,9 @@ class Fidelity:
     judge: PackIdentity | None = None
     #: The pack failed (raised, hung, malformed facts): the suite's error, not the converter's.
     error: str | None = None
+    #: Disagreements no numbered rule of the pages settles (an approval decision the source lacks): shown
+    #: in the result's details, never scored.
+    reported: list[Finding] = field(default_factory=list)
 
     @property
     def rules(self) -> list[str]:
@@ -218,19 +240,22 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = No
         facts = read_facts(chosen.chosen, data)
         if isinstance(facts, str):
             return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
-        findings = list(selection.findings) + compared(facts, records, policy_of(chosen.chosen.pack), data, stream,
-                                                       f"comparing the stream with the facts of {name}")
+        scored, reported = compared(facts, records, policy_of(chosen.chosen.pack), data, stream,
+                                    f"comparing the stream with the facts of {name}")
+        findings = list(selection.findings) + scored
     except (PackError, StepHung) as error:
         return Fidelity(None, notes=list(selection.notes), judge=judge, error=str(error))
-    return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge)
+    return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge,
+                    reported=reported)
 
 
 def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, data: bytes,
-             stream: bytes | ProducedStream, what: str) -> list[Finding]:
-    """``check_fidelity`` bounded in time by the size of the input and the stream (``StepHung`` naming ``what``)."""
+             stream: bytes | ProducedStream, what: str) -> tuple[list[Finding], list[Finding]]:
+    """``observe_fidelity`` (scored findings, reported observations) bounded in time by the size of the input and
+    the stream (``StepHung`` naming ``what``)."""
     size = len(data) + len(stream.data if isinstance(stream, ProducedStream) else stream)
-    found: list[Finding] = within(step_limit(size), f"{what} ({len(data):,} bytes)", check_fidelity, facts, records,
-                                  policy)
+    found: tuple[list[Finding], list[Finding]] = within(step_limit(size), f"{what} ({len(data):,} bytes)",
+                                                        observe_fidelity, facts, records, policy)
     return found
 
 
@@ -297,12 +322,15 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
     if not baseline.valid:  # the output test fails it; the edit would only repeat that
         return Fidelity(None, not_checked=NOT_VALID, judge=judge)
     try:
-        edited = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
-        if edited is not None and not isinstance(edited, bytes):
-            raise PackError(judge, f"the {mutation.name} edit returned {type(edited).__name__}, not bytes")
-        if edited is None:
+        answer = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
+        try:
+            unpacked = edited_bytes(answer)
+        except TypeError as error:
+            raise PackError(judge, f"the {mutation.name} edit {error}") from None
+        if unpacked is None:
             return Fidelity(witness.format, judge=judge,
                             not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
+        edited, item = unpacked
         # the edited copy is read once, so only the unedited input's reading is kept
         before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
     except (PackError, StepHung) as error:
@@ -326,8 +354,9 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
                    "an edited input that is still a valid transcript converts to a valid stream")
         return Fidelity(witness.format, [Finding(mutation.rule, "completeness", message)], judge=judge)
     try:
-        findings = list(bounded(judge, f"the {mutation.name} expectation", chosen.pack.time_limit, mutation.expect,
-                                before_facts, after_facts, before, after))
+        context = EditContext(data, edited, item, before_facts, after_facts, before, after)
+        findings = list(bounded(judge, f"the {mutation.name} expectation", chosen.pack.time_limit, mutation.findings,
+                                context))
         if not all(isinstance(f, Finding) for f in findings):
             raise PackError(judge, f"the {mutation.name} expectation returned something other than Findings")
         whole = compared(after_facts, after, policy, edited, converted,
@@ -335,8 +364,9 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
     except (PackError, StepHung) as error:
         return Fidelity(None, judge=judge, error=str(error))
     seen = {(f.rule, f.message) for f in findings}
-    findings += [f for f in whole if (f.rule, f.message) not in seen]
-    return Fidelity(witness.format, findings, judge=judge)
+    scored, reported = whole
+    findings += [f for f in scored if (f.rule, f.message) not in seen]
+    return Fidelity(witness.format, findings, judge=judge, reported=reported)
 
 
 def describe(findings: Sequence[Finding]) -> list[str]:

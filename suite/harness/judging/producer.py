@@ -7,7 +7,7 @@ convert the same input again, under another clock, timezone, locale, working
 directory or HOME, and every record must stay the same, except
 ``producer.instance`` (ASR-006), the one member that may name the run.
 
-Independent of pytest: ``suite/conformance/test_producer.py`` drives it.
+Independent of pytest: ``judging.producer_case`` judges each producer test with it.
 """
 
 from __future__ import annotations

@@ -192,6 +192,7 @@ BUGS = {
     "codex-invents-turn-states": "ASR-169",
     "codex-rewrites-user-shell-results": "ASR-258",
     "codex-bare-output-as-denied": "ASR-258",
+    "codex-turn-configs-as-changes": "ASR-172",
 }
 
 

@@ -37,6 +37,8 @@ SEEDED = {
     "cc-invents-turn-states": "ASR-169",
     "cc-flattens-nested-calls": "ASR-157",
     "cc-invents-hook-exit-codes": "ASR-287",
+    "cc-invents-terminals": "ASR-291",
+    "cc-invents-model-changes": "ASR-172",
 }
 
 

@@ -41,6 +41,18 @@ def _no_hooks(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, hooks=None)
 
 
+def _no_terminals(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, terminals=None)
+
+
+def _no_permissions(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, permissions=None)
+
+
+def _no_configs(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, configs=None)
+
+
 def _no_parent_links(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, calls=[dataclasses.replace(c, parent_call_id=None) for c in facts.calls])
 
@@ -60,6 +72,12 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
      {"ASR-287"}, _no_hooks),
     ("cc-flattens-nested-calls", claude_code.WITNESS, CC / "samples/code-execution-calls.jsonl", {"ASR-157"},
      _no_parent_links),
+    ("cc-invents-terminals", claude_code.WITNESS, CC / "samples/fix-parser-test.jsonl", {"ASR-291"}, _no_terminals),
+    ("gemini-drops-approval-requests", gemini.WITNESS,
+     GEMINI / "samples/awaiting-approval-null-result-huge-integers.jsonl", {"ASR-157"}, _no_permissions),
+    ("cc-invents-model-changes", claude_code.WITNESS, CC / "samples/compaction-question-and-hooks.jsonl", {"ASR-172"},
+     _no_configs),
+    ("codex-turn-configs-as-changes", codex.WITNESS, USER_SHELL, {"ASR-172"}, _no_configs),
 ]
 
 

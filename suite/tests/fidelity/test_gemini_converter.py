@@ -46,6 +46,7 @@ BUGS = {
     "gemini-shifts-timestamps": "ASR-103",
     "gemini-invents-turn-states": "ASR-169",
     "gemini-invents-hook-exit-codes": "ASR-287",
+    "gemini-drops-approval-requests": "ASR-157",
 }
 
 

@@ -38,7 +38,8 @@ def mutated(name: str, path: Path = CALLS) -> tuple[bytes, bytes]:
 
 
 def test_the_list_covers_the_edits_a_gemini_session_allows() -> None:
-    assert {"delete-result", "null-result", "flip-status", "rename-tool", "move-timestamp", "change-message"} == set(BY_NAME)
+    assert {"delete-result", "null-result", "flip-status", "rename-tool", "move-timestamp", "await-approval",
+            "change-message"} == set(BY_NAME)
     assert all(isinstance(m, SourceMutation) and m.rule.startswith("ASR-") for m in MUTATIONS)
 
 
@@ -85,7 +86,8 @@ def test_the_one_object_layout_stays_one_object() -> None:
 
 def test_mutations_that_find_nothing_to_edit_say_so() -> None:
     plain = b'{"sessionId":"s","projectHash":"p"}\n{"id":"u","timestamp":"2026-01-01T00:00:00Z","type":"user","content":"hi"}\n'
-    assert all(BY_NAME[name].apply(plain) is None for name in ("delete-result", "null-result", "flip-status", "rename-tool"))
+    assert all(BY_NAME[name].apply(plain) is None
+               for name in ("delete-result", "null-result", "flip-status", "rename-tool", "await-approval"))
     assert BY_NAME["rename-tool"].apply(b"not a session") is None
 
 

@@ -55,6 +55,7 @@ BUGS = {
     "codex-invents-turn-states": ("plain", "ASR-169"),
     "codex-bare-output-as-denied": ("calls", "ASR-258"),
     "codex-rewrites-user-shell-results": ("calls", "ASR-258"),
+    "codex-turn-configs-as-changes": ("plain", "ASR-172"),
 }
 
 

@@ -50,6 +50,7 @@ BUGS = {
     "gemini-shifts-timestamps": ("calls", "ASR-103"),
     "gemini-invents-turn-states": ("calls", "ASR-169"),
     "gemini-invents-hook-exit-codes": ("calls", "ASR-287"),
+    "gemini-drops-approval-requests": ("awaiting-approval", "ASR-157"),
 }
 
 

@@ -32,11 +32,13 @@ def test_a_builtin_pack_says_what_it_read_of_each_sample() -> None:
     code, text = run("gemini-cli", str(GEMINI), "--no-generator")
     assert code == 0 and text.rstrip().endswith("pack-check: no problems")
     assert "hook runs: none recorded (any in a stream is invented)" in text
+    assert "approvals: 1" in text and "terminals: none recorded (any in a stream is invented)" in text
     assert "edit delete-result (ASR-265): applies" in text
     code, text = run("codex", str(CODEX / "user-shell-bare-patch-aborted.jsonl"), "--no-generator")
     assert code == 0
     assert "results 4 (0 orphans, 2 optional, 1 with an exit code)" in text and "transitions: 4" in text
     assert "hook runs: not reported (not checked)" in text
+    assert "approvals: none recorded (any in a stream is invented)" in text
 
 
 def test_a_sample_of_another_format_is_a_problem_named_with_the_file() -> None:

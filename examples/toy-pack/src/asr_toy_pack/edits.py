@@ -1,7 +1,9 @@
 """Source edits of toy transcripts: each changes one fact and says what the stream must show after it.
 
 Every edit picks the first call with a result (so the expected change is unambiguous), rewrites
-the document with ``json.dumps`` and returns ``None`` when the document holds nothing to edit.
+the document with ``json.dumps`` and returns ``None`` when the document holds nothing to edit. The
+exit-code edit names the call it changed (``Edited``), and its check reads that call from what was
+edited (``expect_edit``) instead of finding it again in the facts.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from asr_conformance.fidelity.facts import Finding, SourceFacts
-from asr_conformance.fidelity.mutations import SourceMutation, records_of
+from asr_conformance.fidelity.mutations import EditContext, Edited, SourceMutation, records_of
 
 RENAMED_SUFFIX = "_v2"
 #: An exit code no converter writes by accident.
@@ -31,6 +33,21 @@ def _edit(change: Callable[[dict[str, Any]], bool]) -> Callable[[bytes], bytes |
                     return None
                 return json.dumps(document, ensure_ascii=False).encode("utf-8") + b"\n"
         return None
+    return apply
+
+
+def _edit_naming_call(change: Callable[[dict[str, Any]], bool]) -> Callable[[bytes], Edited | None]:
+    """Like ``_edit``, and the answer names the call it changed (its ``id``) for the check."""
+    plain = _edit(change)
+
+    def apply(data: bytes) -> Edited | None:
+        edited = plain(data)
+        if edited is None:
+            return None
+        events = json.loads(edited)["events"]
+        call = next(e["call"] for e in events if isinstance(e, dict) and isinstance(e.get("call"), dict)
+                    and isinstance(e.get("result"), dict))
+        return Edited(edited, item=call.get("id"))
     return apply
 
 
@@ -79,11 +96,11 @@ def expect_renamed(before: SourceFacts, after: SourceFacts, _: list[dict], strea
     return []
 
 
-def expect_exit(before: SourceFacts, after: SourceFacts, _: list[dict], stream: list[dict]) -> list[Finding]:
-    call_id = _changed(before, after)
-    if call_id is None:
+def expect_exit(edit: EditContext) -> list[Finding]:
+    call_id = edit.item  # the call the edit names
+    if not isinstance(call_id, str) or f'"exit": {ALTERED_EXIT}'.encode() not in edit.edited:
         return []
-    written = records_of(stream, "tool_result", call_id)
+    written = records_of(edit.after_stream, "tool_result", call_id)
     code = (written[0].get("exec") or {}).get("exitCode") if written else None
     if code != ALTERED_EXIT:
         return [Finding("ASR-260", "exact-values", f"after the exit code of {call_id} became {ALTERED_EXIT} in the source, "
@@ -97,5 +114,5 @@ EDITS: tuple[SourceMutation, ...] = (
     SourceMutation("toy-rename-tool", "ASR-252", "the first answered call's tool renamed: the stream must use the new name",
              _edit(_rename), expect_renamed),
     SourceMutation("toy-exit-code", "ASR-260", f"the first answered call's exit code set to {ALTERED_EXIT}: the stream must say so",
-             _edit(_exit), expect_exit),
+             _edit_naming_call(_exit), expect_edit=expect_exit),
 )
