@@ -118,7 +118,9 @@ def test_ending_a_pids_cgroup_kills_what_left_the_process_group(tag: str) -> Non
     daemon running (what the cgroup's end is for), ending the cgroup leaves nothing."""
     group = limits.ProcessGroup(16)
     assert group.folder is not None
-    command = limits.launch(["/bin/sh", "-c", "setsid sleep 300 </dev/null >/dev/null 2>&1 & echo started"],
+    # The daemon says "started" from its own session, so the group is killed only once it has left.
+    daemon = "setsid sh -c 'echo started; exec sleep 300 </dev/null >/dev/null 2>&1' &"
+    command = limits.launch(["/bin/sh", "-c", daemon],
                             limits.Limits(), group.join_path())
     process = subprocess.Popen(command, stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, start_new_session=True,
                                env={**os.environ, "ASR_LEFTOVER_TAG": tag})

@@ -74,8 +74,8 @@ def _quick(started: float) -> None:
 def test_a_comparison_with_the_facts_past_its_time_names_the_step_and_input(
         converted: tuple[bytes, bytes], hang: Callable[..., Any], monkeypatch: pytest.MonkeyPatch) -> None:
     data, stream = converted
-    real = fidelity.check_fidelity
-    monkeypatch.setattr(fidelity, "check_fidelity", hang(real))
+    real = fidelity.observe_fidelity
+    monkeypatch.setattr(fidelity, "observe_fidelity", hang(real))
     started = time.monotonic()
     result = judge_fidelity(data, stream, name="rollout.jsonl")
     _quick(started)
@@ -83,7 +83,7 @@ def test_a_comparison_with_the_facts_past_its_time_names_the_step_and_input(
     assert result.error.startswith("the suite's own step did not finish: comparing the stream with the facts of "
                                    f"rollout.jsonl ({len(data):,} bytes) took over {LIMIT:g} s"), result.error
     monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
-    monkeypatch.setattr(fidelity, "check_fidelity", _slowly(real))
+    monkeypatch.setattr(fidelity, "observe_fidelity", _slowly(real))
     result = judge_fidelity(data, stream, name="rollout.jsonl")
     assert result.error is None and result.not_checked is None and not result.findings
 
@@ -94,8 +94,8 @@ def test_a_comparison_after_a_source_edit_past_its_time_names_the_step_edit_and_
         tmp_path: Path) -> None:
     data, stream = converted
     mutation = next(m for m in MUTATIONS if m.apply(data) is not None)
-    real = fidelity.check_fidelity
-    monkeypatch.setattr(fidelity, "check_fidelity", hang(real))
+    real = fidelity.observe_fidelity
+    monkeypatch.setattr(fidelity, "observe_fidelity", hang(real))
     started = time.monotonic()
     result = judge_mutation(mutation, WITNESS, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
     _quick(started)
@@ -103,7 +103,7 @@ def test_a_comparison_after_a_source_edit_past_its_time_names_the_step_edit_and_
     assert f"comparing the stream with the facts of rollout.jsonl after the {mutation.name} edit" in result.error
     assert f"took over {LIMIT:g} s" in result.error
     monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
-    monkeypatch.setattr(fidelity, "check_fidelity", _slowly(real))
+    monkeypatch.setattr(fidelity, "observe_fidelity", _slowly(real))
     result = judge_mutation(mutation, WITNESS, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
     assert result.error is None and not result.findings, result
 
