@@ -32,8 +32,8 @@ from hypothesis import assume, settings
 from hypothesis import strategies as st
 
 from asr_conformance.fidelity.disguise import disguise
-from asr_conformance.generators.native.long_sessions import with_long_sessions
 from asr_conformance.fidelity.mutations import SourceMutation
+from asr_conformance.generators.native.long_sessions import with_long_sessions
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
