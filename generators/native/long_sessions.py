@@ -17,7 +17,10 @@ a drawn session at a turn boundary until it holds the drawn number of extra line
 
 A long shape (``long_sessions``) is drawn per example: none in most, a stretch of thousands of lines
 (past a MiB) in one example in ``TIERS``; it shrinks to none, so a shrunk counterexample is the
-drawn session alone.  Only Claude Code sessions are lengthened (``FORMATS``).
+drawn session alone.  Claude Code sessions and Codex rollouts (but legacy ones, which record no
+times) are lengthened (``FORMATS``); a Codex stretch is whole turns of rollouts of the same variant
+(``task_started`` or ``turn_context`` on), with fresh call, turn and message IDs and the session's
+folder, spliced in before one of the rollout's turns or after its last.
 """
 
 from __future__ import annotations
@@ -26,14 +29,14 @@ import json
 import random
 import re
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from functools import cache
 from typing import Any
 
 from hypothesis import strategies as st
 
 from asr_conformance.generators import filler
-from asr_conformance.generators.native import claude_code
+from asr_conformance.generators.native import claude_code, codex
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import Overrun, drawing
 
@@ -44,8 +47,9 @@ SHORTEST, LONGEST = 1_200, 3_000
 #: Transcripts per pool, and the most bytes one may hold (a drawn tool output can run to megabytes).
 POOL_SIZE = 12
 POOL_MOST_BYTES = 24 * 1024
-#: The formats a stretch can be spliced into.
-FORMATS = frozenset({claude_code.FORMAT})
+#: The formats a stretch can be spliced into (Codex: its envelope variants; a legacy rollout has no times).
+FORMATS = frozenset({claude_code.FORMAT, codex.FORMAT})
+CODEX_VARIANTS = ("cli", "desktop", "old")
 
 _enabled = [True]
 
@@ -143,6 +147,8 @@ def lengthened(transcript: NativeTranscript, shape: LongSession) -> NativeTransc
     is no such place."""
     if shape.lines <= 0 or transcript.format not in FORMATS:
         return transcript
+    if transcript.format == codex.FORMAT:
+        return _lengthened_rollout(transcript, shape)
     rng = random.Random(shape.seed)
     parsed = [json.loads(line) for line in transcript.lines]
     places = [i for i, line in enumerate(parsed) if i and _is_prompt(line)]
@@ -221,3 +227,112 @@ def _fresh_like(rng: random.Random, found: str) -> str:
     head, width = ("req_011C", 20) if found.startswith("req_") else (found[:found.index("_01") + 3], 22)
     return head + "".join(rng.choice(_BASE62) for _ in range(width))
 
+
+
+# --- Codex -------------------------------------------------------------------------------------
+
+_CODEX_IDS = re.compile(r"call_[0-9A-Za-z]{24,}|msg_[0-9a-f]{12}|[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+
+
+@dataclass(frozen=True, slots=True)
+class _Turns:
+    """The turns of one pool rollout (from its first turn's opening line on), and its folder."""
+
+    lines: tuple[str, ...]
+    cwd: str
+
+
+def _opens_turn(line: dict[str, Any], variant: str) -> bool:
+    """Whether a rollout line is the first of a turn: task_started (cli, desktop), turn_context (old)."""
+    if variant == "old":
+        return line.get("type") == "turn_context"
+    payload = line.get("payload")
+    return line.get("type") == "event_msg" and isinstance(payload, dict) and payload.get("type") == "task_started"
+
+
+def _cwd(lines: tuple[str, ...]) -> str | None:
+    first = json.loads(lines[0]) if lines else {}
+    payload = first.get("payload") if isinstance(first, dict) else None
+    cwd = payload.get("cwd") if isinstance(payload, dict) and first.get("type") == "session_meta" else None
+    return cwd if isinstance(cwd, str) else None
+
+
+@cache
+def codex_pool(seed: int, variant: str) -> tuple[_Turns, ...]:
+    """``POOL_SIZE`` one-turn rollouts of ``variant`` (plain, calls, parallel calls) drawn from ``seed``."""
+    rng = random.Random(f"{seed}:{variant}")
+    pieces: list[_Turns] = []
+    while len(pieces) < POOL_SIZE:
+        feature = ("plain", "calls")[len(pieces) % 2] if len(pieces) % 3 else "parallel"
+        try:
+            with drawing(rng) as draw:
+                rollout = draw(codex.transcripts(feature, variant))
+        except Overrun:
+            continue
+        parsed = [json.loads(line) for line in rollout.lines]
+        starts = [i for i, line in enumerate(parsed) if _opens_turn(line, variant)]
+        cwd = _cwd(rollout.lines)
+        if not starts or cwd is None or any(line.get("type") == "session_meta" for line in parsed[starts[0]:]):
+            continue
+        kept = rollout.lines[starts[0]:]
+        if sum(map(len, kept)) > POOL_MOST_BYTES:
+            continue
+        pieces.append(_Turns(kept, cwd))
+    return tuple(pieces)
+
+
+def _lengthened_rollout(transcript: NativeTranscript, shape: LongSession) -> NativeTranscript:
+    variant = transcript.variant
+    cwd = _cwd(transcript.lines)
+    if variant not in CODEX_VARIANTS or cwd is None:
+        return transcript
+    rng = random.Random(shape.seed)
+    parsed = [json.loads(line) for line in transcript.lines]
+    places = [i for i, line in enumerate(parsed) if _opens_turn(line, variant)]
+    if "dangling" not in transcript.features:
+        places.append(len(parsed))
+    windows = "\\" in cwd
+    pieces = [p for p in codex_pool(filler.run_seed(), variant) if ("\\" in p.cwd) == windows]
+    if not places or not pieces:
+        return transcript
+    at = places[rng.randrange(len(places))]
+    stamps = [s for line in transcript.lines[:at] for s in _STAMP.findall(line)]
+    if not stamps:
+        return transcript
+    start = now = _moment(max(stamps))
+    stretch: list[str] = []
+    while len(stretch) < shape.lines:
+        piece = pieces[rng.randrange(len(pieces))]
+        names: dict[str, str] = {}
+
+        def fresh(match: re.Match[str], names: dict[str, str] = names) -> str:
+            found = match.group()
+            if found not in names:
+                names[found] = _fresh_codex(rng, found, now)
+            return names[found]
+
+        def tick(_: re.Match[str]) -> str:
+            nonlocal now
+            now += timedelta(milliseconds=rng.randint(1, 20_000))
+            return _stamp(now)
+
+        own, host = json.dumps(piece.cwd)[1:-1], json.dumps(cwd)[1:-1]
+        for line in piece.lines:
+            stretch.append(_CODEX_IDS.sub(fresh, _STAMP.sub(tick, line.replace(own, host))))
+    shift = now - start + timedelta(seconds=1)
+    later = [_STAMP.sub(lambda m: _stamp(_moment(m.group()) + shift), line) for line in transcript.lines[at:]]
+    features = transcript.features
+    if any('"function_call"' in line or '"custom_tool_call"' in line for line in stretch):
+        features = (features - {"plain"}) | {"calls"}
+    return replace(transcript, lines=(*transcript.lines[:at], *stretch, *later), features=features)
+
+
+def _fresh_codex(rng: random.Random, found: str, now: datetime) -> str:
+    """A random Codex ID of ``found``'s shape; a UUIDv7 carries ``now`` in its first 48 bits."""
+    if found.startswith("call_"):
+        return "call_" + "".join(rng.choice(_BASE62) for _ in range(len(found) - 5))
+    if found.startswith("msg_"):
+        return f"msg_{rng.getrandbits(48):012x}"
+    millis = f"{int(now.replace(tzinfo=UTC).timestamp() * 1000) % 16**12:012x}"
+    rest = f"{rng.getrandbits(80):020x}"
+    return f"{millis[:8]}-{millis[8:]}-7{rest[:3]}-{'89ab'[rng.randrange(4)]}{rest[3:6]}-{rest[8:20]}"
