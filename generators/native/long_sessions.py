@@ -40,10 +40,12 @@ from asr_conformance.generators.native import claude_code, codex
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import Overrun, drawing
 
-#: One example in ``TIERS`` draws a long stretch, of ``SHORTEST`` to ``LONGEST`` lines (a MiB or more
-#: from about 1,400 lines: the pool's lines average about 800 bytes).
-TIERS = 24
-SHORTEST, LONGEST = 1_200, 3_000
+#: One example in ``TIERS`` draws a long stretch, of ``SHORTEST`` to ``LONGEST`` lines (Claude Code: a MiB
+#: or more from about 1,400 lines, its pool's lines average about 780 bytes; Codex: about 300 to 400 bytes a
+#: line).  Rare, because a producer example is converted twice (the session and one source edit) and judged:
+#: a default certification draws about four long sessions (the cost benchmark, suite/benchmarks/).
+TIERS = 96
+SHORTEST, LONGEST = 1_100, 2_000
 #: Transcripts per pool, and the most bytes one may hold (a drawn tool output can run to megabytes).
 POOL_SIZE = 12
 POOL_MOST_BYTES = 24 * 1024
