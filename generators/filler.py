@@ -55,6 +55,11 @@ def seed_pool(seed: int) -> None:
     _seed[0] = seed
 
 
+def run_seed() -> int:
+    """The seed the pools of this process are drawn from (``seed_pool``)."""
+    return _seed[0]
+
+
 class _Naming(streams.StreamState):
     """A stream state that remembers every name it made, in order."""
 

@@ -9,7 +9,10 @@ every process it started and waited for) with the long shapes over without; the 
 
 Measured when it was added, on a loaded 2-core machine: 1.17 (65.8 s of CPU against 56.2 s, two
 seeds); with the generator's own records as filler (``generators.filler``) and the sizes of
-``long_streams`` now: 1.27 (94.6 s against 74.3 s, two seeds, a more loaded machine).
+``long_streams`` now: 1.27 (94.6 s against 74.3 s, two seeds, a more loaded machine); with long native sessions in the producer fuzz as well
+(``generators.native.long_sessions``, the baseline drawing none): 1.50 at one example in twenty-four
+and up to 3,000 lines (116.8 s against 77.6 s), 1.16 at one in ninety-six and up to 2,000 lines
+(86.8 s against 74.7 s, two seeds, a loaded machine).
 
 ``test_long_shapes_cost_in_the_fuzz_and_corpus_alone``: only the part the long shapes change, the
 validator and reader fuzz properties and the corpus, judged in process by the reference, so the

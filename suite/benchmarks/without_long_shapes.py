@@ -1,5 +1,6 @@
 """A pytest plugin for the long-shape cost benchmark only: the certification it is loaded into
-draws no long shapes (``generators.long_streams``), the baseline the benchmark compares with.
+draws no long shapes (``generators.long_streams``) and no long native sessions
+(``generators.native.long_sessions``), the baseline the benchmark compares with.
 
     pytest -p without_long_shapes -k "not scale"     (with suite/benchmarks on PYTHONPATH)
 """
@@ -10,6 +11,7 @@ import pytest
 from hypothesis import strategies as st
 
 from asr_conformance.generators import long_streams
+from asr_conformance.generators.native import long_sessions
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -19,3 +21,4 @@ def pytest_configure(config: pytest.Config) -> None:
         return st.just(long_streams.NO_SHAPE)
 
     long_streams.long_shapes = none  # type: ignore[assignment]
+    long_sessions.enable(False)

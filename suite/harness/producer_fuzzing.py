@@ -33,6 +33,7 @@ from hypothesis import strategies as st
 
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.mutations import SourceMutation
+from asr_conformance.generators.native.long_sessions import with_long_sessions
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
@@ -75,7 +76,8 @@ class GeneratedInput:
         module = generator(self.format)
         if module is None:
             raise ValueError(f"no generator for format {self.format!r}; known: {', '.join(formats())}")
-        value: st.SearchStrategy[Transcript] = module.transcripts(self.feature, self.variant)
+        value: st.SearchStrategy[Transcript] = with_long_sessions(self.format,
+                                                                  module.transcripts(self.feature, self.variant))
         return value
 
 

@@ -240,8 +240,12 @@ def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pyte
 
     from asr_conformance.vocabulary.schemas import check_report
 
+    # The property catches this bug on some of its examples only (an old rollout always, a cli or desktop one
+    # now and then), so a seeded run of up to sixty examples, not the eight fixed ones (which any new draw
+    # in the generators reshuffles); it stops at the first failure.
     result = fuzz_run(pytester, MISBEHAVING / "codex-parses-exit-code-from-text", "--source-format=codex",
-                      "-k", "exit-code-in-text and not legacy")
+                      "-k", "exit-code-in-text and not legacy", "--hypothesis-profile=asr-certify",
+                      "--hypothesis-seed=0")
     text = result.stdout.str()
     assert result.ret == 1 and "FAILED" in text and "ASR-260" in text
     report = json.loads((pytester.path / "reports" / "report.json").read_text())

@@ -42,11 +42,16 @@ SEEDED = {
 }
 
 
+#: Seeded bugs no sample here is long enough to show (past the 1,000th record): the producer fuzz's
+#: long sessions find them (suite/tests/generators/test_fuzzing_finds_seeded_bugs.py).
+LONG_ONLY = ("cc-drops-late-calls",)
+
+
 def test_every_seeded_producer_is_listed() -> None:
-    assert sorted(p.name for p in MISBEHAVING.glob("cc-*")) == sorted(SEEDED)
+    assert sorted(p.name for p in MISBEHAVING.glob("cc-*")) == sorted([*SEEDED, *LONG_ONLY])
 
 
-@pytest.mark.parametrize("name", sorted(SEEDED))
+@pytest.mark.parametrize("name", sorted([*SEEDED, *LONG_ONLY]))
 def test_docstring_says_the_bug_in_one_sentence(name: str) -> None:
     doc = ast.get_docstring(ast.parse((MISBEHAVING / name).read_text()))
     assert doc and doc.startswith("A Claude Code converter that ") and doc.count(". ") == 0

@@ -224,7 +224,8 @@ def test_the_example_converter_in_process_is_the_one_shot_script() -> None:
 
 
 def test_every_seeded_bug_has_a_catching_feature() -> None:
-    assert sorted(CATCHES) == sorted(p.name for p in MISBEHAVING.glob("cc-*"))
+    long_only = ("cc-drops-late-calls",)  # only past the 1,000th record: test_fuzzing_finds_seeded_bugs.py
+    assert sorted([*CATCHES, *long_only]) == sorted(p.name for p in MISBEHAVING.glob("cc-*"))
     assert {feature for feature, _ in CATCHES.values()} <= set(cc.FEATURES)
 
 
