@@ -31,7 +31,7 @@ def run_converter(converter: Path, data: bytes) -> bytes:
         source = Path(folder) / "session.jsonl"
         source.write_bytes(data)
         if converter.parent == MISBEHAVING and converter.name.startswith("cc-"):
-            returncode, stdout, stderr = _run_in_process(converter, source)
+            returncode, stdout, stderr = run_in_process(converter, source)
         else:
             done = subprocess.run([sys.executable, str(converter), str(source)], capture_output=True, timeout=60)
             returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
@@ -39,12 +39,13 @@ def run_converter(converter: Path, data: bytes) -> bytes:
     return stdout
 
 
-def _run_in_process(script: Path, source: Path) -> tuple[int, bytes, bytes]:
+def run_in_process(script: Path, source: Path) -> tuple[int, bytes, bytes]:
     """``script source`` run as ``__main__`` in this process: its exit status, standard output and error.
 
-    A seeded-bug producer is the example's conversion (imported from the package) and a change to its
-    records; a process of its own would add only an interpreter's start-up to each of some two hundred
-    conversions. Its folder is on the path while it runs, as it is for the script."""
+    For the seeded-bug producers that are the example's conversion (imported from the package) and a change
+    to its records (``cc-*`` and ``gemini-*``, through their wrappers): a process of their own would add only
+    an interpreter's start-up to each of some hundreds of conversions. Its folder is on the path while it
+    runs, as it is for the script."""
     import contextlib
     import io
     import runpy
