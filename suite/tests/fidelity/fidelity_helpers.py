@@ -43,15 +43,16 @@ def run_in_process(script: Path, source: Path) -> tuple[int, bytes, bytes]:
     """``script source`` run as ``__main__`` in this process: its exit status, standard output and error.
 
     For the seeded-bug producers that are the example's conversion (imported from the package) and a change
-    to its records (``cc-*`` and ``gemini-*``, through their wrappers): a process of their own would add only
-    an interpreter's start-up to each of some hundreds of conversions. Its folder is on the path while it
-    runs, as it is for the script."""
+    to its records (``cc-*`` and ``gemini-*``, through their wrappers), or that start the example and change
+    its output (``codex-*``: one interpreter a conversion instead of two): a process of their own would add
+    only an interpreter's start-up to each of some hundreds of conversions. Its folder is on the path while
+    it runs, as it is for the script."""
     import contextlib
     import io
     import runpy
 
-    written = io.BytesIO()
-    out, err = io.TextIOWrapper(written, encoding="utf-8"), io.StringIO()
+    written, said = io.BytesIO(), io.BytesIO()
+    out, err = io.TextIOWrapper(written, encoding="utf-8"), io.TextIOWrapper(said, encoding="utf-8")
     saved_argv, saved_path = sys.argv, sys.path[:]
     sys.argv, sys.path[:0] = [str(script), str(source)], [str(script.parent)]
     code: int = 0
@@ -63,7 +64,8 @@ def run_in_process(script: Path, source: Path) -> tuple[int, bytes, bytes]:
     finally:
         sys.argv, sys.path[:] = saved_argv, saved_path
     out.flush()
-    return code, written.getvalue(), err.getvalue().encode("utf-8")
+    err.flush()
+    return code, written.getvalue(), said.getvalue()
 
 
 def records_of(stream: bytes) -> list[dict]:
