@@ -50,7 +50,7 @@ def _session(name: str, tmp_path: Path, examples: int = 8) -> tuple[ProducerFuzz
     session = ProducerFuzzSession(lambda source: runner.convert(source, "baseline"), tmp_path / "scratch",
                                   tmp_path / "counterexamples", [f"--implementation={program}"],
                                   settings(max_examples=examples, derandomize=True, database=None, deadline=None),
-                                  None, ShrinkBudget(seconds=1.0, steps=2))
+                                  None, ShrinkBudget(seconds=0.2, steps=2))
     return session, runner
 
 

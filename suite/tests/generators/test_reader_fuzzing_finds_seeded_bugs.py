@@ -51,7 +51,7 @@ def test_reader_fuzzing_alone_finds_the_seeded_bug(name: str, tmp_path: Path) ->
     session = ReaderFuzzSession(adapter, tmp_path / "scratch", tmp_path / "counterexamples",
                                 [f"--implementation={program}", "--role=reader"],
                                 settings(max_examples=8, derandomize=True, database=None, deadline=None),
-                                None, ShrinkBudget(seconds=1.0, steps=2))
+                                None, ShrinkBudget(seconds=0.2, steps=2))
 
     @session.settings
     @given(reader_streams(feature))
