@@ -63,10 +63,9 @@ def _property(session: ProducerFuzzSession, generated: GeneratedInput):
     return faithful
 
 
-@pytest.mark.parametrize("name", sorted(SEEDED))
-def test_fuzzing_alone_finds_the_seeded_bug(name: str, tmp_path: Path) -> None:
-    format, feature, rule = SEEDED[name]
-    session, runner = _session(name, tmp_path)
+def _failing_run(name: str, folder: Path, format: str, feature: str, rule: str, **options: int) -> Path:
+    """Fuzz the seeded bug's feature; the run must fail with ``rule`` and write a counterexample (returned)."""
+    session, runner = _session(name, folder, **options)
     try:
         with pytest.raises(pytest.fail.Exception) as failure:
             session.run(_property(session, GeneratedInput(format, feature)))
@@ -74,7 +73,13 @@ def test_fuzzing_alone_finds_the_seeded_bug(name: str, tmp_path: Path) -> None:
         runner.close()
     assert rule in session.broken, str(failure.value)[:3000]
     assert session.counterexample is not None
-    written, _ = session.counterexample
+    return session.counterexample[0]
+
+
+@pytest.mark.parametrize("name", sorted(SEEDED))
+def test_fuzzing_alone_finds_the_seeded_bug(name: str, tmp_path: Path) -> None:
+    format, feature, rule = SEEDED[name]
+    written = _failing_run(name, tmp_path, format, feature, rule)
     case = tomllib.loads(written.with_name(written.name + CASE_SUFFIX).read_text(encoding="utf-8"))
     assert rule in case["rules"] and case["format"] == format
 
@@ -96,13 +101,5 @@ def test_a_bug_past_the_thousandth_record_is_found_only_with_long_sessions(
         long_sessions.enable(True)
     assert not session.broken and session.counterexample is None
     monkeypatch.setattr(long_sessions, "TIERS", 1)
-    session, runner = _session(name, tmp_path / "long", examples=2)
-    try:
-        with pytest.raises(pytest.fail.Exception) as failure:
-            session.run(_property(session, GeneratedInput(format, feature)))
-    finally:
-        runner.close()
-    assert rule in session.broken, str(failure.value)[:3000]
-    assert session.counterexample is not None
-    written, _ = session.counterexample
+    written = _failing_run(name, tmp_path / "long", format, feature, rule, examples=2)
     assert written.read_bytes().count(b"\n") > 1_000  # the shrunk input keeps the long stretch the bug needs
