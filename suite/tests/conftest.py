@@ -40,9 +40,10 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                      help="certify every bundled implementation under N consecutive fresh fuzz seeds "
                      "(test_fresh_seeds.py; run before a release with --certify-seeds=20)")
     parser.addoption("--campaigns", action="store_true", default=False,
-                     help="also run the tests marked 'campaign': fuzz campaigns of several processes pooling examples "
-                     "through redis (tox -e campaigns). The default run still runs one real campaign over every "
-                     "role and one run replaying another's find from redis")
+                     help="also run the tests marked 'campaign': real HypoFuzz campaigns and fuzz runs of several "
+                     "processes pooling examples through redis (tox -e campaigns). The default run keeps the "
+                     "campaign command's plan, refusals, stop and summary, and one run replaying another's find "
+                     "from redis")
 
 
 def pytest_configure(config: pytest.Config) -> None:
