@@ -133,10 +133,17 @@ def _timed_out(command: list[str], timeout: float, stdout: str) -> None:
     pytest.fail(f"the certification run did not end within {timeout} s: {' '.join(command)}\n{stdout[-3000:]!r}")
 
 
+def _signals_as_from_a_shell() -> None:
+    """In the child before exec: SIGINT and SIGTERM as a shell leaves them (an ignored signal survives exec, and
+    the worker starting the run may have been ignoring SIGINT)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+
+
 def _run_fresh(command: list[str], cwd: Path, env: Mapping[str, str], timeout: float) -> tuple[int, str, str]:
     try:
         done = subprocess.run(command, cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True,
-                              text=True, errors="replace", timeout=timeout)
+                              text=True, errors="replace", timeout=timeout, preexec_fn=_signals_as_from_a_shell)
     except subprocess.TimeoutExpired as expired:
         out = expired.stdout.decode("utf-8", "replace") if isinstance(expired.stdout, bytes) else (expired.stdout or "")
         _timed_out(command, timeout, out)

@@ -19,6 +19,7 @@ import atexit
 import gc
 import json
 import os
+import signal
 import sys
 
 import hypothesis
@@ -39,6 +40,10 @@ BASE_PATH = [entry for entry in sys.path[1:] if entry and os.path.realpath(entry
 
 
 def _become(request: dict) -> int:
+    # A run starts as one from a shell would: Ctrl-C interrupts it. Ignored signals survive fork and exec, and the
+    # process that started this server may have been ignoring SIGINT (a pytest-xdist worker can be).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     os.chdir(request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
