@@ -14,6 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from sandbox_marks import as_root, needs_sandbox
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment, visibility
@@ -24,9 +25,6 @@ from asr_conformance.harness.oneshot import OneShotValidator
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
-PROBLEM = sandbox_module.problem()
-needs_sandbox = pytest.mark.skipif(bool(PROBLEM), reason=f"no bubblewrap sandbox here: {PROBLEM}")
-as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the attack is root's: run as root (CI does)")
 INVALID_CASE = CORPUS_DIR / "validator" / "ASR-164" / "invalid-loosen-redacted-to-full.jsonl"
 #: What a probe prints: the root folder's listing, a root-only secret, the checkout's .git and corpus.
 LOOK = ('ls / >&2; for f in /root/asr-hostile-secret-* "$(dirname "$0")"/root/root/asr-hostile-secret-*; do '
