@@ -527,10 +527,16 @@ def _remove_spent() -> None:
 
 def _remove_tree(path: Path) -> None:
     """Remove a folder the implementation may have made unwritable (its mounts released first)."""
+    if not os.path.lexists(path):
+        return
     mounts.release_under(path, scan=True)
+    top = os.fspath(path)
+
     def retry(function: Callable[[str], object], name: str, _info: object) -> None:
+        """Make the entry and its folder writable and try again, never touching what holds ``path``."""
         try:
-            os.chmod(os.path.dirname(name), 0o700)
+            if os.path.normpath(name) != os.path.normpath(top):
+                os.chmod(os.path.dirname(name), 0o700)
             os.chmod(name, 0o700)
             function(name)
         except OSError:
@@ -674,17 +680,35 @@ def _install_handlers() -> None:
 _made: list[Path] = []
 
 
-def remove_staging() -> None:
-    """Remove the staging this process made (on a signal that ends it, atexit never runs)."""
+def remove_staging(patience: float = 3.0) -> None:
+    """Remove the staging this process made (on a signal that ends it, atexit never runs).
+
+    Other threads of the run (the background remover, a step of the suite's own) may still be
+    touching it while the signal is handled, so a folder that survives one removal is removed
+    again, for at most ``patience`` seconds."""
+    deadline = time.monotonic() + patience
     for folder in _made:
         _remove_tree(folder)
+        while os.path.lexists(folder) and time.monotonic() < deadline:
+            time.sleep(0.02)
+            _remove_tree(folder)
+
+
+def _end_for_signal() -> None:
+    """Kill every live implementation, wait until each is dead (a dying process may still hold or
+    write its box), and take the staging away."""
+    pids = set(live_pids())
+    kill_all_live()
+    _await_death(pids, limit=5.0)
+    remove_staging()
 
 
 def _chained(previous: object) -> Callable[[int, object], None]:
     def handler(signum: int, frame: object) -> None:
-        kill_all_live()
         if previous == signal.SIG_DFL:
-            remove_staging()
+            _end_for_signal()
+        else:
+            kill_all_live()
         if callable(previous):
             previous(signum, frame)
         elif previous == signal.SIG_DFL:
