@@ -17,6 +17,7 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import pytest
@@ -25,12 +26,28 @@ from asr_conformance.vocabulary.redaction import redact_value
 from asr_conformance.vocabulary.scoring import rule_names
 from asr_conformance.vocabulary.untrusted import clean_value, no_surrogates
 
+
+class ResultOutcome(StrEnum):
+    """How one conformance test ended, as reports name it (a ``str``: it serializes as its value)."""
+
+    FAIL = "fail"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    PASS = "pass"
+    EXPECTED_FAIL = "expected-fail"
+    NOT_SCORED = "not-scored"
+    SKIPPED = "skipped"
+
+
 #: Every outcome a result can have, in the order reports list them.
-OUTCOMES = ("fail", "crash", "timeout", "pass", "expected-fail", "not-scored", "skipped")
+OUTCOMES: tuple[ResultOutcome, ...] = tuple(ResultOutcome)
+#: The order a run's summary counts outcomes in, passes first.
+TALLY_ORDER = (ResultOutcome.PASS, ResultOutcome.FAIL, ResultOutcome.CRASH, ResultOutcome.TIMEOUT,
+               ResultOutcome.EXPECTED_FAIL, ResultOutcome.NOT_SCORED, ResultOutcome.SKIPPED)
 #: Outcomes that count against an implementation.
-FAILING = frozenset({"fail", "crash", "timeout"})
+FAILING = frozenset({ResultOutcome.FAIL, ResultOutcome.CRASH, ResultOutcome.TIMEOUT})
 #: Outcomes that were executed and scored.
-SCORED = FAILING | {"pass", "expected-fail"}
+SCORED = FAILING | {ResultOutcome.PASS, ResultOutcome.EXPECTED_FAIL}
 #: How much of an input or output a result keeps.
 CLIP = 20_000
 #: The one user property that carries a test's record.
@@ -158,7 +175,7 @@ class Result:
     kind: str
     test: str
     rules: list[str]
-    outcome: str
+    outcome: ResultOutcome
     message: str = ""
     input: str | None = None
     #: ``utf-8`` (``input`` is the text) or ``base64`` (the bytes were not UTF-8); the whole input's size in
@@ -174,8 +191,14 @@ class Result:
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
 
+    def __post_init__(self) -> None:
+        # An outcome given by its word ("fail") becomes the enum member; an unknown word is an error here.
+        object.__setattr__(self, "outcome", ResultOutcome(self.outcome))
+
     def to_json(self) -> dict[str, Any]:
-        return {key: value for key, value in dataclasses.asdict(self).items() if value not in (None, {}, "")}
+        found = {key: value for key, value in dataclasses.asdict(self).items() if value not in (None, {}, "")}
+        found["outcome"] = self.outcome.value
+        return found
 
 
 def clip(text: str | None, limit: int = CLIP) -> str | None:
@@ -196,7 +219,7 @@ def without_worker_noise(text: str) -> str:
 def missing_result(test: str, implementation: str, role: str, kind: str, message: str) -> Result:
     """A crash for a collected test that sent no result (its worker died, or the run stopped)."""
     return Result(id=test, implementation=implementation, role=role, kind=kind, test=test, rules=[],
-                  outcome="crash", message=clip(no_surrogates(message)) or "")
+                  outcome=ResultOutcome.CRASH, message=clip(no_surrogates(message)) or "")
 
 
 class ResultCollector:
@@ -239,18 +262,19 @@ class ResultCollector:
         return list(self.results.values())
 
 
-def _outcome(report: pytest.TestReport, record: TestRecord) -> tuple[str, str, str | None]:
+def _outcome(report: pytest.TestReport, record: TestRecord) -> tuple[ResultOutcome, str, str | None]:
     if report.passed:
-        return "pass", "", None
+        return ResultOutcome.PASS, "", None
     if report.failed:
-        kind = record.answer if record.answer in ("crash", "timeout") else "fail"
+        kind = {"crash": ResultOutcome.CRASH, "timeout": ResultOutcome.TIMEOUT}.get(record.answer or "",
+                                                                                  ResultOutcome.FAIL)
         return kind, report.longreprtext, None
     if hasattr(report, "wasxfail"):
-        return "expected-fail", report.longreprtext, str(report.wasxfail)
+        return ResultOutcome.EXPECTED_FAIL, report.longreprtext, str(report.wasxfail)
     reason = _skip_reason(report)
     if record.status == "reported":
-        return "not-scored", reason, None
-    return "skipped", reason, None
+        return ResultOutcome.NOT_SCORED, reason, None
+    return ResultOutcome.SKIPPED, reason, None
 
 
 def _skip_reason(report: pytest.TestReport) -> str:
