@@ -5,7 +5,8 @@ rules), the test adds what it saw (the answer, the judgement, the input and outp
 failure, a fuzz counterexample), and the plugin serializes it once into each report's
 ``user_properties`` under ``RECORD_PROPERTY``.  pytest-xdist sends the reports to the controller,
 which reads the record back (``TestRecord.from_json``): nothing travels as loose keys, and the
-counterexample path is data, never parsed back from a message.
+counterexample path, why fidelity was not checked and why a producer was not fuzzed are data, set by
+the code that decides them, never parsed back from a message.
 
 Every process runs the tests, but only the one that receives every report (the xdist
 controller, or the single process) gathers them into ``Result``\\ s.
@@ -101,6 +102,9 @@ class TestRecord:
     shrink: dict[str, Any] | None = None
     #: Why a producer's fidelity was not checked ("no witness for format 'x'"): set by the test that skips.
     fidelity_not_checked: str | None = None
+    #: Why a producer is not fuzzed in some or all of its formats ("not fuzzed: no generator for x"): set at
+    #: collection on the fuzz test that skips for it, and read by the verdict (the skip message is for people).
+    not_fuzzed: str | None = None
     #: Producer fidelity: the format pack that judged (name, version, distribution, sha256, builtin, format).
     judge: dict[str, Any] | None = None
     #: The suite's own error (a format pack raised, hung or gave malformed facts): the result is no verdict
@@ -115,7 +119,7 @@ class TestRecord:
         if isinstance(changes.get("input"), str) and "input_encoding" not in changes:
             changes["input"] = clip(no_surrogates(changes["input"]))  # inline_input clips on its own
         for name in ("output", "expected", "announced", "announced_name", "announced_version", "answer", "status",
-                     "rule_level", "fidelity_not_checked", "suite_error"):
+                     "rule_level", "fidelity_not_checked", "not_fuzzed", "suite_error"):
             if isinstance(changes.get(name), str):
                 changes[name] = clip(no_surrogates(changes[name]))
         changes = redact_value(changes)  # nothing of the caller's passed-through variables
@@ -190,6 +194,9 @@ class Result:
     excused_by: str | None = None
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    #: Why the producer was not fuzzed (the record's ``not_fuzzed``): read by the verdict, which lists it;
+    #: not written with the result.
+    not_fuzzed: str | None = None
 
     def __post_init__(self) -> None:
         # An outcome given by its word ("fail") becomes the enum member; an unknown word is an error here.
@@ -198,6 +205,7 @@ class Result:
     def to_json(self) -> dict[str, Any]:
         found = {key: value for key, value in dataclasses.asdict(self).items() if value not in (None, {}, "")}
         found["outcome"] = self.outcome.value
+        found.pop("not_fuzzed", None)  # the role's verdict lists it, as it always has
         return found
 
 
@@ -256,6 +264,7 @@ class ResultCollector:
             input_clipped=record.input_clipped, output=record.output, expected=record.expected,
             duration=round(float(getattr(report, "duration", 0.0)), 4),
             excused_by=excused, counterexample=record.counterexample, details=record.details(),
+            not_fuzzed=record.not_fuzzed,
         )
 
     def all(self) -> list[Result]:

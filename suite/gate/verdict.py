@@ -216,10 +216,6 @@ def fidelity_not_checked(results: Sequence[Result]) -> list[str]:
                    if r.outcome is ResultOutcome.SKIPPED and r.details.get("fidelity_not_checked")})
 
 
-#: The start of the reason a producer fuzz test gives when a format has no generator (or none is chosen).
-NOT_FUZZED = "not fuzzed: "
-
-
 @dataclass(frozen=True, slots=True)
 class Judging:
     """Who judged a producer's fidelity, the packs' own errors, and why it was not fuzzed."""
@@ -239,8 +235,8 @@ def judging(results: Sequence[Result]) -> Judging:
         if isinstance(judge, dict):
             judges.setdefault((judge.get("name"), judge.get("version"), judge.get("sha256")), judge)
     errors = sorted({str(r.details["suite_error"]) for r in results if r.details.get("suite_error")})
-    not_fuzzed = sorted({r.message.strip() for r in results if r.outcome is ResultOutcome.SKIPPED
-                         and r.kind == "fuzz" and r.message.startswith(NOT_FUZZED)})
+    not_fuzzed = sorted({r.not_fuzzed for r in results if r.outcome is ResultOutcome.SKIPPED and r.kind == "fuzz"
+                         and r.not_fuzzed})
     return Judging(tuple(sorted(judges.values(), key=lambda j: (str(j.get("name")), str(j.get("version"))))),
                    tuple(errors), tuple(not_fuzzed))
 

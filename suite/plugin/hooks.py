@@ -42,7 +42,7 @@ from asr_conformance.harness.fuzzing import (
     ensure_profiles,
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
+from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, not_fuzzed
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.startup import StartCheck, check_start
@@ -366,9 +366,8 @@ def _generated_params(config: pytest.Config) -> list[Any]:
     plans = fuzz_plans(config)
     unique = {p.id: p for plan in plans.values() for p in plan.inputs}
     params = [pytest.param(p, id=p.id) for p in unique.values()]
-    reasons = sorted({plan.reason for plan in plans.values() if plan.reason})
-    if reasons or not params:
-        why = "; ".join(reasons) or "not fuzzed: no implementation plays the producer role"
+    why = not_fuzzed(plans.values())
+    if why is not None:
         params.append(pytest.param(None, id="not-fuzzed", marks=pytest.mark.skip(reason=why)))
     return params
 
@@ -430,7 +429,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
             dropped.append(item)
             continue
-        stamp(item, TestRecord(result_id(item, role), target.key, role, found.kind, tuple(_item_rules(item))))
+        record = TestRecord(result_id(item, role), target.key, role, found.kind, tuple(_item_rules(item)))
+        if "generated_input" in params and params["generated_input"] is None:
+            record = record.with_(not_fuzzed=not_fuzzed(fuzz_plans(config).values()))  # the reason it skips with
+        stamp(item, record)
         kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

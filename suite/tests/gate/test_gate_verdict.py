@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import pytest
@@ -93,7 +94,8 @@ def test_every_partial_verdict_has_its_own_word_and_exit_status() -> None:
 
     producer = [{"key": "acme", "roles": ["producer"]}]
     not_fuzzed = Result(id="producer/test_converts_generated_transcripts[x]", implementation="acme", role="producer",
-                        kind="fuzz", test="t::g", rules=[], outcome="skipped", message="not fuzzed: no generator for x")
+                        kind="fuzz", test="t::g", rules=[], outcome="skipped", message="not fuzzed: no generator for x",
+                        not_fuzzed="not fuzzed: no generator for x")
     widened = [{"key": "acme", "roles": ["validator"], "widened": ["environment passed through: ACME_KEY"]}]
     both = [{"key": "acme", "roles": ["validator", "reader"]}]
     cases = {
@@ -115,6 +117,9 @@ def test_every_partial_verdict_has_its_own_word_and_exit_status() -> None:
     plain = verdicts(IMPLEMENTATION, [result("pass")])
     assert run_verdict(plain, [], Completeness()) == "conforms"
     assert exit_status(0, [], Completeness(), "conforms") == 0
+    # A skipped fuzz test whose message merely reads "not fuzzed: " (no record of it) leaves nothing unchecked.
+    (worded,) = verdicts(producer, [_fidelity("pass"), dataclasses.replace(not_fuzzed, not_fuzzed=None)])
+    assert not worded.not_fuzzed and run_verdict([worded], [], Completeness()) == "conforms"
     # A failure stays a failure (exit 1) whatever was not checked.
     failing = verdicts(widened, [result("fail")])
     assert run_verdict(failing, [], Completeness()) == "does-not-conform"

@@ -72,7 +72,7 @@ def _reports() -> list[pytest.TestReport]:
     unchecked = record("producer/test_fidelity[a]", role="producer", kind="producer", key="conv",
                        fidelity_not_checked=NOT_CHECKED)
     not_fuzzed = record("producer/test_converts_generated_transcripts[not-fuzzed]", role="producer", kind="fuzz",
-                        key="conv")
+                        key="conv", not_fuzzed=NOT_FUZZED)
     return [
         _report(passed, "call", "passed"),
         _report(failed, "call", "failed", "AssertionError: accepted an invalid stream"),
