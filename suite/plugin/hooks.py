@@ -45,6 +45,7 @@ from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, not_fuzzed
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
+from asr_conformance.harness.run_context import RunContext
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ProducerInput, Target, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
@@ -52,6 +53,7 @@ from asr_conformance.plugin.classify import MODULES, classify
 from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
+    RUN_CONTEXT_KEY,
     RUN_DEADLINE_KEY,
     SEED_KEY,
     TARGETS_KEY,
@@ -59,6 +61,7 @@ from asr_conformance.plugin.run_config import (
     counterexamples_of,
     fuzz_plans,
     hypothesis_facts,
+    run_context_of,
     shrink_budget_of,
     target_of,
     targets_of,
@@ -108,11 +111,12 @@ def _configure(config: pytest.Config) -> None:
     _configure_containment(config)
     accept_builtin_only(config.getoption("builtin_packs_only"))
     implementations = config.getoption("implementation")
-    targets = resolve_targets(
+    context = run_context_of(config)
+    targets = [context.contained(target) for target in resolve_targets(
         implementations, config.getoption("role"), config.getoption("inputs"),
         config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
         config.getoption("source_formats"), config.getoption("strict_reasons"),
-    )
+    )]
     settings = _gate_settings(config, targets)
     config.stash[TARGETS_KEY] = targets
     config.stash[GATE_KEY] = settings
@@ -178,13 +182,14 @@ def _configure_containment(config: pytest.Config) -> None:
         hidden.append(Path(config.option.basetemp).resolve())
     limits = tuple((name, config.getoption(f"limit_{name}")) for name in LIMIT_NAMES
                    if config.getoption(f"limit_{name}") is not None)
-    containment.configure(sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
-                          pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
-                          run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
-                          staging_parent=Path(staging) if staging else None,
-                          network=config.getoption("network"), limits=limits,
-                          allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
-    containment.sandbox_mode()
+    settings = containment.settings_for(
+        sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
+        pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
+        run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
+        staging_parent=Path(staging) if staging else None, network=config.getoption("network"), limits=limits,
+        allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
+    containment.sandbox_mode(settings.sandbox)  # --sandbox=strict on a machine without one: a usage error now
+    config.stash[RUN_CONTEXT_KEY] = RunContext(settings)
 
 
 def _active(config: pytest.Config) -> bool:
@@ -277,7 +282,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if config.stash.get(SEED_KEY, None) is not None:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
-    lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
+    lines = [line, f"asr-conformance: {containment.describe_sandbox(run_context_of(config).policy)}"]
     widened = widened_of(config)
     if widened:
         lines.append(terminal_line(f"asr-conformance: widened sandbox: {'; '.join(widened)}"))
