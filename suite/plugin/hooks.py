@@ -49,8 +49,8 @@ from asr_conformance.harness.run_context import RunContext
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ProducerInput, Target, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
-from asr_conformance.plugin.classify import MODULES, classify
-from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
+from asr_conformance.plugin.classify import MODULES, UnclassifiedTest, classify
+from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration, usage_error
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
     RUN_CONTEXT_KEY,
@@ -84,11 +84,6 @@ MARKERS = {
     "producer": "a test of the producer role",
     "reader": "a test of the reader role",
 }
-
-
-def usage_error(error: UserError) -> pytest.UsageError:
-    """pytest's usage error for a mistake the user can fix: the message as the error words it."""
-    return pytest.UsageError(f"asr-conformance: {error}")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -415,6 +410,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     """Keep the tests of the roles each implementation plays, and stamp each with what its report needs."""
     if not _active(config):
         return
+    try:
+        _keep_and_stamp(config, items)
+    except UserError as error:
+        raise usage_error(error) from None
+
+
+def _keep_and_stamp(config: pytest.Config, items: list[pytest.Item]) -> None:
     targets = targets_of(config)
     kept, dropped = [], []
     for item in items:
@@ -423,8 +425,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             continue
         found = classify(item.nodeid)
         if found is None:
-            raise pytest.UsageError(f"asr-conformance: {item.nodeid}: a conformance test in a module that "
-                                    "plugin/classify.py does not name")
+            raise UnclassifiedTest(f"{item.nodeid}: a conformance test in a module that plugin/classify.py does "
+                                   "not name")
         role = found.role
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
