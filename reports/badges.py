@@ -10,28 +10,30 @@ import re
 from collections.abc import Sequence
 from typing import Any
 
-from asr_conformance.gate.verdict import judge_label
+from asr_conformance.gate.results import SCORED
+from asr_conformance.gate.verdict import VerdictKind, judge_label
 
 
 def badge(verdict: dict[str, Any], widened: Sequence[str] = ()) -> dict[str, Any]:
     """One role's badge; ``widened``: how the run widened the closed box (named on the badge)."""
     counts = verdict["counts"]
-    scored = sum(counts.get(o, 0) for o in ("pass", "fail", "crash", "timeout", "expected-fail"))
+    scored = sum(counts.get(o, 0) for o in SCORED)
     percent = verdict["pass_percent"]
-    if verdict["verdict"] == "no-verdict":
+    if verdict["verdict"] == VerdictKind.NO_VERDICT:
         message, color = "no verdict", "lightgrey"
-    elif verdict["verdict"] == "incomplete":
+    elif verdict["verdict"] == VerdictKind.INCOMPLETE:
         message, color = "incomplete run", "lightgrey"
-    elif verdict["verdict"] == "partial":
+    elif verdict["verdict"] == VerdictKind.PARTIAL:
         # Never green: a pass percentage over what was checked is not a pass (docs/certification.md §4).
         message, color = f"partial: {_unchecked_words(verdict)} ({counts.get('pass', 0)}/{scored} passed)", "blue"
     else:
         message = f"{percent:g}% ({counts.get('pass', 0)}/{scored})"
-        color = {"conforms": "brightgreen", "conforms-except-known-failures": "yellow"}.get(verdict["verdict"], "red")
+        color = {VerdictKind.CONFORMS: "brightgreen", VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES: "yellow"}.get(
+            verdict["verdict"], "red")
     judges = ", ".join(judge_label(j) for j in verdict.get("judged_by", ()))
     if judges:
         message += f", fidelity judged by {judges}"
-    if verdict.get("not_fuzzed") and verdict["verdict"] != "partial":
+    if verdict.get("not_fuzzed") and verdict["verdict"] != VerdictKind.PARTIAL:
         message += ", not fuzzed"
     if widened:
         message += ", widened sandbox: " + "; ".join(widened)

@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from asr_conformance.gate.integrity import Snapshot, snapshot
-from asr_conformance.gate.results import FAILING, OUTCOMES, Result
-from asr_conformance.gate.verdict import Completeness, verdicts
+from asr_conformance.gate.results import FAILING, OUTCOMES, Result, ResultOutcome
+from asr_conformance.gate.verdict import Completeness, RoleVerdict, verdicts
 from asr_conformance.vocabulary.rules import Rule
 
 REPORT_VERSION = 1
@@ -43,7 +43,7 @@ class RunFacts:
     #: The package's code digest at the start of the run, by folder.
     package: dict[str, str] = field(default_factory=dict)
     #: The per-role verdicts the run already decided (its terminal shows them); computed here when not given.
-    verdicts: list[dict[str, Any]] | None = None
+    verdicts: list[RoleVerdict] | None = None
 
 
 def corpus_digest(corpus: Path) -> tuple[str, int]:
@@ -67,7 +67,8 @@ def build_report(facts: RunFacts, results: Sequence[Result]) -> dict[str, Any]:
         "options": facts.options,
         "hypothesis": facts.hypothesis,
         "implementations": facts.implementations,
-        "verdicts": facts.verdicts if facts.verdicts is not None else verdicts(facts.implementations, ordered, complete),
+        "verdicts": [v.to_json() for v in (facts.verdicts if facts.verdicts is not None
+                                            else verdicts(facts.implementations, ordered, complete))],
         "rules": rule_matrix(facts.catalog, keys, ordered),
         "results": [r.to_json() for r in ordered],
         "counterexamples": counterexamples(ordered),
@@ -80,14 +81,14 @@ def build_report(facts: RunFacts, results: Sequence[Result]) -> dict[str, Any]:
     }
 
 
-def rule_status(outcomes: Counter[str], tested: str) -> str:
+def rule_status(outcomes: Counter[ResultOutcome], tested: str) -> str:
     if any(outcomes[o] for o in FAILING):
         return "fail"
-    if outcomes["expected-fail"]:
+    if outcomes[ResultOutcome.EXPECTED_FAIL]:
         return "expected-fail"
-    if outcomes["pass"]:
+    if outcomes[ResultOutcome.PASS]:
         return "pass"
-    if outcomes["not-scored"]:
+    if outcomes[ResultOutcome.NOT_SCORED]:
         return "not-scored"
     return "untestable" if tested == "untestable" else "not-run"
 

@@ -13,7 +13,8 @@ from collections.abc import Iterable
 from html import escape
 from typing import Any
 
-from asr_conformance.gate.verdict import judge_label, reasons_line, widened_note
+from asr_conformance.gate.results import ResultOutcome
+from asr_conformance.gate.verdict import VerdictKind, judge_label, reasons_line, widened_note
 from asr_conformance.vocabulary.inline import INLINE_LIMIT
 from asr_conformance.vocabulary.untrusted import visible_controls
 
@@ -22,10 +23,11 @@ STATUS_LABEL = {
     "not-run": "not run", "untestable": "untestable",
 }
 VERDICT_LABEL = {
-    "conforms": "conforms", "conforms-except-known-failures": "conforms except known failures",
-    "partial": "partial: not everything checked", "does-not-conform": "does not conform", "no-verdict": "no verdict", "incomplete": "incomplete run",
+    VerdictKind.CONFORMS: "conforms", VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES: "conforms except known failures",
+    VerdictKind.PARTIAL: "partial: not everything checked", VerdictKind.DOES_NOT_CONFORM: "does not conform",
+    VerdictKind.NO_VERDICT: "no verdict", VerdictKind.INCOMPLETE: "incomplete run",
 }
-SHOWN_OUTCOMES = ("fail", "crash", "timeout", "expected-fail")
+SHOWN_OUTCOMES = (ResultOutcome.FAIL, ResultOutcome.CRASH, ResultOutcome.TIMEOUT, ResultOutcome.EXPECTED_FAIL)
 
 STYLE = """
 body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0;color:#1d2330;background:#f6f7f9}

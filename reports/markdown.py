@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from asr_conformance.gate.verdict import judge_label, reasons_line, widened_note
+from asr_conformance.gate.verdict import VerdictKind, judge_label, reasons_line, widened_note
 from asr_conformance.vocabulary.untrusted import code_span, markdown_text
 
+#: Each verdict as the summary's table shows it (looked up by the report's ``verdict`` word).
 VERDICT_WORDS = {
-    "conforms": "✅ conforms",
-    "conforms-except-known-failures": "🟡 conforms except known failures",
-    "partial": "🔶 partial: not everything was checked (not a pass)",
-    "does-not-conform": "❌ does not conform",
-    "no-verdict": "⚪ no verdict (nothing executed)",
-    "incomplete": "⚪ incomplete run (certifies nothing)",
+    VerdictKind.CONFORMS: "✅ conforms",
+    VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES: "🟡 conforms except known failures",
+    VerdictKind.PARTIAL: "🔶 partial: not everything was checked (not a pass)",
+    VerdictKind.DOES_NOT_CONFORM: "❌ does not conform",
+    VerdictKind.NO_VERDICT: "⚪ no verdict (nothing executed)",
+    VerdictKind.INCOMPLETE: "⚪ incomplete run (certifies nothing)",
 }
 #: Failing rules listed at most; the HTML page and the JSON report have them all.
 MAX_ROWS = 40

@@ -6,11 +6,18 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from asr_conformance.gate.results import FAILING
-from asr_conformance.gate.verdict import EXIT_PARTIAL, Completeness, judged_suffix, overall, reasons_line, run_verdict, widened_note
-
-#: The outcomes in the order the run's summary counts them.
-_ORDER = ("pass", "fail", "crash", "timeout", "expected-fail", "not-scored", "skipped")
+from asr_conformance.gate.results import FAILING, TALLY_ORDER
+from asr_conformance.gate.verdict import (
+    EXIT_PARTIAL,
+    Completeness,
+    RoleVerdict,
+    VerdictKind,
+    judged_suffix,
+    overall,
+    reasons_line,
+    run_verdict,
+    widened_note,
+)
 
 
 def verdict_words(report: dict[str, Any]) -> str:
@@ -18,7 +25,7 @@ def verdict_words(report: dict[str, Any]) -> str:
     completeness."""
     incomplete = tuple(report["completeness"].get("reasons") or ())
     reasons = [r for r in report["exit"].get("reasons", []) if r not in incomplete]
-    return overall(report["verdicts"], reasons, Completeness(other=incomplete), bool(report["options"].get("partial")))
+    return overall(_role_verdicts(report), reasons, Completeness(other=incomplete), bool(report["options"].get("partial")))
 
 
 def conforms(report: dict[str, Any]) -> bool:
@@ -31,8 +38,12 @@ def partial(report: dict[str, Any]) -> bool:
     incomplete = tuple(report["completeness"].get("reasons") or ())
     reasons = [r for r in report["exit"].get("reasons", []) if r not in incomplete]
     return report["exit"].get("status") == EXIT_PARTIAL and \
-        run_verdict(report["verdicts"], reasons, Completeness(other=incomplete),
-                    bool(report["options"].get("partial"))) == "partial"
+        run_verdict(_role_verdicts(report), reasons, Completeness(other=incomplete),
+                    bool(report["options"].get("partial"))) is VerdictKind.PARTIAL
+
+
+def _role_verdicts(report: dict[str, Any]) -> list[RoleVerdict]:
+    return [RoleVerdict.from_json(v) for v in report["verdicts"]]
 
 
 def render_terminal(report: dict[str, Any]) -> list[str]:
@@ -50,7 +61,7 @@ def render_terminal(report: dict[str, Any]) -> list[str]:
         mine = [r for r in report["results"] if r["implementation"] == key]
         for role in implementation["roles"]:
             counts = Counter(r["outcome"] for r in mine if r["role"] == role)
-            tally = ", ".join(f"{counts[o]} {o}" for o in _ORDER if counts[o])
+            tally = ", ".join(f"{counts[o]} {o}" for o in TALLY_ORDER if counts[o])
             lines.append(f"  {role}: {tally or 'nothing ran'}")
         failing = sorted({rule for r in mine if r["outcome"] in FAILING for rule in r.get("rules", ())})
         if failing:
@@ -68,7 +79,7 @@ def render_terminal(report: dict[str, Any]) -> list[str]:
             lines.append((f"{each['implementation']} {each['role']} " if several else "") + reasons_line(each["reasons"]))
     narrowed = report["options"].get("partial_reasons") or []
     suffix = f" (partial run: {', '.join(narrowed)}; only a full run certifies)" if report["options"].get("partial") else ""
-    lines.append(f"verdict: {verdict}{judged_suffix(report['verdicts'])}{suffix}")
+    lines.append(f"verdict: {verdict}{judged_suffix(_role_verdicts(report))}{suffix}")
     note = widened_note(report["options"].get("widened") or ())
     if note:
         lines.append(note)

@@ -18,7 +18,6 @@ import os
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -27,6 +26,7 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.verdict import EXIT_PARTIAL
 from asr_conformance.harness import containment, sandbox
 from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.run_context import RunContext
 from asr_conformance.vocabulary.cases import iter_cases
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,23 +37,25 @@ TAKEN: dict[str, float] = {}
 
 
 @pytest.fixture
-def mode(request: pytest.FixtureRequest) -> Iterator[str]:
+def mode(request: pytest.FixtureRequest) -> str:
     if request.param == "strict" and sandbox.problem():
         pytest.skip(f"no sandbox here: {sandbox.problem()}")
-    previous = containment.settings().sandbox
-    containment.configure(sandbox=request.param)
-    yield request.param
-    containment.configure(sandbox=previous)
+    return str(request.param)
 
 
-def _run_all() -> int:
-    adapter = OneShotValidator([str(EXAMPLES / "reference-validator")])
+def _policy(mode: str) -> containment.Policy:
+    """The containment a run with ``--sandbox=mode`` gives an implementation (its run context's settings)."""
+    return RunContext(containment.settings_for(sandbox=mode)).policy
+
+
+def _run_all(mode: str) -> int:
+    adapter = OneShotValidator([str(EXAMPLES / "reference-validator")], policy=_policy(mode))
     return sum(adapter.validate(stream).outcome.is_verdict for stream in STREAMS)
 
 
 @pytest.mark.parametrize("mode", ["none", "strict"], indirect=True)
 def test_one_shot_corpus_with_and_without_the_sandbox(benchmark, mode: str) -> None:
-    assert benchmark.pedantic(_run_all, rounds=1, iterations=1) == len(STREAMS)
+    assert benchmark.pedantic(_run_all, args=(mode,), rounds=1, iterations=1) == len(STREAMS)
     TAKEN[mode] = benchmark.stats.stats.total
     benchmark.extra_info["cases"] = len(STREAMS)
     if mode == "strict" and "none" in TAKEN:
@@ -137,14 +139,12 @@ def test_building_a_sandbox_command_line_with_and_without_its_check(benchmark, c
 
     if not checked:
         monkeypatch.setattr(visibility, "violations", lambda *_: [])
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="strict")
-    box = Box()
+    policy = _policy("strict")
+    box = Box(policy.settings)
     try:
-        line = benchmark(containment.wrap, [str(EXAMPLES / "reference-validator")], box, None)
+        line = benchmark(containment.wrap, [str(EXAMPLES / "reference-validator")], box, None, (), policy)
     finally:
         box.close()
-        containment.configure(sandbox=previous)
     assert line[0].endswith("bwrap")
     BUILT["checked" if checked else "unchecked"] = benchmark.stats.stats.mean
     if checked and "unchecked" in BUILT:

@@ -15,7 +15,7 @@ from typing import Any, Generic, Protocol, TypeVar
 from asr_conformance.gate.baseline import Baseline, Comparison, compare, was_failing
 from asr_conformance.gate.expectations import Expectation, matching, stale
 from asr_conformance.gate.results import FAILING, SCORED, Result
-from asr_conformance.gate.verdict import EXIT_PARTIAL, Completeness
+from asr_conformance.gate.verdict import EXIT_PARTIAL, Completeness, VerdictKind
 
 #: pytest's exit statuses the gate reads and sets (``pytest.ExitCode.OK`` and ``TESTS_FAILED``).
 EXIT_OK, EXIT_TESTS_FAILED = 0, 1
@@ -89,11 +89,12 @@ def decide(settings: GateSettings[Any], results: Sequence[Result]) -> GateDecisi
     return decision
 
 
-def exit_status(status: int, reasons: Sequence[str], completeness: Completeness, verdict: str = "") -> int:
+def exit_status(status: int, reasons: Sequence[str], completeness: Completeness,
+                verdict: VerdictKind | None = None) -> int:
     """pytest's exit status after the gate: a run that passed its tests but not the gate, or did not finish, fails;
     one whose verdict (``gate.verdict.run_verdict``) did not check everything exits ``EXIT_PARTIAL``, never 0."""
     if (reasons or not completeness.complete) and status == EXIT_OK:
         return EXIT_TESTS_FAILED
-    if verdict == "partial" and status == EXIT_OK:
+    if verdict == VerdictKind.PARTIAL and status == EXIT_OK:
         return EXIT_PARTIAL
     return status

@@ -5,7 +5,8 @@ rules), the test adds what it saw (the answer, the judgement, the input and outp
 failure, a fuzz counterexample), and the plugin serializes it once into each report's
 ``user_properties`` under ``RECORD_PROPERTY``.  pytest-xdist sends the reports to the controller,
 which reads the record back (``TestRecord.from_json``): nothing travels as loose keys, and the
-counterexample path is data, never parsed back from a message.
+counterexample path, why fidelity was not checked and why a producer was not fuzzed are data, set by
+the code that decides them, never parsed back from a message.
 
 Every process runs the tests, but only the one that receives every report (the xdist
 controller, or the single process) gathers them into ``Result``\\ s.
@@ -17,6 +18,7 @@ import dataclasses
 import json
 import re
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any
 
 import pytest
@@ -25,12 +27,28 @@ from asr_conformance.vocabulary.redaction import redact_value
 from asr_conformance.vocabulary.scoring import rule_names
 from asr_conformance.vocabulary.untrusted import clean_value, no_surrogates
 
+
+class ResultOutcome(StrEnum):
+    """How one conformance test ended, as reports name it (a ``str``: it serializes as its value)."""
+
+    FAIL = "fail"
+    CRASH = "crash"
+    TIMEOUT = "timeout"
+    PASS = "pass"
+    EXPECTED_FAIL = "expected-fail"
+    NOT_SCORED = "not-scored"
+    SKIPPED = "skipped"
+
+
 #: Every outcome a result can have, in the order reports list them.
-OUTCOMES = ("fail", "crash", "timeout", "pass", "expected-fail", "not-scored", "skipped")
+OUTCOMES: tuple[ResultOutcome, ...] = tuple(ResultOutcome)
+#: The order a run's summary counts outcomes in, passes first.
+TALLY_ORDER = (ResultOutcome.PASS, ResultOutcome.FAIL, ResultOutcome.CRASH, ResultOutcome.TIMEOUT,
+               ResultOutcome.EXPECTED_FAIL, ResultOutcome.NOT_SCORED, ResultOutcome.SKIPPED)
 #: Outcomes that count against an implementation.
-FAILING = frozenset({"fail", "crash", "timeout"})
+FAILING = frozenset({ResultOutcome.FAIL, ResultOutcome.CRASH, ResultOutcome.TIMEOUT})
 #: Outcomes that were executed and scored.
-SCORED = FAILING | {"pass", "expected-fail"}
+SCORED = FAILING | {ResultOutcome.PASS, ResultOutcome.EXPECTED_FAIL}
 #: How much of an input or output a result keeps.
 CLIP = 20_000
 #: The one user property that carries a test's record.
@@ -84,6 +102,9 @@ class TestRecord:
     shrink: dict[str, Any] | None = None
     #: Why a producer's fidelity was not checked ("no witness for format 'x'"): set by the test that skips.
     fidelity_not_checked: str | None = None
+    #: Why a producer is not fuzzed in some or all of its formats ("not fuzzed: no generator for x"): set at
+    #: collection on the fuzz test that skips for it, and read by the verdict (the skip message is for people).
+    not_fuzzed: str | None = None
     #: Producer fidelity: the format pack that judged (name, version, distribution, sha256, builtin, format).
     judge: dict[str, Any] | None = None
     #: The suite's own error (a format pack raised, hung or gave malformed facts): the result is no verdict
@@ -98,7 +119,7 @@ class TestRecord:
         if isinstance(changes.get("input"), str) and "input_encoding" not in changes:
             changes["input"] = clip(no_surrogates(changes["input"]))  # inline_input clips on its own
         for name in ("output", "expected", "announced", "announced_name", "announced_version", "answer", "status",
-                     "rule_level", "fidelity_not_checked", "suite_error"):
+                     "rule_level", "fidelity_not_checked", "not_fuzzed", "suite_error"):
             if isinstance(changes.get(name), str):
                 changes[name] = clip(no_surrogates(changes[name]))
         changes = redact_value(changes)  # nothing of the caller's passed-through variables
@@ -158,7 +179,7 @@ class Result:
     kind: str
     test: str
     rules: list[str]
-    outcome: str
+    outcome: ResultOutcome
     message: str = ""
     input: str | None = None
     #: ``utf-8`` (``input`` is the text) or ``base64`` (the bytes were not UTF-8); the whole input's size in
@@ -173,9 +194,19 @@ class Result:
     excused_by: str | None = None
     counterexample: Counterexample | None = None
     details: dict[str, Any] = field(default_factory=dict)
+    #: Why the producer was not fuzzed (the record's ``not_fuzzed``): read by the verdict, which lists it;
+    #: not written with the result.
+    not_fuzzed: str | None = None
+
+    def __post_init__(self) -> None:
+        # An outcome given by its word ("fail") becomes the enum member; an unknown word is an error here.
+        object.__setattr__(self, "outcome", ResultOutcome(self.outcome))
 
     def to_json(self) -> dict[str, Any]:
-        return {key: value for key, value in dataclasses.asdict(self).items() if value not in (None, {}, "")}
+        found = {key: value for key, value in dataclasses.asdict(self).items() if value not in (None, {}, "")}
+        found["outcome"] = self.outcome.value
+        found.pop("not_fuzzed", None)  # the role's verdict lists it, as it always has
+        return found
 
 
 def clip(text: str | None, limit: int = CLIP) -> str | None:
@@ -196,7 +227,7 @@ def without_worker_noise(text: str) -> str:
 def missing_result(test: str, implementation: str, role: str, kind: str, message: str) -> Result:
     """A crash for a collected test that sent no result (its worker died, or the run stopped)."""
     return Result(id=test, implementation=implementation, role=role, kind=kind, test=test, rules=[],
-                  outcome="crash", message=clip(no_surrogates(message)) or "")
+                  outcome=ResultOutcome.CRASH, message=clip(no_surrogates(message)) or "")
 
 
 class ResultCollector:
@@ -233,24 +264,26 @@ class ResultCollector:
             input_clipped=record.input_clipped, output=record.output, expected=record.expected,
             duration=round(float(getattr(report, "duration", 0.0)), 4),
             excused_by=excused, counterexample=record.counterexample, details=record.details(),
+            not_fuzzed=record.not_fuzzed,
         )
 
     def all(self) -> list[Result]:
         return list(self.results.values())
 
 
-def _outcome(report: pytest.TestReport, record: TestRecord) -> tuple[str, str, str | None]:
+def _outcome(report: pytest.TestReport, record: TestRecord) -> tuple[ResultOutcome, str, str | None]:
     if report.passed:
-        return "pass", "", None
+        return ResultOutcome.PASS, "", None
     if report.failed:
-        kind = record.answer if record.answer in ("crash", "timeout") else "fail"
+        kind = {"crash": ResultOutcome.CRASH, "timeout": ResultOutcome.TIMEOUT}.get(record.answer or "",
+                                                                                  ResultOutcome.FAIL)
         return kind, report.longreprtext, None
     if hasattr(report, "wasxfail"):
-        return "expected-fail", report.longreprtext, str(report.wasxfail)
+        return ResultOutcome.EXPECTED_FAIL, report.longreprtext, str(report.wasxfail)
     reason = _skip_reason(report)
     if record.status == "reported":
-        return "not-scored", reason, None
-    return "skipped", reason, None
+        return ResultOutcome.NOT_SCORED, reason, None
+    return ResultOutcome.SKIPPED, reason, None
 
 
 def _skip_reason(report: pytest.TestReport) -> str:

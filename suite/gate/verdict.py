@@ -11,26 +11,44 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from enum import StrEnum
 from typing import Any
 
-from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result
+from asr_conformance.gate.results import FAILING, OUTCOMES, SCORED, Result, ResultOutcome
 from asr_conformance.vocabulary.scoring import add_reasons
+
+
+class VerdictKind(StrEnum):
+    """A verdict, by the key reports use for it (a ``str``: it serializes as its value)."""
+
+    CONFORMS = "conforms"
+    CONFORMS_EXCEPT_KNOWN_FAILURES = "conforms-except-known-failures"
+    PARTIAL = "partial"
+    DOES_NOT_CONFORM = "does-not-conform"
+    NO_VERDICT = "no-verdict"
+    INCOMPLETE = "incomplete"
+
+    @property
+    def words(self) -> str:
+        """What the verdict is called on the terminal."""
+        return VERDICT_WORDS[self]
+
 
 #: What each verdict is called on the terminal.
 VERDICT_WORDS = {
-    "conforms": "CONFORMS",
-    "conforms-except-known-failures": "CONFORMS EXCEPT KNOWN FAILURES",
-    "partial": "PARTIAL: conforms on what was checked, not everything was checked",
-    "does-not-conform": "DOES NOT CONFORM",
-    "no-verdict": "NO VERDICT: no case was executed",
-    "incomplete": "INCOMPLETE",
+    VerdictKind.CONFORMS: "CONFORMS",
+    VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES: "CONFORMS EXCEPT KNOWN FAILURES",
+    VerdictKind.PARTIAL: "PARTIAL: conforms on what was checked, not everything was checked",
+    VerdictKind.DOES_NOT_CONFORM: "DOES NOT CONFORM",
+    VerdictKind.NO_VERDICT: "NO VERDICT: no case was executed",
+    VerdictKind.INCOMPLETE: "INCOMPLETE",
 }
 #: The run's exit status for each verdict (docs/certification.md §4): only a verdict that checked everything
 #: and found it conforming exits 0; a partial one has a status of its own, beside pytest's 0 to 5.
 EXIT_PARTIAL = 10
 EXIT_STATUSES = {
-    "conforms": 0, "conforms-except-known-failures": 0, "partial": EXIT_PARTIAL, "does-not-conform": 1,
-    "no-verdict": 1, "incomplete": 1,
+    VerdictKind.CONFORMS: 0, VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES: 0, VerdictKind.PARTIAL: EXIT_PARTIAL,
+    VerdictKind.DOES_NOT_CONFORM: 1, VerdictKind.NO_VERDICT: 1, VerdictKind.INCOMPLETE: 1,
 }
 #: Exit statuses after which the results can be complete: all passed, some failed, none collected (pytest), partial.
 FINISHED_STATUSES = frozenset({0, 1, 5, EXIT_PARTIAL})
@@ -75,7 +93,59 @@ class Completeness:
                 "changed": list(self.changed), "exit_status": self.exit_status}
 
 
-def role_verdict(counts: Counter[str], complete: bool = True, unchecked: Sequence[str] = ()) -> str:
+@dataclass(frozen=True, slots=True)
+class RoleVerdict:
+    """The verdict of one implementation in one role, with the figures and gaps reports show beside it."""
+
+    implementation: str
+    role: str
+    #: Results by outcome, every outcome listed (in ``OUTCOMES`` order).
+    counts: dict[str, int]
+    pass_percent: float
+    verdict: VerdictKind
+    #: Producers: why fidelity was not checked for some inputs (each reason once).
+    fidelity_not_checked: tuple[str, ...] = ()
+    #: Producers: the format packs that judged fidelity, each once.
+    judged_by: tuple[dict[str, Any], ...] = ()
+    #: Producers: the format packs' own failures (the suite's, not the implementation's).
+    judge_errors: tuple[str, ...] = ()
+    #: Producers: why some or all of the formats were not fuzzed.
+    not_fuzzed: tuple[str, ...] = ()
+    #: Validators: the reasons figure (``reasons_of``), when any rejection was scored.
+    reasons: dict[str, int] | None = None
+    #: Everything the role did not check (fidelity, fuzzing, a widened sandbox): such a role is never CONFORMS.
+    unchecked: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        """The verdict as reports have always written it: empty parts left out, ``verdict`` last."""
+        found: dict[str, Any] = {"implementation": self.implementation, "role": self.role,
+                                 "counts": {str(k): v for k, v in self.counts.items()},
+                                 "pass_percent": self.pass_percent}
+        for name in ("fidelity_not_checked", "judged_by", "judge_errors", "not_fuzzed"):
+            if getattr(self, name):
+                found[name] = list(getattr(self, name))
+        if self.reasons:
+            found["reasons"] = self.reasons
+        if self.unchecked:
+            found["unchecked"] = list(self.unchecked)
+        found["verdict"] = self.verdict.value
+        return found
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> RoleVerdict:
+        """A verdict read back from a saved report (``to_json``'s shape)."""
+        return cls(implementation=str(data["implementation"]), role=str(data["role"]),
+                   counts={str(k): int(v) for k, v in dict(data.get("counts") or {}).items()},
+                   pass_percent=float(data.get("pass_percent") or 0.0), verdict=VerdictKind(data["verdict"]),
+                   fidelity_not_checked=tuple(map(str, data.get("fidelity_not_checked") or ())),
+                   judged_by=tuple(data.get("judged_by") or ()),
+                   judge_errors=tuple(map(str, data.get("judge_errors") or ())),
+                   not_fuzzed=tuple(map(str, data.get("not_fuzzed") or ())),
+                   reasons=dict(data["reasons"]) if data.get("reasons") else None,
+                   unchecked=tuple(map(str, data.get("unchecked") or ())))
+
+
+def role_verdict(counts: Counter[ResultOutcome], complete: bool = True, unchecked: Sequence[str] = ()) -> VerdictKind:
     """The verdict of one implementation in one role, from the counts of its outcomes.
 
     ``unchecked`` says what the run did not check (fidelity, fuzzing, a widened sandbox): a role that
@@ -83,20 +153,20 @@ def role_verdict(counts: Counter[str], complete: bool = True, unchecked: Sequenc
     scored = sum(counts[o] for o in SCORED)
     failing = sum(counts[o] for o in FAILING)
     if failing:
-        return "does-not-conform"  # a failure seen is a failure, complete run or not
+        return VerdictKind.DOES_NOT_CONFORM  # a failure seen is a failure, complete run or not
     if not complete:
-        return "incomplete"
+        return VerdictKind.INCOMPLETE
     if scored == 0:
-        return "no-verdict"
+        return VerdictKind.NO_VERDICT
     if unchecked:
-        return "partial"
-    if counts["expected-fail"]:
-        return "conforms-except-known-failures"
-    return "conforms"
+        return VerdictKind.PARTIAL
+    if counts[ResultOutcome.EXPECTED_FAIL]:
+        return VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES
+    return VerdictKind.CONFORMS
 
 
 def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result],
-             complete: bool = True) -> list[dict[str, Any]]:
+             complete: bool = True) -> list[RoleVerdict]:
     """One certification verdict per implementation and role it was run in.
 
     An implementation's ``widened`` (why its sandbox was wider than the default) makes each of its roles
@@ -107,27 +177,17 @@ def verdicts(implementations: list[dict[str, Any]], results: Sequence[Result],
             mine = [r for r in results if r.implementation == implementation["key"] and r.role == role]
             counts = Counter(r.outcome for r in mine)
             scored = sum(counts[o] for o in SCORED)
-            verdict: dict[str, Any] = {
-                "implementation": implementation["key"], "role": role,
-                "counts": {o: counts[o] for o in OUTCOMES},
-                "pass_percent": round(100.0 * counts["pass"] / scored, 2) if scored else 0.0,
-            }
             unchecked = fidelity_not_checked(mine) if role == "producer" else []
-            if unchecked:
-                verdict["fidelity_not_checked"] = unchecked
-            if role == "producer":
-                verdict.update(judging(mine))
-            if role == "validator":
-                figure = reasons_of(mine)
-                if figure:
-                    verdict["reasons"] = figure
-            why = [*(f"fidelity not checked: {w.removeprefix('fidelity not checked: ')}" for w in unchecked),
-                   *verdict.get("not_fuzzed", ()),
+            judged = judging(mine) if role == "producer" else Judging()
+            figure = reasons_of(mine) if role == "validator" else {}
+            why = [*(f"fidelity not checked: {w}" for w in unchecked), *judged.not_fuzzed,
                    *(f"widened sandbox: {w}" for w in implementation.get("widened", ()))]
-            if why:
-                verdict["unchecked"] = why
-            verdict["verdict"] = role_verdict(counts, complete, why)
-            found.append(verdict)
+            found.append(RoleVerdict(
+                implementation=implementation["key"], role=role, counts={o.value: counts[o] for o in OUTCOMES},
+                pass_percent=round(100.0 * counts[ResultOutcome.PASS] / scored, 2) if scored else 0.0,
+                verdict=role_verdict(counts, complete, why), fidelity_not_checked=tuple(unchecked),
+                judged_by=judged.judged_by, judge_errors=judged.judge_errors, not_fuzzed=judged.not_fuzzed,
+                reasons=figure or None, unchecked=tuple(why)))
     return found
 
 
@@ -153,31 +213,32 @@ def fidelity_not_checked(results: Sequence[Result]) -> list[str]:
 
     The test that skips records why (``details["fidelity_not_checked"]``); its message is for people."""
     return sorted({str(r.details["fidelity_not_checked"]) for r in results
-                   if r.outcome == "skipped" and r.details.get("fidelity_not_checked")})
+                   if r.outcome is ResultOutcome.SKIPPED and r.details.get("fidelity_not_checked")})
 
 
-#: The start of the reason a producer fuzz test gives when a format has no generator (or none is chosen).
-NOT_FUZZED = "not fuzzed: "
+@dataclass(frozen=True, slots=True)
+class Judging:
+    """Who judged a producer's fidelity, the packs' own errors, and why it was not fuzzed."""
+
+    judged_by: tuple[dict[str, Any], ...] = ()
+    judge_errors: tuple[str, ...] = ()
+    not_fuzzed: tuple[str, ...] = ()
 
 
-def judging(results: Sequence[Result]) -> dict[str, Any]:
-    """Who judged a producer's fidelity (each pack once), the packs' own errors, and why it was not fuzzed."""
+def judging(results: Sequence[Result]) -> Judging:
+    """Who judged a producer's fidelity (each pack once), the packs' own errors, and why it was not fuzzed.
+
+    Why a format was not fuzzed is the skipped fuzz test's record (``Result.not_fuzzed``), never its message."""
     judges: dict[tuple[object, ...], dict[str, Any]] = {}
     for result in results:
         judge = result.details.get("judge")
         if isinstance(judge, dict):
             judges.setdefault((judge.get("name"), judge.get("version"), judge.get("sha256")), judge)
-    found: dict[str, Any] = {}
-    if judges:
-        found["judged_by"] = sorted(judges.values(), key=lambda j: (str(j.get("name")), str(j.get("version"))))
     errors = sorted({str(r.details["suite_error"]) for r in results if r.details.get("suite_error")})
-    if errors:
-        found["judge_errors"] = errors
-    not_fuzzed = sorted({r.message.strip() for r in results if r.outcome == "skipped" and r.kind == "fuzz"
-                         and r.message.startswith(NOT_FUZZED)})
-    if not_fuzzed:
-        found["not_fuzzed"] = not_fuzzed
-    return found
+    not_fuzzed = sorted({r.not_fuzzed for r in results if r.outcome is ResultOutcome.SKIPPED and r.kind == "fuzz"
+                         and r.not_fuzzed})
+    return Judging(tuple(sorted(judges.values(), key=lambda j: (str(j.get("name")), str(j.get("version"))))),
+                   tuple(errors), tuple(not_fuzzed))
 
 
 def judge_label(judge: dict[str, Any]) -> str:
@@ -186,11 +247,11 @@ def judge_label(judge: dict[str, Any]) -> str:
     return f"{judge.get('name')} {judge.get('version')}{third}"
 
 
-def judged_suffix(role_verdicts: Sequence[dict[str, Any]]) -> str:
+def judged_suffix(role_verdicts: Sequence[RoleVerdict]) -> str:
     """What the verdict line says after the verdict about producers: their judges, and what was not fuzzed."""
-    judges = {judge_label(j): None for v in role_verdicts for j in v.get("judged_by", ())}
+    judges = {judge_label(j): None for v in role_verdicts for j in v.judged_by}
     parts = [f"fidelity judged by {', '.join(judges)}"] if judges else []
-    parts += sorted({why for v in role_verdicts for why in v.get("not_fuzzed", ())})
+    parts += sorted({why for v in role_verdicts for why in v.not_fuzzed})
     return f" ({'; '.join(parts)})" if parts else ""
 
 
@@ -209,40 +270,40 @@ def judge_error_reasons(results: Sequence[Result]) -> list[str]:
     return [f"{len(errors)} fidelity judgement(s) failed in the format pack, not in the implementation: {shown}"]
 
 
-def run_verdict(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness,
-                narrowed: bool = False) -> str:
-    """The run's verdict as a key of ``VERDICT_WORDS`` (``does-not-conform`` also for a gate that failed).
+def run_verdict(role_verdicts: Sequence[RoleVerdict], reasons: Sequence[str], completeness: Completeness,
+                narrowed: bool = False) -> VerdictKind:
+    """The run's verdict (``does-not-conform`` also for a gate that failed).
 
     A role that ran no case makes a full run partial; in a run narrowed with ``-m``, ``-k`` and the like
     (which certifies nothing, and says so) its cases were deselected, and the other roles decide."""
     if not completeness.complete:
-        return "incomplete"
-    kinds = {v["verdict"] for v in role_verdicts}
-    if not role_verdicts or kinds == {"no-verdict"}:
-        return "no-verdict"
-    if "does-not-conform" in kinds or reasons:
-        return "does-not-conform"
-    if "partial" in kinds or ("no-verdict" in kinds and not narrowed):
-        return "partial"
-    if "conforms-except-known-failures" in kinds:
-        return "conforms-except-known-failures"
-    return "conforms"
+        return VerdictKind.INCOMPLETE
+    kinds = {v.verdict for v in role_verdicts}
+    if not role_verdicts or kinds == {VerdictKind.NO_VERDICT}:
+        return VerdictKind.NO_VERDICT
+    if VerdictKind.DOES_NOT_CONFORM in kinds or reasons:
+        return VerdictKind.DOES_NOT_CONFORM
+    if VerdictKind.PARTIAL in kinds or (VerdictKind.NO_VERDICT in kinds and not narrowed):
+        return VerdictKind.PARTIAL
+    if VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES in kinds:
+        return VerdictKind.CONFORMS_EXCEPT_KNOWN_FAILURES
+    return VerdictKind.CONFORMS
 
 
-def overall(role_verdicts: list[dict[str, Any]], reasons: Sequence[str], completeness: Completeness,
+def overall(role_verdicts: Sequence[RoleVerdict], reasons: Sequence[str], completeness: Completeness,
             narrowed: bool = False) -> str:
     """The run's verdict in words: INCOMPLETE before anything else, then the worst role verdict."""
     found = run_verdict(role_verdicts, reasons, completeness, narrowed)
-    if found == "incomplete":
+    if found is VerdictKind.INCOMPLETE:
         return "INCOMPLETE: " + "; ".join(completeness.reasons())
-    kinds = {v["verdict"] for v in role_verdicts}
-    if found == "does-not-conform" and "does-not-conform" not in kinds:
+    kinds = {v.verdict for v in role_verdicts}
+    if found is VerdictKind.DOES_NOT_CONFORM and VerdictKind.DOES_NOT_CONFORM not in kinds:
         return "DOES NOT PASS THE GATE: " + "; ".join(reasons)
-    if found == "partial":
-        why = [f"no case ran for {v['implementation']} {v['role']}" for v in role_verdicts
-               if v["verdict"] == "no-verdict"]
-        why += list(dict.fromkeys(w for v in role_verdicts for w in v.get("unchecked", ())))
+    if found is VerdictKind.PARTIAL:
+        why = [f"no case ran for {v.implementation} {v.role}" for v in role_verdicts
+               if v.verdict is VerdictKind.NO_VERDICT]
+        why += list(dict.fromkeys(w for v in role_verdicts for w in v.unchecked))
         return "PARTIAL: conforms on what was checked; not checked: " + "; ".join(why)
-    if found == "conforms" and "no-verdict" in kinds:
+    if found is VerdictKind.CONFORMS and VerdictKind.NO_VERDICT in kinds:
         return "CONFORMS IN PART: some roles ran no case"
-    return VERDICT_WORDS[found]
+    return found.words

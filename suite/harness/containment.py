@@ -32,6 +32,15 @@ read-write, and a PID namespace, so the whole process tree dies with the
 case (``processes`` kills and awaits it through the process's pids cgroup
 where there is one, else through the sweep).  Without it, the harness becomes a child subreaper (Linux) and sweeps
 every leftover descendant after each case; the run header says which.
+
+A run's settings (``Settings``: --sandbox, --pass-env, --limit-*, the staging folder, the run's
+deadline...) are made once by the plugin (``settings_for``), kept in its ``RunContext``
+(``harness.run_context``) and carried to each start in the implementation's ``Policy``: nothing of a
+run is set on this module, and a start outside a run gets the defaults (``DEFAULT_SETTINGS``).  What
+stays process-wide is what a signal handler must reach, and a signal handler reaches nothing but a
+module: the registry of live processes (``register``), the staging folders this process made
+(``_made``, one root per staging folder) and the handlers themselves; and what the machine offers
+(``sandbox_mode``, found out once per process).
 """
 
 from __future__ import annotations
@@ -98,7 +107,8 @@ def corpus_copies() -> tuple[Path, ...]:
 
 @dataclass(frozen=True)
 class Settings:
-    """How this run contains implementations (set once by the plugin, per process)."""
+    """How a run contains implementations: made once by the plugin (``settings_for``, held by the run's
+    ``RunContext``) and carried to every start in the implementation's ``Policy``; never a global."""
 
     sandbox: str = "auto"
     #: Folders no implementation may read: the corpus, the report folders.
@@ -120,7 +130,8 @@ class Settings:
     allow_read: tuple[str, ...] = ()
 
 
-_settings = Settings()
+#: The settings of a start outside any run (a project test, a benchmark): the defaults, never changed.
+DEFAULT_SETTINGS = Settings()
 
 
 STAGING_PREFIX = "asr-run-"
@@ -157,41 +168,39 @@ def remove_stale_staging(folder: Path | None = None) -> list[Path]:
 
 
 
-def configure(**changes: object) -> Settings:
-    """Change this process's settings (the plugin calls it in every xdist worker)."""
-    global _settings
+def settings_for(**changes: object) -> Settings:
+    """The defaults with ``changes``, checked (a bad value is a ``UsageError`` naming its option)."""
     if "sandbox" in changes and changes["sandbox"] not in SANDBOXES:
         raise UsageError(f"--sandbox: one of {', '.join(SANDBOXES)}, not {changes['sandbox']!r}")
     if changes.get("network") not in (None, *sandbox.NETWORKS):
         raise UsageError(f"--network: one of {', '.join(sandbox.NETWORKS)}, not {changes['network']!r}")
     check_allow_read(changes.get("allow_read") or (), "--allow-read")  # type: ignore[arg-type]
     redaction.register(changes.get("pass_env") or ())  # type: ignore[arg-type]
-    _settings = replace(_settings, **changes)  # type: ignore[arg-type]
-    sandbox_mode.cache_clear()
-    return _settings
+    return replace(DEFAULT_SETTINGS, **changes)  # type: ignore[arg-type]
 
 
-def settings() -> Settings:
-    return _settings
+def settings_of(policy: Policy | None) -> Settings:
+    """The run's settings an implementation starts under: its policy's, else the defaults."""
+    return policy.settings if policy is not None else DEFAULT_SETTINGS
 
 
 # --- the run's time limit --------------------------------------------------------------
 
 
-def remaining_run_time() -> float | None:
+def remaining_run_time(settings: Settings) -> float | None:
     """Seconds left before --run-timeout ends the run (None without a limit; <= 0 when spent)."""
-    deadline = _settings.run_deadline
+    deadline = settings.run_deadline
     return None if deadline is None else deadline - time.time()
 
 
-def run_limit_reached() -> bool:
-    left = remaining_run_time()
+def run_limit_reached(settings: Settings) -> bool:
+    left = remaining_run_time(settings)
     return left is not None and left <= 0
 
 
-def case_timeout(timeout: float) -> tuple[float, bool]:
+def case_timeout(timeout: float, settings: Settings) -> tuple[float, bool]:
     """The time a case may take: its timeout, cut to what the run has left; and whether it was cut."""
-    left = remaining_run_time()
+    left = remaining_run_time(settings)
     if left is not None and left < timeout:
         return max(left, 0.0), True
     return timeout, False
@@ -210,29 +219,31 @@ class Policy:
     network: str | None = None
     limits: tuple[tuple[str, int], ...] = ()
     read_only: tuple[str, ...] = ()
+    #: The run's settings (``RunContext.contained`` puts them here), so that every start of the implementation
+    #: gets them with its own choices; the defaults outside a run.
+    settings: Settings = DEFAULT_SETTINGS
 
 
 def effective_limits(policy: Policy | None = None) -> Limits:
     """The defaults, then the manifest's limits, then the command line's (--limit-*)."""
     chosen = DEFAULT_LIMITS.with_changes(dict(policy.limits) if policy else {})
-    return chosen.with_changes(dict(_settings.limits))
+    return chosen.with_changes(dict(settings_of(policy).limits))
 
 
 def effective_network(policy: Policy | None = None) -> str:
-    return _settings.network or (policy.network if policy and policy.network else "none")
+    return settings_of(policy).network or (policy.network if policy and policy.network else "none")
 
 
-def _sandboxed() -> bool:
+def _sandboxed(settings: Settings) -> bool:
     try:
-        return sandbox_mode()[0] == "bwrap"
+        return sandbox_mode(settings.sandbox)[0] == "bwrap"
     except UsageError:
         return False
 
 
 @cache
-def sandbox_mode() -> tuple[str, str]:
-    """("bwrap", "") or ("none", why), from --sandbox and what the machine allows."""
-    chosen = _settings.sandbox
+def sandbox_mode(chosen: str = DEFAULT_SETTINGS.sandbox) -> tuple[str, str]:
+    """("bwrap", "") or ("none", why), from --sandbox (``chosen``) and what the machine allows."""
     if chosen == "none":
         return "none", "--sandbox=none"
     problem = sandbox.problem()
@@ -245,7 +256,7 @@ def sandbox_mode() -> tuple[str, str]:
 
 def describe_sandbox(policy: Policy | None = None) -> str:
     """The run header's line: each protection in force, or why there is none."""
-    mode, why = sandbox_mode()
+    mode, why = sandbox_mode(settings_of(policy).sandbox)
     limits = f"limits per process: {effective_limits(policy).describe()}"
     if mode == "bwrap":
         protections = [*sandbox.protections(effective_network(policy)), mounts.describe()]
@@ -254,7 +265,7 @@ def describe_sandbox(policy: Policy | None = None) -> str:
     if _subreaper_possible():
         cleanup += (", this process not dumpable (its /proc environ and memory stay open to a root implementation)"
                     if os.geteuid() == 0 else ", this process not dumpable (its /proc environ and memory closed)")
-    warning = "" if _settings.sandbox == "none" else " -- WARNING: the implementation can read and write whatever you can"
+    warning = "" if settings_of(policy).sandbox == "none" else " -- WARNING: the implementation can read and write whatever you can"
     return f"sandbox: none ({why}), {cleanup}{warning}; {limits}"
 
 
@@ -270,11 +281,12 @@ class SandboxRefused(OSError):
 def guarded_paths(box: Box | None = None, writable: Iterable[str] = ()) -> visibility.Guarded:
     """What no implementation may see, canonical: the corpus's case folders, the report, counterexample and
     pytest folders, the staging (only ``box`` and ``writable`` are bound back from it)."""
+    settings = box.settings if box else DEFAULT_SETTINGS
     secret: list[str] = list(visibility.pytest_temp_roots())
-    for source in (*_settings.hidden, *corpus_copies()):
+    for source in (*settings.hidden, *corpus_copies()):
         real = visibility.canonical(source)
         secret += visibility.case_folders(real) if os.path.isfile(os.path.join(real, "rules.toml")) else [real]
-    staging = [visibility.canonical(p) for p in (*filter(None, [_settings.staging_parent]), staging_root())]
+    staging = [visibility.canonical(p) for p in (*filter(None, [settings.staging_parent]), staging_root(settings))]
     own = [visibility.canonical(p) for p in ([box.path] if box else [])]
     return visibility.Guarded(secret=tuple(dict.fromkeys(secret)), staging=tuple(dict.fromkeys(staging)),
                               package=sandbox.package_folders(), environment=sandbox.python_environment(),
@@ -297,22 +309,22 @@ NO_SANDBOX = "no sandbox"
 NOT_PROVIDED = "not provided by this machine"
 
 
-def widenings(implementations: Iterable[tuple[Iterable[str], Policy | None]]) -> list[str]:
+def widenings(settings: Settings, implementations: Iterable[tuple[Iterable[str], Policy | None]]) -> list[str]:
     """Every way this run shows implementations more than the closed box of docs/contract.md §9.1, one phrase
     each (empty: a closed box): variables passed through (names only), folders shown on request, the host
     network, no sandbox, and the protections the machine could not provide.  ``implementations``: each one's
     ``pass_env`` and policy.  Part of the certificate: header, report, summary, page, verdict line, badge."""
     chosen = list(implementations)
-    names = list(dict.fromkeys([*_settings.pass_env, *(n for given, _ in chosen for n in given)]))
+    names = list(dict.fromkeys([*settings.pass_env, *(n for given, _ in chosen for n in given)]))
     folders = list(dict.fromkeys(visibility.canonical(f) for f in
-                                 (*_settings.allow_read, *(f for _, p in chosen if p for f in p.read_only))))
+                                 (*settings.allow_read, *(f for _, p in chosen if p for f in p.read_only))))
     found = [f"pass_env {', '.join(names)}"] if names else []
     if folders:
         found.append(f"allow_read {', '.join(folders)}")
-    if any(effective_network(p) == "host" for _, p in chosen) or _settings.network == "host":
+    if any(effective_network(p) == "host" for _, p in chosen) or settings.network == "host":
         found.append("network host")
     try:
-        mode, why = sandbox_mode()
+        mode, why = sandbox_mode(settings.sandbox)
     except UsageError as error:
         mode, why = "none", str(error)
     if mode != "bwrap":
@@ -334,7 +346,7 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
          policy: Policy | None = None) -> list[str]:
     """The command line that runs ``command`` contained (unchanged without a sandbox); SandboxRefused when
     what it would show breaks the rules."""
-    if sandbox_mode()[0] != "bwrap":
+    if sandbox_mode(settings_of(policy).sandbox)[0] != "bwrap":
         return list(command)
     policy = policy or Policy()
     given: tuple[str | Path, ...] = (box.path / "out", *writable)
@@ -342,7 +354,7 @@ def wrap(command: Sequence[str], box: Box, cwd: str | None, writable: Iterable[s
     guarded = guarded_paths(box, outputs)
     own = sandbox.own_folders(command, cwd, guarded)
     widened: list[str] = []
-    for folder in (*policy.read_only, *_settings.allow_read):
+    for folder in (*policy.read_only, *policy.settings.allow_read):
         real = visibility.canonical(folder)
         why = visibility.refusal(real, guarded)
         if why:
@@ -403,36 +415,43 @@ def resolve_program(command: Sequence[str], cwd: str | None, path: str) -> list[
 
 
 _root_lock = threading.Lock()
-_root: Path | None = None
+#: This process's staging root in each run staging folder (``None``: the system's temporary folder).
+_roots: dict[Path | None, Path] = {}
 
 
-def staging_root() -> Path:
-    """This process's staging root (0700), removed at exit."""
-    global _root
+def staging_root(settings: Settings = DEFAULT_SETTINGS) -> Path:
+    """This process's staging root (0700) in the run's staging folder, made on first use, removed at exit.
+
+    Kept per process, not per run: what a process made is what its exit and its signal handlers remove
+    (``_made``), and a signal handler can reach nothing but the module."""
+    parent = settings.staging_parent
     with _root_lock:
-        if _root is None or not _root.is_dir():
-            parent = _settings.staging_parent
-            _root = Path(tempfile.mkdtemp(prefix="asr-", dir=parent if parent and parent.is_dir() else None))
-            atexit.register(_remove_tree, _root)
-            _made.append(_root)
-        return _root
+        root = _roots.get(parent)
+        if root is None or not root.is_dir():
+            root = Path(tempfile.mkdtemp(prefix="asr-", dir=parent if parent and parent.is_dir() else None))
+            atexit.register(_remove_tree, root)
+            _made.append(root)
+            _roots[parent] = root
+        return root
 
 
 @dataclass
 class Box:
-    """One implementation process's private folders (see the module docstring)."""
+    """One implementation process's private folders (see the module docstring), in the staging of ``settings``."""
 
-    path: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="", dir=staging_root())))
+    settings: Settings = DEFAULT_SETTINGS
     token: str = field(default_factory=lambda: secrets.token_hex(12))
     _outputs: dict[str, tuple[int, int]] = field(default_factory=dict)
+    path: Path = field(init=False)
 
     def __post_init__(self) -> None:
+        self.path = Path(tempfile.mkdtemp(prefix="", dir=staging_root(self.settings)))
         for name in ("in", "out", "tmp", "home"):
             (self.path / name).mkdir(mode=0o700, exist_ok=True)
         # In the sandbox, out/ is the one folder of the machine the implementation writes: a tmpfs of the disk
         # limit where the harness may mount one (wrap() gives it the implementation's own limit).
-        if _sandboxed():
-            mounts.limit_folder(self.path / "out", effective_limits().disk)
+        if _sandboxed(self.settings):
+            mounts.limit_folder(self.path / "out", effective_limits(Policy(settings=self.settings)).disk)
 
     def stage(self, source: Path | bytes, suffix: str = ".jsonl") -> Path:
         """A fresh read-only copy of ``source`` under a random name, alone in a private folder."""
@@ -462,14 +481,14 @@ class Box:
         """Take a staged input's folder or an output folder away, once the case is over."""
         self._outputs.pop(str(path), None)
         folder = path if path.parent.name == "out" else path.parent
-        dispose(folder)
+        dispose(folder, self.settings)
 
     def environment(self, overrides: Mapping[str, str] | None = None,
                     pass_env: Iterable[str] = ()) -> dict[str, str]:
         return child_environment(self, overrides, pass_env)
 
     def close(self) -> None:
-        dispose(self.path)
+        dispose(self.path, self.settings)
 
 
 def child_environment(box: Box, overrides: Mapping[str, str] | None = None,
@@ -485,7 +504,7 @@ def child_environment(box: Box, overrides: Mapping[str, str] | None = None,
     if os.name == "nt":
         env["TEMP"] = env["TMP"] = env["TMPDIR"]
     env["PYTHONUNBUFFERED"] = "1"
-    passed = (*_settings.pass_env, *pass_env)
+    passed = (*box.settings.pass_env, *pass_env)
     redaction.register(passed)
     for name in passed:
         if name in caller:
@@ -499,12 +518,13 @@ _spent: queue.SimpleQueue[Path] = queue.SimpleQueue()
 _remover: threading.Thread | None = None
 
 
-def dispose(path: Path) -> None:
-    """Move ``path`` out of every box at once (a rename), and delete it in the background:
-    deleting folders costs milliseconds each on some file systems, renaming them does not."""
+def dispose(path: Path, settings: Settings = DEFAULT_SETTINGS) -> None:
+    """Move ``path`` out of every box at once (a rename, within the staging of ``settings``, which the sandbox
+    hides), and delete it in the background: deleting folders costs milliseconds each on some file systems,
+    renaming them does not."""
     global _remover
     mounts.release_under(path)
-    root = staging_root()
+    root = staging_root(settings)
     spent = root / "spent"
     spent.mkdir(mode=0o700, exist_ok=True)
     try:

@@ -111,8 +111,9 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
     """Run one case on a blind copy of ``source``; return the process's end, its stdout as text, and
     what every answer shows (what was sent, what came back, the stderr tail, how long it took)."""
     started = time.monotonic()
-    allowed, cut = containment.case_timeout(timeout)
-    box = Box()
+    settings = containment.settings_of(policy)
+    allowed, cut = containment.case_timeout(timeout, settings)
+    box = Box(settings)
     try:
         staged = box.stage(source, suffix)
         argv = _argv(command, placeholder, staged)
@@ -205,7 +206,7 @@ class OneShotProducer:
     policy: Policy | None = None
 
     def convert(self, source: Path) -> Conversion:
-        limit = self.limit or containment.settings().max_output
+        limit = self.limit or containment.settings_of(self.policy).max_output
         run = _run_once(self.command, self.placeholder, source, self.timeout, self.cwd, self.env, limit,
                         staged_suffix(source), decode=False, pass_env=self.pass_env, writable=self.writable,
                         policy=self.policy)

@@ -100,7 +100,7 @@ class PersistentImplementation:
     def _start(self, deadline: float) -> _Session:
         if self._failed_starts >= MAX_FAILED_STARTS:
             raise _Dead(f"gave up after {MAX_FAILED_STARTS} failed starts in a row")
-        box, self._next_box = self._next_box or Box(), None
+        box, self._next_box = self._next_box or Box(containment.settings_of(self.policy)), None
         try:
             child = spawn(self.command, self.cwd, subprocess.PIPE, self.env, box, self.writable, self.pass_env,
                           self.policy)
@@ -299,7 +299,7 @@ class PersistentImplementation:
         self._seq += 1
         request = request_for(self._seq)
         sent = protocol.encode(request)
-        allowed, cut = containment.case_timeout(self.timeout)
+        allowed, cut = containment.case_timeout(self.timeout, containment.settings_of(self.policy))
         if allowed <= 0:
             return None, answer_type(Outcome.TIMEOUT, message=containment.RUN_LIMIT_MESSAGE, sent=sent)
         answer = self._exchange(request, allowed)
@@ -319,7 +319,7 @@ class PersistentImplementation:
         if self._session is not None:
             return self._session.child.box
         if self._next_box is None:
-            self._next_box = Box()
+            self._next_box = Box(containment.settings_of(self.policy))
         return self._next_box
 
     def _blind(self, source: Path, suffix: str = ".jsonl") -> tuple[Box, Path]:
@@ -365,7 +365,7 @@ class PersistentImplementation:
             assert isinstance(reply, protocol.Converted)
             if reply.refused is not None:
                 return Conversion(Outcome.REFUSED, refusal=reply.refused, **common)
-            limit = self.max_output or containment.settings().max_output
+            limit = self.max_output or containment.settings_of(self.policy).max_output
             try:
                 stream = containment.read_output(str(reply.stream_path), output, box.output_identity(output), limit,
                                                  self.timeout)

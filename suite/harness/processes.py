@@ -157,13 +157,13 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
           policy: Policy | None = None) -> Child:
     """Start one implementation process, contained and limited, with non-blocking pipes."""
     owns_box = box is None
-    box = box or Box()
+    box = box or Box(containment.settings_of(policy))
     bounds = containment.effective_limits(policy)
     group = ProcessGroup(bounds.processes)
     try:
         environment = box.environment(env, pass_env)
         argv = containment.resolve_program(command, cwd, environment["PATH"])
-        sandboxed = containment.sandbox_mode()[0] == "bwrap"
+        sandboxed = containment.sandbox_mode(containment.settings_of(policy).sandbox)[0] == "bwrap"
         if not sandboxed:
             containment.become_subreaper()
             containment.refuse_inspection()

@@ -23,7 +23,7 @@ import functools
 import hashlib
 import json
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -38,6 +38,7 @@ from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
     FIDELITY_RULES,
+    Unread,
     describe,
     judge_fidelity,
     judge_mutation,
@@ -176,6 +177,18 @@ def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[ProducerInput]) ->
     return FuzzPlan(tuple(properties), reason)
 
 
+def not_fuzzed(plans: Iterable[FuzzPlan]) -> str | None:
+    """Why some producer is not fuzzed, in every format or in some (the plans' reasons, once each), or None.
+
+    The one sentence both the skipping fuzz test shows and its record carries (``TestRecord.not_fuzzed``),
+    so the verdict reads the record, never the message."""
+    found = list(plans)
+    reasons = sorted({plan.reason for plan in found if plan.reason})
+    if reasons:
+        return "; ".join(reasons)
+    return None if any(plan.inputs for plan in found) else "not fuzzed: no implementation plays the producer role"
+
+
 @functools.cache
 def pack_named(format: str) -> Installed | None:
     """The pack of a format, looked up once per process (entry points do not change during a run)."""
@@ -240,7 +253,7 @@ class ProducerFuzzSession(PropertyRunner):
             self.pack_error = str(error)
             assume(False)
         # A generator slip must not be blamed on the implementation (the project's tests catch those).
-        assume(not isinstance(facts, str))
+        assume(not isinstance(facts, Unread))
         mutation = draw(st.sampled_from(edits)) if edits else None
         if self._from_memory(data):
             return

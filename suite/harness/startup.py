@@ -83,7 +83,7 @@ def check_start(target: Target) -> StartCheck:
 
 def _check_oneshot(target: Target, source: str) -> StartCheck:
     # In the run's staging, so that a run ended by a signal during the check leaves nothing behind.
-    with tempfile.TemporaryDirectory(prefix="start-", dir=containment.staging_root()) as folder:
+    with tempfile.TemporaryDirectory(prefix="start-", dir=containment.staging_root(containment.settings_of(target.policy))) as folder:
         name, data = start_input(target)
         stream = Path(folder) / name
         stream.write_bytes(data)

@@ -30,8 +30,10 @@ import pytest
 
 from asr_conformance.harness.fuzzing import PropertyRunner
 from asr_conformance.plugin.campaign_record import ProcessRecord, PropertyRecord
+from asr_conformance.plugin.entry import usage_error
 from asr_conformance.plugin.recording import recorder_of
 from asr_conformance.plugin.run_config import TARGETS_KEY, counterexamples_of, targets_of
+from asr_conformance.vocabulary.errors import UserError
 
 #: The name of the drawn ``data()`` argument of the replaced test functions.
 DATA = "asr_campaign_data"
@@ -65,11 +67,22 @@ def _record_of(config: pytest.Config) -> ProcessRecord:
     return config.stash[_RECORD]
 
 
+class NoImplementation(UserError):
+    """A campaign run without an implementation to fuzz."""
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
     """Turn each fuzz test into a HypoFuzz target; leave the rest (HypoFuzz ignores what is not Hypothesis')."""
+    try:
+        _make_targets(config, items)
+    except UserError as error:
+        raise usage_error(error) from None
+
+
+def _make_targets(config: pytest.Config, items: list[pytest.Item]) -> None:
     if TARGETS_KEY not in config.stash:
-        raise pytest.UsageError("asr-conformance: a campaign fuzzes an implementation: give --implementation")
+        raise NoImplementation("a campaign fuzzes an implementation: give --implementation")
     record = _record_of(config)
     config.stash[_TMP_PATHS] = getattr(config, "_tmp_path_factory", None)
     for item in items:

@@ -10,6 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from asr_conformance.vocabulary.errors import UserError
+
+
+class UnclassifiedTest(UserError):
+    """A conformance test in a module this table does not name (a module added to the suite, not here)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Classification:

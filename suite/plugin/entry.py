@@ -15,11 +15,19 @@ from pathlib import Path
 import pytest
 
 from asr_conformance.plugin.options import add_options
+from asr_conformance.vocabulary.errors import UserError
 
 #: The certification tests, collected when a run names an implementation.
 CONFORMANCE_DIR = Path(__file__).resolve().parent.parent / "conformance"
 #: The heavy plugin module, loaded only by a certification run.
 HARNESS_PLUGIN = "asr_conformance.plugin.hooks"
+
+
+def usage_error(error: UserError) -> pytest.UsageError:
+    """pytest's usage error for a mistake the user can fix: the message as the error words it.
+
+    The plugins catch ``UserError`` once per phase (set-up, parametrization, collection) and raise this."""
+    return pytest.UsageError(f"asr-conformance: {error}")
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

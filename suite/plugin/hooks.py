@@ -42,16 +42,18 @@ from asr_conformance.harness.fuzzing import (
     ensure_profiles,
 )
 from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
+from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, not_fuzzed
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
+from asr_conformance.harness.run_context import RunContext
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import ProducerInput, Target, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
-from asr_conformance.plugin.classify import MODULES, classify
-from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
+from asr_conformance.plugin.classify import MODULES, UnclassifiedTest, classify
+from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration, usage_error
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
 from asr_conformance.plugin.run_config import (
+    RUN_CONTEXT_KEY,
     RUN_DEADLINE_KEY,
     SEED_KEY,
     TARGETS_KEY,
@@ -59,6 +61,7 @@ from asr_conformance.plugin.run_config import (
     counterexamples_of,
     fuzz_plans,
     hypothesis_facts,
+    run_context_of,
     shrink_budget_of,
     target_of,
     targets_of,
@@ -83,11 +86,6 @@ MARKERS = {
 }
 
 
-def usage_error(error: UserError) -> pytest.UsageError:
-    """pytest's usage error for a mistake the user can fix: the message as the error words it."""
-    return pytest.UsageError(f"asr-conformance: {error}")
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """Set up a certification run (the entry point registers this plugin for such runs only, so a run
     that neither names an implementation nor points at the conformance suite keeps its own markers,
@@ -108,11 +106,12 @@ def _configure(config: pytest.Config) -> None:
     _configure_containment(config)
     accept_builtin_only(config.getoption("builtin_packs_only"))
     implementations = config.getoption("implementation")
-    targets = resolve_targets(
+    context = run_context_of(config)
+    targets = [context.contained(target) for target in resolve_targets(
         implementations, config.getoption("role"), config.getoption("inputs"),
         config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
         config.getoption("source_formats"), config.getoption("strict_reasons"),
-    )
+    )]
     settings = _gate_settings(config, targets)
     config.stash[TARGETS_KEY] = targets
     config.stash[GATE_KEY] = settings
@@ -178,13 +177,14 @@ def _configure_containment(config: pytest.Config) -> None:
         hidden.append(Path(config.option.basetemp).resolve())
     limits = tuple((name, config.getoption(f"limit_{name}")) for name in LIMIT_NAMES
                    if config.getoption(f"limit_{name}") is not None)
-    containment.configure(sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
-                          pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
-                          run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
-                          staging_parent=Path(staging) if staging else None,
-                          network=config.getoption("network"), limits=limits,
-                          allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
-    containment.sandbox_mode()
+    settings = containment.settings_for(
+        sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
+        pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
+        run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
+        staging_parent=Path(staging) if staging else None, network=config.getoption("network"), limits=limits,
+        allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
+    containment.sandbox_mode(settings.sandbox)  # --sandbox=strict on a machine without one: a usage error now
+    config.stash[RUN_CONTEXT_KEY] = RunContext(settings)
 
 
 def _active(config: pytest.Config) -> bool:
@@ -277,7 +277,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if config.stash.get(SEED_KEY, None) is not None:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
-    lines = [line, f"asr-conformance: {containment.describe_sandbox()}"]
+    lines = [line, f"asr-conformance: {containment.describe_sandbox(run_context_of(config).policy)}"]
     widened = widened_of(config)
     if widened:
         lines.append(terminal_line(f"asr-conformance: widened sandbox: {'; '.join(widened)}"))
@@ -366,9 +366,8 @@ def _generated_params(config: pytest.Config) -> list[Any]:
     plans = fuzz_plans(config)
     unique = {p.id: p for plan in plans.values() for p in plan.inputs}
     params = [pytest.param(p, id=p.id) for p in unique.values()]
-    reasons = sorted({plan.reason for plan in plans.values() if plan.reason})
-    if reasons or not params:
-        why = "; ".join(reasons) or "not fuzzed: no implementation plays the producer role"
+    why = not_fuzzed(plans.values())
+    if why is not None:
         params.append(pytest.param(None, id="not-fuzzed", marks=pytest.mark.skip(reason=why)))
     return params
 
@@ -411,6 +410,13 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     """Keep the tests of the roles each implementation plays, and stamp each with what its report needs."""
     if not _active(config):
         return
+    try:
+        _keep_and_stamp(config, items)
+    except UserError as error:
+        raise usage_error(error) from None
+
+
+def _keep_and_stamp(config: pytest.Config, items: list[pytest.Item]) -> None:
     targets = targets_of(config)
     kept, dropped = [], []
     for item in items:
@@ -419,8 +425,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
             continue
         found = classify(item.nodeid)
         if found is None:
-            raise pytest.UsageError(f"asr-conformance: {item.nodeid}: a conformance test in a module that "
-                                    "plugin/classify.py does not name")
+            raise UnclassifiedTest(f"{item.nodeid}: a conformance test in a module that plugin/classify.py does "
+                                   "not name")
         role = found.role
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
@@ -430,7 +436,10 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
                 "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
             dropped.append(item)
             continue
-        stamp(item, TestRecord(result_id(item, role), target.key, role, found.kind, tuple(_item_rules(item))))
+        record = TestRecord(result_id(item, role), target.key, role, found.kind, tuple(_item_rules(item)))
+        if "generated_input" in params and params["generated_input"] is None:
+            record = record.with_(not_fuzzed=not_fuzzed(fuzz_plans(config).values()))  # the reason it skips with
+        stamp(item, record)
         kept.append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)

@@ -16,6 +16,7 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment
 from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
 from asr_conformance.harness.producer_fuzzing import FuzzPlan, fuzz_plan
+from asr_conformance.harness.run_context import RunContext
 from asr_conformance.harness.targets import Target
 from asr_conformance.plugin.entry import CONFORMANCE_DIR
 
@@ -24,6 +25,12 @@ FUZZ_PLANS_KEY = pytest.StashKey[dict[str, FuzzPlan]]()
 SEED_KEY = pytest.StashKey[object]()
 #: time.time() at which --run-timeout ends the run (None without one); the same in every worker.
 RUN_DEADLINE_KEY = pytest.StashKey[float | None]()
+#: The run's context (``harness.run_context``), made once per process in pytest_configure.
+RUN_CONTEXT_KEY = pytest.StashKey[RunContext]()
+
+
+def run_context_of(config: pytest.Config) -> RunContext:
+    return config.stash[RUN_CONTEXT_KEY]
 
 
 def shrink_budget_of(config: pytest.Config) -> ShrinkBudget:
@@ -75,11 +82,11 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "arguments": list(config.invocation_params.args),
         "run_timeout": config.getoption("run_timeout", None),
         "run_limit_reached": run_limit_reached(config),
-        "sandbox": containment.describe_sandbox(),
+        "sandbox": containment.describe_sandbox(run_context_of(config).policy),
         # Every widening of the closed box (names of passed variables, never their values): part of the certificate.
         "pass_env": list(dict.fromkeys([*(config.getoption("pass_env", None) or []),
                                         *(n for t in targets_of(config) for n in t.pass_env)])),
-        "allow_read": list(dict.fromkeys([*containment.settings().allow_read,
+        "allow_read": list(dict.fromkeys([*run_context_of(config).settings.allow_read,
                                           *(f for t in targets_of(config) if t.policy for f in t.policy.read_only)])),
         "network": {t.key: containment.effective_network(t.policy) for t in targets_of(config)},
         "widened": widened_of(config),
@@ -92,7 +99,7 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
 
 def widened_of(config: pytest.Config) -> list[str]:
     """How this run widens the closed box (``containment.widenings``), one phrase each; empty when it does not."""
-    return containment.widenings((t.pass_env, t.policy) for t in targets_of(config))
+    return containment.widenings(run_context_of(config).settings, ((t.pass_env, t.policy) for t in targets_of(config)))
 
 
 def _pack_problems() -> list[str]:
@@ -171,7 +178,7 @@ def widened_sandbox(target: Target, config: pytest.Config) -> list[str]:
     request, the host network, no sandbox), the same list the certificate names.  Two are named there but
     make no verdict partial: protections the machine could not provide inside a working sandbox (limits, not
     what is shown), and no sandbox for the bundled reference, the suite's own code that ships the answers."""
-    found = containment.widenings([(target.pass_env, target.policy)])
+    found = containment.widenings(run_context_of(config).settings, [(target.pass_env, target.policy)])
     kept = [why for why in found if not why.startswith(containment.NOT_PROVIDED)]
     if not target.given:
         kept = [why for why in kept if not why.startswith(containment.NO_SANDBOX)]

@@ -36,11 +36,12 @@ from asr_conformance.gate.integrity import (
     prepare_bytecode,
     snapshot,
 )
-from asr_conformance.gate.results import FAILING, Result, ResultCollector, missing_result, record_of
+from asr_conformance.gate.results import FAILING, TALLY_ORDER, Result, ResultCollector, missing_result, record_of
 from asr_conformance.gate.verdict import (
     EXIT_PARTIAL,
-    VERDICT_WORDS,
     Completeness,
+    RoleVerdict,
+    VerdictKind,
     judge_error_reasons,
     judged_suffix,
     overall,
@@ -80,7 +81,7 @@ class CertificationSession:
         self.stale: list[tuple[str, Expectation]] = []
         self.comparison: Comparison | None = None
         self.written: dict[str, Path] = {}
-        self.verdicts: list[dict[str, Any]] = []
+        self.verdicts: list[RoleVerdict] = []
         #: The name and version each persistent implementation gave in its handshake, by key.
         self.handshakes: dict[str, tuple[str, str | None]] = {}
         interval = float(config.getoption("asr_progress", 0) or 0)
@@ -315,8 +316,7 @@ class CertificationSession:
             for role in target.roles:
                 mine = [r for r in results if r.implementation == target.key and r.role == role]
                 counts = Counter(r.outcome for r in mine)
-                tally = ", ".join(f"{counts[o]} {o}" for o in ("pass", "fail", "crash", "timeout", "expected-fail",
-                                                              "not-scored", "skipped") if counts[o])
+                tally = ", ".join(f"{counts[o]} {o}" for o in TALLY_ORDER if counts[o])
                 write(f"  {role}: {tally or 'nothing ran'}")
             failing_rules = sorted({rule for r in results if r.implementation == target.key and r.outcome in FAILING
                                     for rule in r.rules})
@@ -347,18 +347,17 @@ class CertificationSession:
         verdict = overall(self.verdicts, self.reasons, self.completeness, bool(self.partial))
         if len(self.verdicts) > 1:
             for each in self.verdicts:
-                write(f"  {each['implementation']} {each['role']}: {VERDICT_WORDS[each['verdict']]} "
-                      f"({each['pass_percent']:g}% pass)")
+                write(f"  {each.implementation} {each.role}: {each.verdict.words} ({each.pass_percent:g}% pass)")
         suffix = f" (partial run: {', '.join(self.partial)}; only a full run certifies)" if self.partial else ""
 
         for each in self.verdicts:
-            if each.get("reasons"):
-                who = f"{each['implementation']} {each['role']} " if len(self.verdicts) > 1 else ""
-                write(f"{who}{reasons_line(each['reasons'])}")
+            if each.reasons:
+                who = f"{each.implementation} {each.role} " if len(self.verdicts) > 1 else ""
+                write(f"{who}{reasons_line(each.reasons)}")
         kind = run_verdict(self.verdicts, self.reasons, self.completeness, bool(self.partial))
         write(f"verdict: {verdict}{judged_suffix(self.verdicts)}{suffix}", bold=True,
-              red=kind not in ("conforms", "partial") or bool(self.partial),
-              yellow=kind == "partial" and not self.partial, green=verdict == "CONFORMS" and not self.partial)
+              red=kind not in (VerdictKind.CONFORMS, VerdictKind.PARTIAL) or bool(self.partial),
+              yellow=kind is VerdictKind.PARTIAL and not self.partial, green=verdict == "CONFORMS" and not self.partial)
         note = widened_note(widened_of(self.config))
         if note:
             # Beside the verdict, not in it: part of the certificate.

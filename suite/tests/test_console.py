@@ -130,18 +130,18 @@ def test_summary_of_a_partial_report_exits_10_with_its_own_word(tmp_path: Path) 
     report["implementations"][0]["widened"] = ["environment passed through: ACME_KEY"]
     from asr_conformance.gate.verdict import verdicts
 
-    report["verdicts"] = verdicts(report["implementations"], [
+    report["verdicts"] = [v.to_json() for v in verdicts(report["implementations"], [
         Result(id=f"validator/ASR-260/case-{i}", implementation="acme", role="validator", kind="corpus",
-               test=f"t::{i}", rules=["ASR-260"], outcome="pass") for i in range(2)])
+               test=f"t::{i}", rules=["ASR-260"], outcome="pass") for i in range(2)])]
     code, text = _run("summary", str(_saved(tmp_path, report)))
     assert code == 10
     assert "verdict: PARTIAL: conforms on what was checked; not checked: widened sandbox: environment passed " \
         "through: ACME_KEY" in text
     # The same report without the widening conforms: the test can tell them apart.
     del report["implementations"][0]["widened"]
-    report["verdicts"] = verdicts(report["implementations"], [
+    report["verdicts"] = [v.to_json() for v in verdicts(report["implementations"], [
         Result(id="validator/ASR-260/case-0", implementation="acme", role="validator", kind="corpus", test="t::0",
-               rules=["ASR-260"], outcome="pass")])
+               rules=["ASR-260"], outcome="pass")])]
     report["exit"]["status"] = 0
     code, _ = _run("summary", str(_saved(tmp_path, report)))
     assert code == 0

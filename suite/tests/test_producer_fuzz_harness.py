@@ -27,6 +27,7 @@ from asr_conformance.harness.producer_fuzzing import (
     GeneratedInput,
     ProducerFuzzSession,
     fuzz_plan,
+    not_fuzzed,
     write_producer_counterexample,
 )
 from asr_conformance.harness.targets import CASE_SUFFIX, Target, TargetError, canonical_formats, expand_inputs
@@ -151,6 +152,15 @@ def test_the_converter_sees_only_a_name_the_agent_would_write(tmp_path: Path) ->
 
 
 # --- the plan, the options, the files -------------------------------------------------------
+
+
+def test_the_not_fuzzed_reason_is_the_plans_own_sentence() -> None:
+    """One sentence for the skip and the record: every plan's reason once, the fallback only with no property."""
+    bare = fuzz_plan((), expand_inputs([str(ACME_SAMPLES)]))
+    fuzzed = fuzz_plan((formats()[0],), expand_inputs([str(ACME_SAMPLES)]))
+    assert not_fuzzed([bare, bare, fuzzed]) == bare.reason
+    assert not_fuzzed([fuzzed]) is None
+    assert not_fuzzed([]) == "not fuzzed: no implementation plays the producer role"
 
 
 def test_formats_come_from_the_inputs_or_the_option() -> None:

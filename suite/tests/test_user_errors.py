@@ -1,6 +1,7 @@
 """Every mistake a user can fix is a ``UserError`` (``vocabulary/errors.py``), and the plugin turns it
-into pytest's usage error in one place per phase (set-up and parametrization), so a new kind of
-mistake cannot slip past as a traceback for want of an ``except`` clause."""
+into pytest's usage error in one place per phase (set-up, parametrization and collection; the campaign
+plugin's collection), so a new kind of mistake cannot slip past as a traceback for want of an ``except``
+clause, and no plugin raises pytest's usage error itself."""
 
 from __future__ import annotations
 
@@ -15,15 +16,18 @@ from asr_conformance.harness.containment import UsageError as ContainmentUsageEr
 from asr_conformance.harness.fuzzing import FuzzSetupError
 from asr_conformance.harness.manifest import ManifestError
 from asr_conformance.harness.targets import TargetError
+from asr_conformance.plugin.campaign import NoImplementation
 from asr_conformance.plugin.campaign_run import CampaignError
+from asr_conformance.plugin.classify import UnclassifiedTest
 from asr_conformance.plugin.hooks import StartError, usage_error
 from asr_conformance.vocabulary.cases import CorpusError
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.rules import CatalogError
 
-HOOKS = Path(__file__).resolve().parents[1] / "plugin" / "hooks.py"
+PLUGIN = Path(__file__).resolve().parents[1] / "plugin"
+HOOKS = PLUGIN / "hooks.py"
 USER_ERRORS = (BaselineError, ExpectationsError, ContainmentUsageError, FuzzSetupError, ManifestError, TargetError,
-               CampaignError, StartError, CorpusError, CatalogError)
+               CampaignError, StartError, CorpusError, CatalogError, UnclassifiedTest, NoImplementation)
 
 
 @pytest.mark.parametrize("kind", USER_ERRORS, ids=lambda kind: kind.__name__)
@@ -51,6 +55,13 @@ def _handlers(source: str) -> list[str]:
 
 
 def test_hooks_turn_user_errors_into_usage_errors_once_per_phase() -> None:
-    assert _handlers(HOOKS.read_text(encoding="utf-8")) == ["UserError", "UserError"]
+    assert _handlers(HOOKS.read_text(encoding="utf-8")) == ["UserError", "UserError", "UserError"]
+    assert _handlers((PLUGIN / "campaign.py").read_text(encoding="utf-8")) == ["UserError"]
     assert _handlers("try:\n    x()\nexcept (TargetError, BaselineError) as e:\n    raise usage_error(e)\n") == \
         ["(TargetError, BaselineError)"]
+
+
+def test_no_plugin_module_raises_pytests_usage_error_itself() -> None:
+    """Only ``entry.usage_error`` makes one; everything else raises a ``UserError`` where it finds the mistake."""
+    made = {path.name for path in PLUGIN.glob("*.py") if "pytest.UsageError(" in path.read_text(encoding="utf-8")}
+    assert made == {"entry.py"}

@@ -6,6 +6,11 @@ implementation's output passes through ``redact``, which puts ``[value of NAME]`
 value stood, raw or JSON-escaped.  Values are read from this process's environment when redacting,
 as the harness passes them; values shorter than MIN_LENGTH are no secret and are left alone (they
 would blank out ordinary words).
+
+The names are registered per process (``register``; the run's ``--pass-env`` when its settings are
+made, each implementation's ``pass_env`` at its start), not per run: redaction must cover every text
+the process writes, pytest's own failure text and captured sections included, which no run context
+reaches; a name only ever widens what is redacted.
 """
 
 from __future__ import annotations

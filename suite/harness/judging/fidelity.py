@@ -24,6 +24,7 @@ from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.mutations import EditContext, SourceMutation, edited_bytes
+from asr_conformance.fidelity.registry import Selection
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.steps import StepHung as StepHung
 from asr_conformance.harness.judging.steps import step_limit, within
@@ -45,7 +46,8 @@ SHOWN = 12
 #: How much of an input is read to choose its witness at collection.
 SNIFF_BYTES = 256 * 1024
 #: Why fidelity is not checked on a stream the reference validator rejects (the output test fails it).
-NOT_VALID = "not checked: the stream is not valid ASR"
+NOT_VALID_REASON = "the stream is not valid ASR"
+NOT_VALID = f"not checked: {NOT_VALID_REASON}"
 #: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
 FACTS_KEPT = 16
 
@@ -161,7 +163,7 @@ class Fidelity:
     #: The witness that read the input (its format name), or None when fidelity was not checked.
     witness: str | None
     findings: list[Finding] = field(default_factory=list)
-    #: Why fidelity is not checked ("not checked: no witness for format 'x'"), when it is not.
+    #: Why fidelity is not checked ("not checked: no witness for format 'x'"), when it is not: shown to people.
     not_checked: str | None = None
     notes: list[str] = field(default_factory=list)
     #: The pack that judged (or tried to), for reports.
@@ -171,6 +173,9 @@ class Fidelity:
     #: Disagreements no numbered rule of the pages settles (an approval decision the source lacks): shown
     #: in the result's details, never scored.
     reported: list[Finding] = field(default_factory=list)
+    #: Why fidelity was not checked at all ("no witness for format 'x'"), set beside ``not_checked`` by the code
+    #: that decides it; None for a mere "not applicable" (an edit with nothing in the input to apply to).
+    gap: str | None = None
 
     @property
     def rules(self) -> list[str]:
@@ -180,9 +185,32 @@ class Fidelity:
     def unchecked(self) -> str | None:
         """Why fidelity was not checked at all (no witness reads the input...), the gap a producer's verdict
         names; None when it was checked, or when an edit had nothing in the input to apply to (no gap)."""
-        if self.findings or not self.not_checked or not self.not_checked.startswith("not checked: "):
-            return None
-        return self.not_checked.removeprefix("not checked: ").strip()
+        return None if self.findings else self.gap
+
+
+@dataclass(frozen=True, slots=True)
+class Unread:
+    """Why a witness could not read an input: fidelity is then not checked, for this reason."""
+
+    reason: str
+
+    @property
+    def message(self) -> str:
+        return f"not checked: {self.reason}"
+
+
+def not_checked(reason: str, findings: list[Finding] | None = None, notes: list[str] | None = None,
+                judge: PackIdentity | None = None) -> Fidelity:
+    """A result that checked nothing, carrying its reason as data (``gap``) and in words (``not_checked``)."""
+    return Fidelity(None, list(findings or ()), f"not checked: {reason}", list(notes or ()), judge=judge, gap=reason)
+
+
+def _selection_gap(selection: Selection) -> str | None:
+    """The reason ``fidelity.registry`` gives for choosing no witness. Its ``Selection`` carries the reason
+    only inside its sentence ("not checked: ..."), so this is the one place the words are read back."""
+    if not selection.not_checked or not selection.not_checked.startswith("not checked: "):
+        return None
+    return selection.not_checked.removeprefix("not checked: ").strip()
 
 
 def stream_records(stream: bytes | ProducedStream) -> list[dict[str, Any]] | None:
@@ -228,18 +256,19 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = No
     parsed = produced(stream)
     records = parsed.records
     if records is None:
-        return Fidelity(None, not_checked="not checked: the output is not a stream of JSON objects")
+        return not_checked("the output is not a stream of JSON objects")
     if not parsed.valid:
-        return Fidelity(None, not_checked=NOT_VALID)
+        return not_checked(NOT_VALID_REASON)
     chosen = select_pack(records[0], data, pool_of(packs))
     selection = chosen.selection
     if chosen.chosen is None:
-        return Fidelity(None, list(selection.findings), selection.not_checked, list(selection.notes))
+        return Fidelity(None, list(selection.findings), selection.not_checked, list(selection.notes),
+                        gap=_selection_gap(selection))
     judge = chosen.chosen.identity
     try:
         facts = read_facts(chosen.chosen, data)
-        if isinstance(facts, str):
-            return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
+        if isinstance(facts, Unread):
+            return not_checked(facts.reason, selection.findings, selection.notes, judge)
         scored, reported = compared(facts, records, policy_of(chosen.chosen.pack), data, stream,
                                     f"comparing the stream with the facts of {name}")
         findings = list(selection.findings) + scored
@@ -259,11 +288,11 @@ def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, 
     return found
 
 
-_facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | str]] = OrderedDict()
+_facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | Unread]] = OrderedDict()
 
 
-def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
-    """The pack's facts, or why it could not read the input (a sentence, never a traceback).
+def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | Unread:
+    """The pack's facts, or why it could not read the input (``Unread``: a sentence, never a traceback).
 
     Read once per input and pack within the process (by the input's digest), then shared: the
     fidelity test and every source edit of the input reuse the reading. Facts are read-only.
@@ -287,7 +316,7 @@ def forget_facts() -> None:
     _facts.clear()
 
 
-def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
+def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | Unread:
     witness = pack.pack.witness if isinstance(pack, Installed) else pack
     try:
         if not isinstance(pack, Installed):  # a bare witness: no pack's limit, the suite's own
@@ -296,9 +325,9 @@ def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
             return read
         facts = bounded(pack.identity, "reading the input", pack.pack.time_limit, witness.read, data)
     except NotThisFormat as error:
-        return f"not checked: the {witness.format} witness cannot read this input: {error}"
+        return Unread(f"the {witness.format} witness cannot read this input: {error}")
     except RecursionError:
-        return f"not checked: the {witness.format} witness cannot read this input: nested too deeply"
+        return Unread(f"the {witness.format} witness cannot read this input: nested too deeply")
     problem = malformed(facts)
     if problem is not None:
         raise PackError(pack.identity, f"{problem} (malformed facts)")
@@ -320,7 +349,7 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
     witness, judge, policy = chosen.pack.witness, chosen.identity, policy_of(chosen.pack)
     baseline = produced(stream)
     if not baseline.valid:  # the output test fails it; the edit would only repeat that
-        return Fidelity(None, not_checked=NOT_VALID, judge=judge)
+        return not_checked(NOT_VALID_REASON, judge=judge)
     try:
         answer = bounded(judge, f"the {mutation.name} edit", chosen.pack.time_limit, mutation.apply, data)
         try:
@@ -335,9 +364,10 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
         before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
     except (PackError, StepHung) as error:
         return Fidelity(None, judge=judge, error=str(error))
-    if isinstance(before_facts, str) or isinstance(after_facts, str):
-        reason = before_facts if isinstance(before_facts, str) else after_facts
-        return Fidelity(None, not_checked=str(reason), judge=judge)
+    if isinstance(before_facts, Unread):
+        return not_checked(before_facts.reason, judge=judge)
+    if isinstance(after_facts, Unread):
+        return not_checked(after_facts.reason, judge=judge)
     before = baseline.records
     converted = convert(edited)
     if isinstance(converted, str):

@@ -5,6 +5,10 @@ Without it each check split and parsed the stream itself, under three line-split
 parsers. There is one rule here, the one JSON Lines and the strict reader (``reference.stream``) use:
 only LF ends a line, so U+2028, U+0085 or a lone CR inside a string never splits a record; a CR
 before the LF is whitespace.
+
+The parses kept (``produced``) are kept per process, not per run: they are keyed by the stream's
+bytes and a parse is a function of those bytes alone, so what is kept can never differ between runs
+or change a judgement; ``forget`` only frees memory.
 """
 
 from __future__ import annotations

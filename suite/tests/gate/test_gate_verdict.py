@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 
 import pytest
@@ -46,7 +47,7 @@ def test_role_verdicts(counts: dict[str, int], complete: bool, expected: str) ->
 )
 def test_an_unfinished_run_is_incomplete_whatever_passed(completeness: Completeness) -> None:
     found = verdicts(IMPLEMENTATION, [result("pass")], completeness.complete)
-    assert found[0]["verdict"] == "incomplete"
+    assert found[0].verdict == "incomplete"
     words = overall(found, [], completeness)
     assert words.startswith("INCOMPLETE: ") and "CONFORMS" not in words
     assert completeness.to_json()["complete"] is False
@@ -76,13 +77,13 @@ def test_fidelity_not_checked_is_read_from_the_record_not_the_message() -> None:
     producer = [{"key": "acme", "roles": ["producer"]}]
     recorded = _fidelity("skipped", "any words at all", "no witness for format 'acme-agent-log'")
     (verdict,) = verdicts(producer, [_fidelity("pass"), recorded])
-    assert verdict["fidelity_not_checked"] == ["no witness for format 'acme-agent-log'"]
-    assert verdict["verdict"] == "partial"
+    assert verdict.fidelity_not_checked == ("no witness for format 'acme-agent-log'",)
+    assert verdict.verdict == "partial"
     assert overall([verdict], [], Completeness()).startswith("PARTIAL: conforms on what was checked; not checked: "
                                                              "fidelity not checked: no witness")
     # A skip whose text merely reads like it (an implementation's words can reach a message) counts for nothing.
     (plain,) = verdicts(producer, [_fidelity("pass"), _fidelity("skipped", "fidelity not checked: a made-up reason")])
-    assert "fidelity_not_checked" not in plain
+    assert not plain.fidelity_not_checked and "fidelity_not_checked" not in plain.to_json()
     assert overall([plain], [], Completeness()) == "CONFORMS"
 
 
@@ -93,7 +94,8 @@ def test_every_partial_verdict_has_its_own_word_and_exit_status() -> None:
 
     producer = [{"key": "acme", "roles": ["producer"]}]
     not_fuzzed = Result(id="producer/test_converts_generated_transcripts[x]", implementation="acme", role="producer",
-                        kind="fuzz", test="t::g", rules=[], outcome="skipped", message="not fuzzed: no generator for x")
+                        kind="fuzz", test="t::g", rules=[], outcome="skipped", message="not fuzzed: no generator for x",
+                        not_fuzzed="not fuzzed: no generator for x")
     widened = [{"key": "acme", "roles": ["validator"], "widened": ["environment passed through: ACME_KEY"]}]
     both = [{"key": "acme", "roles": ["validator", "reader"]}]
     cases = {
@@ -107,7 +109,7 @@ def test_every_partial_verdict_has_its_own_word_and_exit_status() -> None:
         assert kind == "partial", name
         assert overall(found, [], Completeness()).startswith("PARTIAL: "), name
         assert exit_status(0, [], Completeness(), kind) == EXIT_PARTIAL == EXIT_STATUSES["partial"], name
-    assert cases["widened"][0]["unchecked"] == ["widened sandbox: environment passed through: ACME_KEY"]
+    assert cases["widened"][0].unchecked == ("widened sandbox: environment passed through: ACME_KEY",)
     # In a run narrowed with -m or -k (which certifies nothing, and says so) a role's cases were deselected.
     assert run_verdict(cases["role without cases"], [], Completeness(), narrowed=True) == "conforms"
     assert run_verdict(cases["widened"], [], Completeness(), narrowed=True) == "partial"
@@ -115,6 +117,9 @@ def test_every_partial_verdict_has_its_own_word_and_exit_status() -> None:
     plain = verdicts(IMPLEMENTATION, [result("pass")])
     assert run_verdict(plain, [], Completeness()) == "conforms"
     assert exit_status(0, [], Completeness(), "conforms") == 0
+    # A skipped fuzz test whose message merely reads "not fuzzed: " (no record of it) leaves nothing unchecked.
+    (worded,) = verdicts(producer, [_fidelity("pass"), dataclasses.replace(not_fuzzed, not_fuzzed=None)])
+    assert not worded.not_fuzzed and run_verdict([worded], [], Completeness()) == "conforms"
     # A failure stays a failure (exit 1) whatever was not checked.
     failing = verdicts(widened, [result("fail")])
     assert run_verdict(failing, [], Completeness()) == "does-not-conform"
@@ -128,6 +133,6 @@ def test_the_reasons_figure_is_summed_beside_the_verdict() -> None:
     found = [Result(id=f"validator/c{i}", implementation="acme", role="validator", kind="corpus", test=f"t::{i}",
                     rules=["ASR-164"], outcome="pass", details={"reasons": f}) for i, f in enumerate(figures)]
     (verdict,) = verdicts(validator, found)
-    assert verdict["verdict"] == "conforms"
-    assert verdict["reasons"] == {"rejections": 4, "naming_a_broken_rule": 2, "naming_only_broken_rules": 1,
+    assert verdict.verdict == "conforms"
+    assert verdict.reasons == {"rejections": 4, "naming_a_broken_rule": 2, "naming_only_broken_rules": 1,
                                   "naming_no_rule": 2}

@@ -13,12 +13,12 @@ import sys
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from certifying import Certify
-from sandbox_marks import as_root, needs_sandbox
+from sandbox_marks import as_root, contained, needs_sandbox
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.verdict import EXIT_PARTIAL
@@ -34,11 +34,13 @@ INVALID_CASE = CORPUS_DIR / "validator" / "ASR-164" / "invalid-loosen-redacted-t
 
 
 @pytest.fixture
-def mode(request: pytest.FixtureRequest) -> Iterator[str]:
-    previous = containment.settings().sandbox
-    containment.configure(sandbox=request.param)
-    yield request.param
-    containment.configure(sandbox=previous)
+def mode(request: pytest.FixtureRequest) -> Policy:
+    """The containment of a run with ``--sandbox`` set to the parameter."""
+    return contained(sandbox=request.param)
+
+
+#: The containment of a run with --sandbox=strict.
+STRICT = contained(sandbox="strict")
 
 
 def _validate(name: str, stream: Path = INVALID_CASE, **options) -> object:
@@ -54,10 +56,10 @@ def _probe(tmp_path: Path, body: str) -> Path:
 
 @needs_sandbox
 @pytest.mark.parametrize("mode", ["strict"], indirect=True)
-def test_root_is_an_unprivileged_user_without_capabilities(mode: str, tmp_path: Path) -> None:
+def test_root_is_an_unprivileged_user_without_capabilities(mode: Policy, tmp_path: Path) -> None:
     script = _probe(tmp_path, "id -u >&2; grep -E '^(CapEff|CapBnd|NoNewPrivs)' /proc/self/status >&2; "
                               "ls /proc | grep -c '^[0-9]' >&2")
-    answer = OneShotValidator([str(script)]).validate(INVALID_CASE)
+    answer = OneShotValidator([str(script)], policy=mode).validate(INVALID_CASE)
     said = answer.stderr_tail.split()
     assert said[0] == str(sandbox_module.SANDBOX_UID), answer.stderr_tail
     assert said[said.index("CapEff:") + 1] == "0000000000000000"
@@ -69,12 +71,12 @@ def test_root_is_an_unprivileged_user_without_capabilities(mode: str, tmp_path: 
 @needs_sandbox
 @as_root
 @pytest.mark.parametrize("mode", ["strict"], indirect=True)
-def test_no_remount_unmount_or_bytecode_plant(mode: str) -> None:
+def test_no_remount_unmount_or_bytecode_plant(mode: Policy) -> None:
     import asr_conformance.reports.markdown as target
 
     cache = Path(__import__("importlib.util").util.cache_from_source(target.__file__))
     before = cache.read_bytes() if cache.exists() else None
-    answer = _validate("remounts-and-plants-bytecode")
+    answer = _validate("remounts-and-plants-bytecode", policy=mode)
     assert answer.outcome is Outcome.ACCEPT, answer.explain()
     assert "ESCAPED" not in answer.stderr_tail, answer.stderr_tail
     assert (cache.read_bytes() if cache.exists() else None) == before
@@ -82,11 +84,11 @@ def test_no_remount_unmount_or_bytecode_plant(mode: str) -> None:
 
 @needs_sandbox
 @pytest.mark.parametrize("mode", ["strict", "none"], indirect=True)
-def test_no_answer_key_is_in_sight(mode: str) -> None:
+def test_no_answer_key_is_in_sight(mode: Policy) -> None:
     """Started from the checkout (its .git, its cases/ and pytest's temporary folders all there), it
     finds the case it was given only where nothing hides them."""
-    answer = _validate("reads-the-answer-key", cwd=str(ROOT))
-    if mode == "none":
+    answer = _validate("reads-the-answer-key", cwd=str(ROOT), policy=mode)
+    if mode.settings.sandbox == "none":
         assert "FOUND the case" in answer.stderr_tail and answer.outcome is Outcome.REJECT, answer.explain()
         return
     assert "FOUND" not in answer.stderr_tail, answer.stderr_tail
@@ -96,7 +98,7 @@ def test_no_answer_key_is_in_sight(mode: str) -> None:
 @needs_sandbox
 @as_root
 @pytest.mark.parametrize("mode", ["strict", "none"], indirect=True)
-def test_secrets_stay_secret(mode: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_secrets_stay_secret(mode: Policy, monkeypatch: pytest.MonkeyPatch) -> None:
     token = f"SECRET-{secrets.token_hex(8)}"
     planted = Path("/etc") / f"asr-conformance-test-{uuid.uuid4().hex}"
     planted.write_text(token + "\n")
@@ -104,11 +106,11 @@ def test_secrets_stay_secret(mode: str, monkeypatch: pytest.MonkeyPatch) -> None
     monkeypatch.setenv("ASR_CERTIFIER_TOKEN", token)
     monkeypatch.setenv("ASR_SECRET_FILE", str(planted))
     try:
-        answer = _validate("reads-secrets", pass_env=("ASR_SECRET_FILE",))
+        answer = _validate("reads-secrets", pass_env=("ASR_SECRET_FILE",), policy=mode)
     finally:
         planted.unlink()
     found = json.loads(answer.diagnostics[0]["message"])
-    if mode == "none":
+    if mode.settings.sandbox == "none":
         assert token in answer.received, "uncontained, root reads everything: the attack works"
         return
     assert token not in answer.received, found.keys()
@@ -154,13 +156,10 @@ def test_the_network_is_off_unless_chosen(network: str) -> None:
     thread.start()
     tag = uuid.uuid4().hex
     os.environ["ASR_LISTENER_PORT"], os.environ["ASR_LEFTOVER_TAG"] = str(listener.getsockname()[1]), tag
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="strict")
     try:
         answer = _validate("connects-to-loopback", pass_env=("ASR_LISTENER_PORT", "ASR_LEFTOVER_TAG"),
-                           policy=Policy(network=network))
+                           policy=replace(STRICT, network=network))
     finally:
-        containment.configure(sandbox=previous)
         del os.environ["ASR_LISTENER_PORT"], os.environ["ASR_LEFTOVER_TAG"]
         if not accepted:
             socket.create_connection(listener.getsockname()).close()  # end the accept
@@ -184,14 +183,11 @@ def test_a_bomb_fails_its_case_naming_the_limit_and_leaves_nothing(name: str, li
                                                                    tmp_path: Path) -> None:
     if name == "fork-bomb" and not limits.pids_cgroups():
         pytest.skip("no pids cgroup can be made here (the harness is not root, or cgroups are read-only)")
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="strict")
     tag = uuid.uuid4().hex
     os.environ["ASR_LEFTOVER_TAG"] = tag
     try:
-        answer = _validate(name, policy=Policy(limits=(limit,)), pass_env=("ASR_LEFTOVER_TAG",))
+        answer = _validate(name, policy=replace(STRICT, limits=(limit,)), pass_env=("ASR_LEFTOVER_TAG",))
     finally:
-        containment.configure(sandbox=previous)
         del os.environ["ASR_LEFTOVER_TAG"]
     assert answer.outcome is Outcome.CRASH and named in answer.message, answer.explain()
     assert _tagged(tag) == [], "nothing it started outlives the case"
@@ -248,12 +244,8 @@ def test_every_rlimit_is_set_soft_and_hard_in_the_implementation_process(tmp_pat
 
 
 def test_a_limit_from_the_command_line_wins_over_the_manifest_and_is_refused_when_nonsense() -> None:
-    previous = containment.settings()
-    containment.configure(limits=(("cpu", 7),))
-    try:
-        chosen = containment.effective_limits(Policy(limits=(("cpu", 100), ("open_files", 50))))
-    finally:
-        containment.configure(limits=previous.limits)
+    chosen = containment.effective_limits(replace(contained(limits=(("cpu", 7),)),
+                                                  limits=(("cpu", 100), ("open_files", 50))))
     assert (chosen.cpu, chosen.open_files, chosen.memory) == (7, 50, limits.DEFAULTS.memory)
     assert limits.parse_limit("memory", "4G", "x") == 4 * 1024**3
     for wrong in ("lots", 0, True, -5):
@@ -263,12 +255,7 @@ def test_a_limit_from_the_command_line_wins_over_the_manifest_and_is_refused_whe
 
 @needs_sandbox
 def test_the_header_names_each_protection() -> None:
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="strict")
-    try:
-        line = containment.describe_sandbox()
-    finally:
-        containment.configure(sandbox=previous)
+    line = containment.describe_sandbox(STRICT)
     for protection in ("user namespace (uid 65534, no capabilities", "no_new_privs", "PID, IPC, UTS and network",
                        "allow-listed read-only files", "private /tmp and /dev/shm", "address space 8 GiB",
                        "CPU 600 s", "1024 open files", "scratch disk 256 MiB"):
@@ -366,18 +353,16 @@ def test_a_converter_filling_its_output_folder_meets_the_disk_limit_and_leaves_n
     """RLIMIT_FSIZE bounds one file; the output folder's own tmpfs bounds them all (size and count)."""
     from asr_conformance.harness.persistent import PersistentImplementation
 
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="strict")
     source = tmp_path / "native.jsonl"
     source.write_text("{}\n")
+    policy = replace(STRICT, limits=(("disk", 8 * limits.MIB),))
     adapter = PersistentImplementation([str(HOSTILE / "fills-its-output-folder")], timeout=60, role="producer",
-                                       policy=Policy(limits=(("disk", 8 * limits.MIB),)))
-    staging = str(containment.staging_root())
+                                       policy=policy)
+    staging = str(containment.staging_root(policy.settings))
     try:
         conversion = adapter.convert(source)
     finally:
         adapter.close()
-        containment.configure(sandbox=previous)
     assert conversion.outcome is Outcome.CRASH, conversion.explain()
     # Only a full tmpfs of the box's own (statvfs) names the output folder: the mount was there, 8 MiB.
     assert "it filled its output folder of 8 MiB" in conversion.message, conversion.explain()

@@ -12,9 +12,9 @@ import sys
 from pathlib import Path
 
 import pytest
+from sandbox_marks import contained
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import containment
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 from asr_conformance.harness.judging.reader import judge_read
@@ -135,12 +135,10 @@ def test_pass_env_lets_named_variables_through(probe: list[str], telling_stream:
     monkeypatch.setenv("ASR_PLANTED_SECRET", "planted")
     facts = OneShotReader(probe, pass_env=("ASR_PLANTED_SECRET",)).read(telling_stream).view
     assert facts["env"]["ASR_PLANTED_SECRET"] == "planted"
-    previous = containment.settings()
-    containment.configure(pass_env=("ASR_PLANTED_SECRET",))
-    try:
-        assert OneShotReader(probe).read(telling_stream).view["env"]["ASR_PLANTED_SECRET"] == "planted"
-    finally:
-        containment.configure(pass_env=previous.pass_env)
+    # --pass-env: the run's settings, which reach the implementation in its policy.
+    passing = contained(pass_env=("ASR_PLANTED_SECRET",))
+    assert OneShotReader(probe, policy=passing).read(telling_stream).view["env"]["ASR_PLANTED_SECRET"] == "planted"
+    assert "ASR_PLANTED_SECRET" not in OneShotReader(probe).read(telling_stream).view["env"]
 
 
 def test_a_manifest_names_variables_to_pass(tmp_path: Path) -> None:

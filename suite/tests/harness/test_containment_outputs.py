@@ -9,6 +9,7 @@ import select
 from pathlib import Path
 
 import pytest
+from sandbox_marks import contained
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment, sandbox
@@ -97,7 +98,7 @@ def test_one_shot_producer_output_is_capped(tmp_path: Path) -> None:
 
 
 def test_the_default_output_limit_is_small() -> None:
-    assert containment.settings().max_output <= 64 * 1024 * 1024
+    assert containment.DEFAULT_SETTINGS.max_output <= 64 * 1024 * 1024
 
 
 def test_a_persistent_stream_larger_than_the_limit_fails(tmp_path: Path) -> None:
@@ -193,20 +194,17 @@ def test_loads_bounded_never_raises_recursion_error() -> None:
 
 @pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
 def test_the_sandbox_hides_the_corpus_and_keeps_it_read_only(tmp_path: Path) -> None:
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="bwrap")
+    policy = contained(sandbox="bwrap")
+    staging = containment.staging_root(policy.settings)
     script = tmp_path / "peeks"
-    script.write_text(f"#!/bin/sh\nls -A {CORPUS_DIR / 'validator'} {CORPUS_DIR / 'reader'} {containment.staging_root()}\n"
+    script.write_text(f"#!/bin/sh\nls -A {CORPUS_DIR / 'validator'} {CORPUS_DIR / 'reader'} {staging}\n"
                       f"touch {ROOT}/planted 2>/dev/null && echo WROTE\nexit 0\n")
     script.chmod(0o755)
-    try:
-        answer = OneShotValidator([str(script)]).validate(_input(tmp_path))
-    finally:
-        containment.configure(sandbox=previous)
+    answer = OneShotValidator([str(script)], policy=policy).validate(_input(tmp_path))
     listed = answer.received.split()
     assert answer.outcome is Outcome.ACCEPT, answer.explain()
     assert not [name for name in listed if name.startswith("ASR-")], answer.received
-    headers = {f"{CORPUS_DIR / 'validator'}:", f"{CORPUS_DIR / 'reader'}:", f"{containment.staging_root()}:"}
+    headers = {f"{CORPUS_DIR / 'validator'}:", f"{CORPUS_DIR / 'reader'}:", f"{staging}:"}
     assert headers <= set(listed), answer.received
     # (a checkout under /tmp lies in the sandbox's private /tmp, where writing leaves the machine alone)
     assert len(set(listed) - headers - {"WROTE"}) == 1, "no case; in the staging root, its own box and nothing else"

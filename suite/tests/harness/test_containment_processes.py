@@ -12,10 +12,12 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 from certifying import Certify
+from sandbox_marks import contained, machine_facts_forgotten
 
 from asr_conformance.harness import containment, limits
 from asr_conformance.harness import processes as processes_module
@@ -36,11 +38,9 @@ SANDBOXES = [
 
 
 @pytest.fixture(params=SANDBOXES)
-def sandbox(request: pytest.FixtureRequest) -> Iterator[str]:
-    previous = containment.settings().sandbox
-    containment.configure(sandbox=request.param)
-    yield request.param
-    containment.configure(sandbox=previous)
+def sandbox(request: pytest.FixtureRequest) -> containment.Policy:
+    """The containment of a run with ``--sandbox`` set to the parameter (what the plugin's run context gives)."""
+    return contained(sandbox=request.param)
 
 
 @pytest.fixture
@@ -75,10 +75,10 @@ def _stream(tmp_path: Path) -> Path:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
 @pytest.mark.parametrize("name", ["daemonizes-and-holds-stdout", "leaves-quiet-daemon"])
-def test_daemons_die_with_the_case(sandbox: str, tag: str, tmp_path: Path, name: str) -> None:
+def test_daemons_die_with_the_case(sandbox: containment.Policy, tag: str, tmp_path: Path, name: str) -> None:
     """Each case ends when the validator exits, not when its daemon does: a case that waited for the daemon
     (which sleeps an hour) would end at its timeout, as a TIMEOUT, not an ACCEPT."""
-    adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",))
+    adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",), policy=sandbox)
     for _ in range(3):
         verdict = adapter.validate(_stream(tmp_path))
         assert verdict.outcome is Outcome.ACCEPT, verdict.explain()
@@ -86,26 +86,28 @@ def test_daemons_die_with_the_case(sandbox: str, tag: str, tmp_path: Path, name:
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
-def test_ignoring_sigterm_ends_at_the_timeout(sandbox: str, tag: str, tmp_path: Path) -> None:
-    adapter = OneShotValidator([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",))
+def test_ignoring_sigterm_ends_at_the_timeout(sandbox: containment.Policy, tag: str, tmp_path: Path) -> None:
+    adapter = OneShotValidator([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",),
+                               policy=sandbox)
     verdict = adapter.validate(_stream(tmp_path))
     assert verdict.outcome is Outcome.TIMEOUT
     assert verdict.message == "no exit within 1 s; process group killed", verdict.explain()
     assert leftovers(tag) == [], "SIGKILL ended what SIGTERM could not"
-    persistent = PersistentImplementation([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",))
+    persistent = PersistentImplementation([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",),
+                                          policy=sandbox)
     assert persistent.validate(_stream(tmp_path)).outcome is Outcome.TIMEOUT
     persistent.close()
     assert leftovers(tag) == []
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
-def test_a_persistent_process_tree_dies_with_close(sandbox: str, tag: str, tmp_path: Path) -> None:
+def test_a_persistent_process_tree_dies_with_close(sandbox: containment.Policy, tag: str, tmp_path: Path) -> None:
     script = tmp_path / "spawns-daemon"
     script.write_text("#!/bin/sh\n(setsid sleep 300 &) \nexec " + str(ROOT / "examples" / "reference-validator-persistent") + "\n")
     script.chmod(0o755)
     # The script runs a program outside its own folder: the sandbox shows that folder only when asked.
     adapter = PersistentImplementation([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",),
-                                  policy=containment.Policy(read_only=(str(ROOT / "examples"),)))
+                                  policy=replace(sandbox, read_only=(str(ROOT / "examples"),)))
     assert adapter.validate(_stream(tmp_path)).outcome.is_verdict
     assert leftovers(tag), "the daemon runs while the process does"
     adapter.close()
@@ -151,17 +153,13 @@ def test_a_sandboxed_case_ends_through_its_cgroup_without_reading_every_process(
     swept: list[str] = []
     original = containment.sweep
     monkeypatch.setattr(containment, "sweep", lambda token: swept.append(token) or original(token))
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="bwrap")
-    try:
-        adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",))
-        assert adapter.validate(_stream(tmp_path)).outcome is Outcome.ACCEPT
-        assert leftovers(tag) == [] and swept == []
-        monkeypatch.setattr(limits.ProcessGroup, "members", lambda self: None)
-        assert adapter.validate(_stream(tmp_path)).outcome is Outcome.ACCEPT
-        assert leftovers(tag) == [] and len(swept) == 1
-    finally:
-        containment.configure(sandbox=previous)
+    adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",),
+                               policy=contained(sandbox="bwrap"))
+    assert adapter.validate(_stream(tmp_path)).outcome is Outcome.ACCEPT
+    assert leftovers(tag) == [] and swept == []
+    monkeypatch.setattr(limits.ProcessGroup, "members", lambda self: None)
+    assert adapter.validate(_stream(tmp_path)).outcome is Outcome.ACCEPT
+    assert leftovers(tag) == [] and len(swept) == 1
 
 
 def test_reading_uses_no_threads(tmp_path: Path) -> None:
@@ -209,22 +207,17 @@ def test_run_timeout_fails_the_remaining_cases_as_timeouts(certify: Certify) -> 
 
 
 def test_the_header_names_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
-    previous = containment.settings().sandbox
     monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
-    try:
-        containment.configure(sandbox="auto")
-        line = containment.describe_sandbox()
+    with machine_facts_forgotten():
+        line = containment.describe_sandbox(contained(sandbox="auto"))
         assert line.startswith("sandbox: none (bwrap is not installed), process-group")
         assert "WARNING: the implementation can read and write whatever you can" in line
-        containment.configure(sandbox="none")
-        assert "WARNING" not in containment.describe_sandbox(), "a chosen --sandbox=none is no surprise"
+        assert "WARNING" not in containment.describe_sandbox(contained(sandbox="none")), \
+            "a chosen --sandbox=none is no surprise"
         for strict in ("strict", "bwrap"):
-            containment.configure(sandbox=strict)
             with pytest.raises(containment.UsageError,
                                match=f"--sandbox={strict}: the sandbox cannot run here: bwrap is not installed"):
-                containment.sandbox_mode()
-    finally:
-        containment.configure(sandbox=previous)
+                containment.sandbox_mode(strict)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
@@ -263,14 +256,9 @@ def test_signals_to_pytest_kill_the_live_implementation(tmp_path: Path, tag: str
 @pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
 def test_a_sandbox_that_cannot_start_is_a_crash_not_a_reject(tmp_path: Path) -> None:
     """bwrap exits 1 when it cannot set up; here a folder to show read-only does not exist."""
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="bwrap")
-    try:
-        verdict = OneShotValidator([str(ROOT / "examples" / "reference-validator")],
-                                   policy=containment.Policy(read_only=(str(tmp_path / "missing"),)),
-                                   ).validate(_stream(tmp_path))
-    finally:
-        containment.configure(sandbox=previous)
+    verdict = OneShotValidator([str(ROOT / "examples" / "reference-validator")],
+                               policy=replace(contained(sandbox="bwrap"), read_only=(str(tmp_path / "missing"),)),
+                               ).validate(_stream(tmp_path))
     assert verdict.outcome is Outcome.CRASH and "sandbox (bwrap) could not run" in verdict.message, verdict.explain()
 
 
@@ -307,13 +295,13 @@ def test_a_certification_run_leaves_nothing_running(pytester: pytest.Pytester, t
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
 def test_a_persistent_process_that_dies_leaving_a_daemon_on_stdout_ends_the_case(
-        sandbox: str, tag: str, tmp_path: Path) -> None:
+        sandbox: containment.Policy, tag: str, tmp_path: Path) -> None:
     script = tmp_path / "dies-leaving-daemon"
     script.write_text("#!/bin/sh\nread line\n"
                       "echo '{\"version\": 1, \"implementation\": {\"name\": \"x\"}, \"roles\": [\"validator\"]}'\n"
                       "(setsid sleep 300 &)\nread line\nexit 0\n")
     script.chmod(0o755)
-    adapter = PersistentImplementation([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",))
+    adapter = PersistentImplementation([str(script)], timeout=20, pass_env=("ASR_LEFTOVER_TAG",), policy=sandbox)
     answer = adapter.validate(_stream(tmp_path))
     # A case that waited for the daemon holding stdout would end at its timeout, as a TIMEOUT.
     assert answer.outcome is Outcome.CRASH and "the process exited" in answer.message, answer.explain()
@@ -366,10 +354,6 @@ def test_without_the_sandbox_an_implementation_cannot_read_the_controllers_envir
 
 
 def test_the_fallback_header_says_the_controller_is_not_dumpable(monkeypatch: pytest.MonkeyPatch) -> None:
-    previous = containment.settings().sandbox
     monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
-    try:
-        containment.configure(sandbox="none")
-        assert "this process not dumpable" in containment.describe_sandbox()
-    finally:
-        containment.configure(sandbox=previous)
+    with machine_facts_forgotten():
+        assert "this process not dumpable" in containment.describe_sandbox(contained(sandbox="none"))

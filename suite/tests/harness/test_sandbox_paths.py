@@ -11,10 +11,11 @@ import secrets
 import shutil
 import uuid
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from sandbox_marks import as_root, needs_sandbox
+from sandbox_marks import as_root, contained, needs_sandbox
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment, visibility
@@ -32,12 +33,13 @@ LOOK = ('ls / >&2; for f in /root/asr-hostile-secret-* "$(dirname "$0")"/root/ro
         f'cat {ROOT}/.git; ls {ROOT}/.git {CORPUS_DIR}/validator) >&2 2>/dev/null')
 
 
+#: The containment of a run with --sandbox=strict (as its run context gives it to an implementation).
+STRICT = contained(sandbox="strict")
+
+
 @pytest.fixture
-def strict() -> Iterator[None]:
-    previous = containment.settings().sandbox
-    containment.configure(sandbox="strict")
-    yield
-    containment.configure(sandbox=previous)
+def strict() -> Policy:
+    return STRICT
 
 
 @pytest.fixture
@@ -59,8 +61,10 @@ def _script(folder: Path, shebang: str, body: str = LOOK, name: str = "probe") -
     return script
 
 
-def _said(program: Path | str, **options: object) -> str:
-    answer = OneShotValidator([str(program)], timeout=60, **options).validate(INVALID_CASE)  # type: ignore[arg-type]
+def _said(program: Path | str, policy: Policy = STRICT, **options: object) -> str:
+    """What the program printed, run as a validator under --sandbox=strict (and ``policy``'s own choices)."""
+    answer = OneShotValidator([str(program)], timeout=60, policy=policy, **options).validate(  # type: ignore[arg-type]
+        INVALID_CASE)
     assert answer.outcome is Outcome.ACCEPT, answer.explain()
     return answer.stderr_tail
 
@@ -88,7 +92,7 @@ SHEBANGS = ["//bin/sh", "/./bin/sh", "/usr/../bin/sh", "LINK/root/bin/sh"]
 @needs_sandbox
 @as_root
 @pytest.mark.parametrize(("shebang", "protected"), [*((s, True) for s in SHEBANGS), ("//bin/sh", False)])
-def test_an_interpreter_path_shows_nothing_of_the_machine(shebang: str, protected: bool, strict: None, root_secret: str,
+def test_an_interpreter_path_shows_nothing_of_the_machine(shebang: str, protected: bool, strict: Policy, root_secret: str,
                                                           tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Without the protection, "//" is the host's root shown read-only: root's 0600 file is read.  (The
     other spellings were made absolute and normal even before; a link to / as a prefix made bubblewrap
@@ -113,7 +117,7 @@ def test_an_interpreter_path_shows_nothing_of_the_machine(shebang: str, protecte
 @needs_sandbox
 @as_root
 @pytest.mark.parametrize(("where", "protected"), [("root", True), ("tmp", True), ("checkout", True), ("checkout", False)])
-def test_a_program_in_a_folder_never_shown_whole_is_shown_alone(where: str, protected: bool, strict: None,
+def test_a_program_in_a_folder_never_shown_whole_is_shown_alone(where: str, protected: bool, strict: Policy,
                                                                monkeypatch: pytest.MonkeyPatch) -> None:
     """At /, in /tmp, at the root of a checkout of the suite: only the program file is shown, never a
     file beside it (the checkout was shown whole before, its cases and history with it)."""
@@ -136,7 +140,7 @@ def test_a_program_in_a_folder_never_shown_whole_is_shown_alone(where: str, prot
 @needs_sandbox
 @as_root
 @pytest.mark.parametrize("protected", [True, False], ids=["protected", "unprotected"])
-def test_hidden_entries_are_covered_at_any_depth(protected: bool, strict: None, tmp_path: Path,
+def test_hidden_entries_are_covered_at_any_depth(protected: bool, strict: Policy, tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     project = tmp_path / "acme"
     nested = project / "vendor" / "lib" / ".git"
@@ -152,23 +156,23 @@ def test_hidden_entries_are_covered_at_any_depth(protected: bool, strict: None, 
 
 @needs_sandbox
 @pytest.mark.parametrize("folder", ["/", "..", "/tmp", "/root/..", "/home"])
-def test_allow_read_of_the_root_a_shared_folder_or_the_checkout_is_refused(folder: str, strict: None,
+def test_allow_read_of_the_root_a_shared_folder_or_the_checkout_is_refused(folder: str, strict: Policy,
                                                                           tmp_path: Path) -> None:
     with pytest.raises(containment.UsageError, match="may not be shown"):
-        containment.configure(allow_read=(folder,))
+        containment.settings_for(allow_read=(folder,))
     program = _script(tmp_path / "acme", "/bin/sh", "exit 0")
     with pytest.raises(SandboxRefused, match="may not be shown"):
         OneShotValidator([str(program)], timeout=60, cwd=str(ROOT / "suite"),
-                         policy=Policy(read_only=(folder,))).validate(INVALID_CASE)
+                         policy=replace(strict, read_only=(folder,))).validate(INVALID_CASE)
 
 
 @needs_sandbox
-def test_an_honest_allow_read_is_shown(strict: None, tmp_path: Path) -> None:
+def test_an_honest_allow_read_is_shown(strict: Policy, tmp_path: Path) -> None:
     runtime = tmp_path / "runtime"
     runtime.mkdir()
     (runtime / "licence").write_text("LICENSED\n")
     program = _script(tmp_path / "acme", "/bin/sh", f"cat {runtime}/licence >&2")
-    assert "LICENSED" in _said(program, policy=Policy(read_only=(str(runtime),)))
+    assert "LICENSED" in _said(program, policy=replace(strict, read_only=(str(runtime),)))
     assert "LICENSED" not in _said(program)
 
 
@@ -218,7 +222,7 @@ def test_the_invariant_wants_an_unprivileged_user_without_capabilities() -> None
 
 
 @needs_sandbox
-def test_a_start_that_breaks_the_invariant_is_refused(strict: None, tmp_path: Path,
+def test_a_start_that_breaks_the_invariant_is_refused(strict: Policy, tmp_path: Path,
                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """A faulty builder (one that shows the machine's root) is caught by the check of the finished command line."""
     built = sandbox_module.command
@@ -231,7 +235,7 @@ def test_a_start_that_breaks_the_invariant_is_refused(strict: None, tmp_path: Pa
     monkeypatch.setattr(sandbox_module, "command", faulty)
     program = _script(tmp_path / "acme", "/bin/sh", "exit 0")
     with pytest.raises(SandboxRefused, match="more than the contract lists") as refused:
-        OneShotValidator([str(program)], timeout=60).validate(INVALID_CASE)
+        OneShotValidator([str(program)], timeout=60, policy=strict).validate(INVALID_CASE)
     assert "/ is shown whole: it is the root folder" in str(refused.value)
 
 

@@ -14,7 +14,7 @@ from toy_site import SAMPLES, TOY
 
 from asr_conformance.fidelity.compare import Policy, check_fidelity
 from asr_conformance.fidelity.facts import NativeCall, NativeHook, NativeTransition, SourceFacts, Where
-from asr_conformance.gate.verdict import judged_suffix
+from asr_conformance.gate.verdict import RoleVerdict, VerdictKind, judged_suffix
 from asr_conformance.harness.judging.fidelity import judge_fidelity, stream_records
 from asr_conformance.packs import registry
 from asr_conformance.packs.builtin import builtin_packs
@@ -197,11 +197,11 @@ def test_the_verdict_line_and_badge_name_the_judge_and_what_was_not_fuzzed() -> 
     third = {"name": "toy-pack", "version": "0.1.0", "builtin": False, "sha256": "0" * 64, "distribution": "d"}
     verdicts = [{"implementation": "x", "role": "producer", "verdict": "conforms", "pass_percent": 100.0,
                  "counts": {"pass": 3}, "judged_by": [third], "not_fuzzed": ["not fuzzed: no generator for acme"]}]
-    assert judged_suffix(verdicts) == (" (fidelity judged by toy-pack 0.1.0 (third-party); "
-                                       "not fuzzed: no generator for acme)")
+    assert judged_suffix([RoleVerdict.from_json(v) for v in verdicts]) == (
+        " (fidelity judged by toy-pack 0.1.0 (third-party); not fuzzed: no generator for acme)")
     message = badge(verdicts[0])["message"]
     assert "fidelity judged by toy-pack 0.1.0 (third-party)" in message and "not fuzzed" in message
-    assert judged_suffix([{"role": "validator"}]) == ""
+    assert judged_suffix([RoleVerdict("x", "validator", {}, 0.0, VerdictKind.NO_VERDICT)]) == ""
 
 
 def test_the_built_in_packs_load_through_the_suites_own_entry_points() -> None:

@@ -100,6 +100,9 @@ def test_the_report_carries_the_verdicts_the_run_decided() -> None:
                      implementations=[{"key": "acme", "roles": ["validator"]}], options={}, hypothesis={}, catalog={})
     results = [Result(id="v", implementation="acme", role="validator", kind="corpus", test="t", rules=[],
                       outcome="pass")]
-    decided = [{"implementation": "acme", "role": "validator", "verdict": "conforms", "counts": {}, "pass_percent": 100}]
-    assert build_report(replace(facts, verdicts=decided), results)["verdicts"] is decided
+    from asr_conformance.gate.verdict import RoleVerdict, VerdictKind
+
+    # A verdict the results alone would not give (no counts): the report must show this one, as decided.
+    decided = [RoleVerdict("acme", "validator", {}, 100, VerdictKind.CONFORMS)]
+    assert build_report(replace(facts, verdicts=decided), results)["verdicts"] == [decided[0].to_json()]
     assert build_report(facts, results)["verdicts"][0]["verdict"] == "conforms"  # computed when not given
