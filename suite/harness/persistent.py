@@ -126,14 +126,15 @@ class PersistentImplementation:
         self._failed_starts = 0
         return session
 
-    def handshake(self) -> protocol.Started:
-        """Start the process and complete the handshake now (the start-up check), not on the first request.
+    def handshake(self, wait: float | None = None) -> protocol.Started:
+        """Start the process and complete the handshake now (the start-up check), not on the first request,
+        waiting ``wait`` seconds for it (the case timeout when not given).
 
         Raises ``HandshakeFailed`` with the reason, or ``OSError`` when the command cannot be started."""
         if self._session is not None and self._session.started is not None:
             return self._session.started
         try:
-            started = self._start(time.monotonic() + self.timeout).started
+            started = self._start(time.monotonic() + (self.timeout if wait is None else wait)).started
             assert started is not None
             return started
         except _Dead as error:

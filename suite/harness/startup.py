@@ -36,6 +36,9 @@ TINY_STREAM = (
 #: Longest wait for a one-shot answer to the tiny stream: a slow answer is no set-up error, and the
 #: cases time it against --timeout anyway.
 ONESHOT_WAIT = 10.0
+#: Longest wait for a persistent process's handshake at start-up: an interpreter that starts slowly on a busy
+#: machine is no set-up error, whatever the case timeout (cases that restart it time the handshake with the case).
+HANDSHAKE_WAIT = 10.0
 #: Exit statuses with which a POSIX shell says the command never ran (cannot execute, not found).
 _SHELL_NEVER_RAN = {126: "the shell could not execute the command (exit status 126)",
                     127: "the shell did not find the command (exit status 127)"}
@@ -146,7 +149,7 @@ def _check_persistent(target: Target, source: str) -> StartCheck:
                                   record_traffic=True, pass_env=target.pass_env, policy=target.policy)
     problem, said = "", ""
     try:
-        started = adapter.handshake()
+        started = adapter.handshake(max(target.timeout, HANDSHAKE_WAIT))
         said = " ".join(filter(None, [started.name, started.implementation_version]))
         missing = [role for role in target.roles if role not in started.roles]
         if missing:

@@ -10,6 +10,7 @@ case (their crashes are the cases' to judge).  One end-to-end run shows what pyt
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -134,3 +135,13 @@ def test_a_producer_without_inputs_starts_on_a_transcript_its_pack_generates() -
     assert name.startswith("rollout-") and WITNESS.read(data).session_ids
     assert start_input(replace(bare, source_formats=())) == ("tiny.jsonl", TINY_STREAM)
     assert start_input(replace(target, roles=("validator",))) == ("tiny.jsonl", TINY_STREAM)
+
+
+def test_a_slow_handshake_is_no_set_up_error_whatever_the_case_timeout(tmp_path: Path) -> None:
+    """A persistent process that takes longer to answer its handshake than the case timeout (an interpreter
+    starting on a busy machine) passes the start-up check: only cases are timed against --timeout."""
+    slow = _script(tmp_path, "slow-start", 'sleep 0.6\nread request\necho \'{"version": 1, "implementation": '
+                   '{"name": "slow"}, "roles": ["validator"]}\'\nwhile read request; do :; done\n')
+    target = _target(slow, persistent=True)
+    check = check_start(replace(target, timeout=0.2))
+    assert check.ok, check.problem
