@@ -151,13 +151,19 @@ def test_the_fast_parse_reads_hostile_lines_as_the_strict_decoder_does(
     assert fast == strict
 
 
+def _compact(value: object) -> bytes:
+    """A value as a compact writer puts it (orjson's own form for most values: the reader's first path)."""
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+
+
 @settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
-@given(chunks=st.lists(json_values.map(lambda v: json.dumps(v).encode()) | st.binary(max_size=40), min_size=1,
-                      max_size=4),
+@given(chunks=st.lists(json_values.map(lambda v: json.dumps(v).encode()) | json_values.map(_compact)
+                      | st.binary(max_size=40), min_size=1, max_size=4),
        end=st.sampled_from([b"\n", b"\r\n", b" \n"]), last_end=st.booleans())
 def test_the_fast_parse_reads_any_line_as_the_strict_decoder_does(chunks: list[bytes], end: bytes, last_end: bool,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """Duplicates come from objects spliced together (``{"x": 1}`` and ``{"x": 2}`` make ``{"x": 1,"x": 2}``)."""
+    """Duplicates come from objects spliced together (``{"x": 1}`` and ``{"x": 2}`` make ``{"x": 1,"x": 2}``,
+    and compact ones ``{"x":1,"x":2}``)."""
     spliced = [line[:-1] + b"," + chunks[0][1:] if line[:1] == chunks[0][:1] == b"{" and line[-1:] == b"}"
                and len(chunks[0]) > 2 else line for line in chunks]
     data = end.join(spliced) + (end if last_end else b"")
@@ -179,3 +185,155 @@ def test_without_its_proof_the_fast_parse_loses_a_duplicate_key(monkeypatch: pyt
     fast, strict = _read_both(data, monkeypatch)
     assert [type(item).__name__ for item in fast] == ["Record"]
     assert [getattr(item, "rule", None) for item in strict] == ["X-DUPKEY", None]
+
+
+# --- lines in orjson's own form ---------------------------------------------------------------------------------
+
+#: Lines the comparison with orjson's writing cannot decide, each in compact form: every one must take the proof or
+#: the strict decoder, and be read as the strict decoder alone reads it.
+UNDECIDED = {
+    "duplicate-key": b'{"a":1,"a":2}',
+    "nested-duplicate": b'{"a":{"b":1,"b":1}}',
+    "duplicate-same-value": b'{"a":1,"a":1}',
+    "nan": b'{"v":NaN}',
+    "infinity": b'{"v":-Infinity}',
+    "float-overflow": b'{"v":1e400}',
+    "lone-high-surrogate": b'{"s":"\\ud800"}',
+    "lone-low-surrogate-key": b'{"\\udc00":1}',
+    "depth-at-limit": b'{"a":' + b"[" * 255 + b"]" * 255 + b"}",
+    "depth-past-limit": b'{"a":' + b"[" * 256 + b"]" * 256 + b"}",
+    "depth-far-past": b"[" * 2000 + b"]" * 2000,
+    "unsafe-integer": b'{"n":9007199254740992}',
+    "unsafe-negative": b'{"n":-9007199254740992}',
+    "past-64-bits": b'{"n":18446744073709551616}',
+    "past-64-bits-negative": b'{"n":-9223372036854775809}',
+    "huge-integer": b'{"n":' + b"9" * 400 + b"}",
+    "huge-integer-in-array": b'[1,' + b"1" * 30 + b"]",
+}
+
+
+def _paths_taken(data: bytes, monkeypatch: pytest.MonkeyPatch) -> tuple[list[object], int]:
+    """The reader's items and how many times it went past the comparison (to the proof or the strict decoder)."""
+    beyond = 0
+    shape, strictly = stream_module._shape, StreamReader._read_strictly
+
+    def counted_shape(value: object) -> tuple[int, int, bool]:
+        nonlocal beyond
+        beyond += 1
+        return shape(value)
+
+    def counted_strictly(self: StreamReader, number: int, body: bytes) -> list[object]:
+        nonlocal beyond
+        beyond += 1
+        return strictly(self, number, body)  # type: ignore[return-value]
+
+    with monkeypatch.context() as patched:
+        patched.setattr(stream_module, "_shape", counted_shape)
+        patched.setattr(StreamReader, "_read_strictly", counted_strictly)
+        items = list(StreamReader().read_bytes(data))
+    return items, beyond
+
+
+@pytest.mark.parametrize("line", list(UNDECIDED.values()), ids=list(UNDECIDED))
+@pytest.mark.parametrize("end", [b"\n", b""], ids=["lf", "last-line"])
+def test_the_comparison_leaves_what_it_cannot_decide_to_the_proof(
+        line: bytes, end: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert StreamReader().canonical_path, "orjson refuses to write past the suite's depth limit"
+    items, beyond = _paths_taken(line + end, monkeypatch)
+    assert beyond >= 1
+    fast, strict = _read_both(line + end, monkeypatch)
+    assert fast == strict == items
+
+
+@pytest.mark.parametrize("line", [
+    b'{"type":"state","seq":2,"id":"r2","ts":"2026-10-26T14:00:02.002Z","state":"running"}',
+    b'{"s":"caf\xc3\xa9 \\\" : \\n \xf0\x9f\x98\x80","n":[9007199254740991,-9007199254740991,1.5,null,true]}',
+    b'{"a":' + b"[" * 253 + b"]" * 253 + b"}",
+], ids=["record", "strings-and-numbers", "deep-within-writer"])
+def test_a_line_in_orjsons_own_form_needs_no_proof(line: bytes, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The other side: the comparison does decide the common line, so the tests above compare two paths."""
+    items, beyond = _paths_taken(line + b"\n", monkeypatch)
+    assert beyond == 0
+    assert items == _read_both(line + b"\n", monkeypatch)[1]
+
+
+class _WriterWithoutChecks:
+    """orjson as the reader uses it, but writing whatever it parsed: any depth, any integer."""
+
+    JSONDecodeError = orjson.JSONDecodeError
+    JSONEncodeError = orjson.JSONEncodeError
+    OPT_STRICT_INTEGER = orjson.OPT_STRICT_INTEGER
+    loads = staticmethod(orjson.loads)
+
+    @staticmethod
+    def dumps(value: object, option: int = 0) -> bytes:
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode()
+
+
+@pytest.mark.parametrize(("line", "rule"), [
+    (b'{"n":9007199254740992}\n', "ASR-032"), (b'{"a":' + b"[" * 300 + b"]" * 300 + b"}\n", "X-DEPTH")])
+def test_without_the_writers_refusals_the_comparison_loses_a_problem(
+        line: bytes, rule: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """orjson's writer refuses unsafe integers (OPT_STRICT_INTEGER) and deep nesting; the reader takes its
+    depth limit from a probe of the writer, not on trust. A writer that refused neither would let a line
+    through the comparison unexamined: the probe turns the comparison off for it, and forced on, the
+    problem goes unreported."""
+    said = _said(validate_bytes(line))
+    assert rule in {d.rule for d in said[1]}
+    monkeypatch.setattr(stream_module, "orjson", _WriterWithoutChecks)
+    stream_module._writer_refuses_depth.cache_clear()
+    try:
+        reader = StreamReader()
+        if rule == "X-DEPTH":
+            assert not reader.canonical_path
+            assert _said(validate_bytes(line, reader)) == said
+        reader.canonical_path = True
+        assert rule not in {d.rule for d in validate_bytes(line, reader).diagnostics}
+    finally:
+        stream_module._writer_refuses_depth.cache_clear()
+
+
+def test_without_the_byte_comparison_a_duplicate_key_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Were any line orjson could write back taken as it stands, the duplicate would go unreported."""
+    data = b'{"a":1,"a":2}\n'
+    assert [item.rule for item in StreamReader().read_bytes(data) if isinstance(item, stream_module.LineProblem)] \
+        == ["X-DUPKEY"]
+
+    class Trusting(StreamReader):
+        def _read_line(self, number: int, raw: bytes) -> list[stream_module.Record | stream_module.LineProblem]:
+            return [stream_module.Record(number, orjson.loads(raw))]
+
+    assert all(isinstance(item, stream_module.Record) for item in Trusting().read_bytes(data))
+
+
+def test_a_smaller_depth_limit_turns_the_comparison_off() -> None:
+    """orjson writes 254 levels: a reader allowing fewer cannot learn the depth from the comparison."""
+    reader = StreamReader(max_depth=10)
+    assert not reader.canonical_path
+    line = b'{"a":' + b"[" * 10 + b"]" * 10 + b"}\n"
+    assert [item.rule for item in reader.read_bytes(line) if isinstance(item, stream_module.LineProblem)] \
+        == ["X-DEPTH"]
+
+
+def test_a_stream_in_another_form_stops_being_compared(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A spaced writer's lines never match orjson's: after a run of misses the pass stops writing each value
+    back (only speed changes); a line in orjson's form resets the run."""
+    dumped = 0
+    dumps = orjson.dumps
+
+    class Counting(_WriterWithoutChecks):
+        @staticmethod
+        def dumps(value: object, option: int = 0) -> bytes:
+            nonlocal dumped
+            dumped += 1
+            return dumps(value, option=option)
+
+    spaced = b"".join(b'{"seq": %d}\n' % n for n in range(200))
+    monkeypatch.setattr(stream_module, "orjson", Counting)
+    items = list(StreamReader().read_bytes(spaced))
+    assert dumped == stream_module._CANONICAL_GIVE_UP
+    assert len(items) == 200
+    dumped = 0
+    mixed = b"".join(b'{"seq": %d}\n{"seq":%d}\n' % (n, n) for n in range(100))
+    list(StreamReader().read_bytes(mixed))
+    assert dumped == 200
