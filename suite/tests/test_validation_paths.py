@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+from collections.abc import Iterable
 from pathlib import Path
 
 import orjson
@@ -20,13 +21,25 @@ from hypothesis import strategies as st
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.reference import stream as stream_module
-from asr_conformance.reference.checks import validate_bytes, validate_items, validate_path, validate_stream
+from asr_conformance.reference.checks import envelope as envelope_module
+from asr_conformance.reference.checks import session_records, tool_records, validate_bytes, validate_items, validate_path, validate_stream
 from asr_conformance.reference.checks.context import RecordContext, StreamIndex
 from asr_conformance.reference.checks.envelope import ENVELOPE, _check_capture, check_envelope
-from asr_conformance.reference.checks.shapes import check_members
+from asr_conformance.reference.checks.shapes import (
+    ANY,
+    INTEGER,
+    OBJECTS,
+    STRING,
+    FieldTable,
+    MemberTable,
+    check_members,
+    describe,
+    is_timestamp_quick,
+)
 from asr_conformance.reference.diagnostics import Diagnostic, StreamDiagnostics
 from asr_conformance.reference.stream import StreamReader
 from asr_conformance.vocabulary.cases import iter_cases
+from asr_conformance.vocabulary.strict_json import is_timestamp
 
 STREAMS = sorted({case.stream for case in iter_cases(CORPUS_DIR, role="validator")})
 
@@ -337,3 +350,100 @@ def test_a_stream_in_another_form_stops_being_compared(monkeypatch: pytest.Monke
     mixed = b"".join(b'{"seq": %d}\n{"seq":%d}\n' % (n, n) for n in range(100))
     list(StreamReader().read_bytes(mixed))
     assert dumped == 200
+
+
+# --- member tables and timestamps, prepared once -----------------------------------------------------------------
+
+def _walked_as_written(obj: dict[str, object], table: FieldTable, pointer: str = "") -> list[Diagnostic]:
+    """check_members' plain form: each entry read as written, ``Kind.accepts`` asked of every member."""
+    found: list[Diagnostic] = []
+    ctx = RecordContext(obj, 3, 2, found)
+    walk: Iterable[tuple[str, object]] = (
+        ((name, obj[name]) for name in table if name in obj) if len(table) < len(obj) else obj.items())
+    for name, value in walk:
+        if name not in table:
+            continue
+        spec = table[name]
+        kind, rule = spec if isinstance(spec, tuple) else (spec, "X-SHAPE")
+        if not kind.accepts(value):
+            ctx.error(rule, f"{name} must be {kind.words}, not {describe(value)}", f"{pointer}/{name}")
+    return found
+
+
+TABLES = {name: table for module in (envelope_module, session_records, tool_records)
+          for name, table in vars(module).items() if isinstance(table, MemberTable)}
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(data=st.data())
+def test_a_prepared_table_reports_what_the_table_as_written_does(data: st.DataObject) -> None:
+    """Every MemberTable of the checks, against objects holding its members (and others) with any values."""
+    name = data.draw(st.sampled_from(sorted(TABLES)))
+    table = TABLES[name]
+    members = st.sampled_from(sorted(table) + ["other", "more"])
+    obj = data.draw(st.dictionaries(members, json_values | st.integers(), max_size=len(table) + 2))
+    found: list[Diagnostic] = []
+    check_members(RecordContext(obj, 3, 2, found), obj, table, "/at")
+    assert found == _walked_as_written(obj, table, "/at")
+    plain: list[Diagnostic] = []
+    check_members(RecordContext(obj, 3, 2, plain), obj, dict(table), "/at")
+    assert plain == found
+
+
+def test_a_prepared_table_reports_each_mismatch_in_walk_order() -> None:
+    """The comparison above has something to compare: mismatches are found, in the table's order when the
+    table is shorter, in the object's otherwise."""
+    table = MemberTable({"a": STRING, "b": (INTEGER, "ASR-001"), "c": ANY, "d": OBJECTS})
+    short = {"d": [1], "b": True, "a": 1}
+    long = {**short, "x": 1, "y": 2}
+    for obj, order in ((short, ["/d", "/b", "/a"]), (long, ["/a", "/b", "/d"])):
+        found: list[Diagnostic] = []
+        check_members(RecordContext(obj, 3, 2, found), obj, table)
+        assert [d.pointer for d in found] == order
+        assert found == _walked_as_written(obj, table)
+    assert [d.rule for d in found] == ["X-SHAPE", "ASR-001", "X-SHAPE"]
+
+
+#: Each part of a timestamp: forms the pattern accepts (digits of other scripts among them), then forms it refuses.
+_PARTS: list[tuple[list[str], list[str]]] = [
+    (["2026", "2024", "1900", "\u0662\u0660\u0662\u0666", "\uff12\uff10\uff12\uff14"], ["202", "20266", "2O26"]),
+    (["-"], ["/", ""]),
+    (["01", "02", "04", "12", "1\u0660"], ["00", "13", "\u06601", "1"]),
+    (["-"], ["/"]),
+    (["01", "09", "28", "29", "30", "31", "2\uff11"], ["00", "32", "3\u0660", "1"]),
+    (["T", "t"], [" ", "_"]),
+    (["00", "09", "19", "23", "1\u0663"], ["24", "29", "3", "\u06631"]),
+    ([":"], ["."]),
+    (["00", "59", "0\u0665"], ["60", "6"]),
+    ([":"], [""]),
+    (["00", "59", "60"], ["61", "5", "6\u0660"]),
+    (["", ".1", ".123456789", ".\u0661"], [".", ",1"]),
+    (["Z", "z", "+01:00", "-23:59", "+00:00"], ["", "+24:00", "+0100", "+01:60", "Zz"]),
+]
+
+
+@st.composite
+def timestamp_like(draw: st.DrawFn) -> str:
+    """A timestamp with no part, or one part, in a form the pattern refuses (so that each refusal is tried)."""
+    broken = draw(st.integers(-1, len(_PARTS) - 1))
+    return "".join(draw(st.sampled_from(refused if index == broken else accepted))
+                   for index, (accepted, refused) in enumerate(_PARTS))
+
+
+@settings(max_examples=500)
+@given(st.one_of(timestamp_like(), timestamp_like().map(lambda ts: ts[:-1]), st.text(max_size=30),
+                 st.integers(), st.none()))
+def test_the_quick_timestamp_check_agrees_with_the_strict_one(value: object) -> None:
+    """Leap days, days past a month's end, digits of other scripts, cut and odd forms, non-strings."""
+    assert is_timestamp_quick(value) == is_timestamp(value)
+    assert is_timestamp_quick(value) == is_timestamp(value), "asked again, from the prefixes judged"
+
+
+@pytest.mark.parametrize(("value", "valid"), [
+    ("2024-02-29T10:00:00Z", True), ("2023-02-29T10:00:00Z", False), ("2023-02-29T10:00:00Z", False),
+    ("2026-04-31T10:00:00Z", False), ("2026-10-26T14:00:01.001Z", True), ("2026-10-26T14:00:01.001", False),
+    ("2026-10-26T14:", False), ("2026-10-26T14:61:00Z", False), ("2026-10-26T24:00:00Z", False),
+    ("2026-10-26T1\u0663:00:00Z", True),
+])
+def test_the_quick_timestamp_check_judges_each_case(value: str, valid: bool) -> None:
+    assert is_timestamp_quick(value) is valid

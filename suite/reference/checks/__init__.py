@@ -48,6 +48,9 @@ class Validation:
     def __init__(self) -> None:
         self.index = StreamIndex()
         self.outcome = StreamDiagnostics()
+        #: One context, pointed at each record in turn: no check keeps it past its record (what must outlive
+        #: a record is copied into the index), and making one per record cost a tenth of the checks.
+        self._context = RecordContext({}, 0, None, self.outcome.diagnostics)
 
     def add(self, item: Record | LineProblem) -> None:
         sink = self.outcome.diagnostics
@@ -68,7 +71,10 @@ class Validation:
                 sink.append(Diagnostic("ASR-003", "line 1 is not a session header", 1))
             return
         seq = value.get("seq")
-        ctx = RecordContext(value, item.line, seq if type(seq) is int else None, sink)
+        ctx = self._context
+        ctx.record = value
+        ctx.line = item.line
+        ctx.seq = seq if type(seq) is int else None
         if item.line == 1 and value.get("type") != "session":
             self.index.header_lost = True
             ctx.error("ASR-003", f"line 1 must be the session header, not a {value.get('type')!r} record", "/type")
