@@ -265,14 +265,29 @@ class StreamReader:
     def push_lines(self, lines: Iterable[bytes], take: Callable[[Record | LineProblem], None]) -> None:
         """The items ``read_lines`` yields, handed to ``take`` in the same order: with no generator
         between reader and consumer, a whole-stream pass saves a frame switch per line."""
+        self.push_values(lines, lambda number, value: take(Record(number, value)), take)
+
+    def push_values(self, lines: Iterable[bytes], take_value: Callable[[int, object], None],
+                    take: Callable[[Record | LineProblem], None]) -> None:
+        """``push_lines``, with each line that needs nothing but its value (one in orjson's own form) handed
+        to ``take_value`` as its number and value, where ``push_lines`` makes it a ``Record``: a whole-stream
+        pass then makes no object and no list per line of its own."""
         number = 0
-        read_line = self._read_line
         self._misses = 0
         for number, raw in enumerate(lines, start=1):
             if number == 1 and raw.startswith(_BOM):
                 take(_bom_problem())
                 raw = raw[len(_BOM) :]
-            for item in read_line(number, raw):
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                items = self._refused(number, raw)
+            else:
+                if self._written_back(raw, value):
+                    take_value(number, value)
+                    continue
+                items = self._proved(number, raw, value)
+            for item in items:
                 take(item)
         if number == 0:
             take(_empty_problem())
@@ -286,23 +301,37 @@ class StreamReader:
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            body = raw[:-1] if raw.endswith(b"\n") else raw
-            if not body.strip(b" \t\r"):
-                return [LineProblem(number, "X-BLANK", "blank line: every line of a stream must hold one JSON record")]
-            return self._read_strictly(number, body)
-        if self.canonical_path and self._misses < _CANONICAL_GIVE_UP:
-            # orjson's own writing of the value, unsafe integers and too deep a nesting refused: when the
-            # line is exactly that (with or without its LF), nothing was lost and nothing needs a look.
-            try:
-                written = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER)
-            except orjson.JSONEncodeError:
-                self._misses += 1
-            else:
-                size = len(written)
-                if (len(raw) == size + 1 and raw[size] == 10 or len(raw) == size) and raw.startswith(written):
-                    self._misses = 0
-                    return [Record(number, value)]
-                self._misses += 1
+            return self._refused(number, raw)
+        if self._written_back(raw, value):
+            return [Record(number, value)]
+        return self._proved(number, raw, value)
+
+    def _written_back(self, raw: bytes, value: object) -> bool:
+        """Whether the line is exactly orjson's own writing of its value (with or without its LF), unsafe
+        integers and too deep a nesting refused while writing: then nothing was lost and nothing needs a look."""
+        if not self.canonical_path or self._misses >= _CANONICAL_GIVE_UP:
+            return False
+        try:
+            written = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER)
+        except orjson.JSONEncodeError:
+            self._misses += 1
+            return False
+        size = len(written)
+        if (len(raw) == size + 1 and raw[size] == 10 or len(raw) == size) and raw.startswith(written):
+            self._misses = 0
+            return True
+        self._misses += 1
+        return False
+
+    def _refused(self, number: int, raw: bytes) -> list[Record | LineProblem]:
+        """A line orjson refuses: blank, or read by the strict decoder to say what is wrong."""
+        body = raw[:-1] if raw.endswith(b"\n") else raw
+        if not body.strip(b" \t\r"):
+            return [LineProblem(number, "X-BLANK", "blank line: every line of a stream must hold one JSON record")]
+        return self._read_strictly(number, body)
+
+    def _proved(self, number: int, raw: bytes, value: object) -> list[Record | LineProblem]:
+        """A line orjson read but did not write back as it stands: the key-count proof, or the strict decoder."""
         keys, depth, suspicious = _shape(value)
         if suspicious or len(_KEY_END.findall(raw)) != keys:
             return self._read_strictly(number, raw[:-1] if raw.endswith(b"\n") else raw)

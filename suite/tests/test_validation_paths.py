@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import json
+import sys
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from asr_conformance.reference import stream as stream_module
 from asr_conformance.reference.checks import envelope as envelope_module
 from asr_conformance.reference.checks import session_records, tool_records, validate_bytes, validate_items, validate_path, validate_stream
 from asr_conformance.reference.checks.context import RecordContext, StreamIndex
-from asr_conformance.reference.checks.envelope import ENVELOPE, _check_capture, check_envelope
+from asr_conformance.reference.checks.envelope import ENVELOPE, RECORD_ID, _check_capture, check_envelope
 from asr_conformance.reference.checks.shapes import (
     ANY,
     INTEGER,
@@ -447,3 +448,32 @@ def test_the_quick_timestamp_check_agrees_with_the_strict_one(value: object) -> 
 ])
 def test_the_quick_timestamp_check_judges_each_case(value: str, valid: bool) -> None:
     assert is_timestamp_quick(value) is valid
+
+
+def test_every_letter_or_digit_may_stand_in_a_record_id() -> None:
+    """The envelope takes an ID of letters and digits (``str.isalnum``) without the ID pattern: that holds only
+    if every such character of every script is one the pattern allows."""
+    refused = [character for character in map(chr, range(sys.maxunicode + 1))
+               if character.isalnum() and not RECORD_ID.fullmatch(character)]
+    assert refused == []
+    assert not RECORD_ID.fullmatch("r\u00a01") and not "r\u00a01".isalnum(), "the pattern refuses a no-break space"
+
+
+@pytest.mark.parametrize("data", [
+    b'{"a":1}\n{"a": 1}\n\n{"a":1,"a":2}\n{"n":9007199254740992}\n[1]\n\xff\n{"a":1}',
+    b'\xef\xbb\xbf{"type":"session"}\n{"b":2}\r\n',
+    b"",
+], ids=["mixed", "bom-and-crlf", "empty"])
+def test_values_pushed_alone_are_the_records_read_lines_yields(data: bytes) -> None:
+    """push_values hands a line taken on sight as its number and value, and everything else as items: made
+    into records in place, that is what read_lines yields, in its order, and the sight path was taken."""
+    pushed: list[object] = []
+    alone: list[int] = []
+
+    def take_value(number: int, value: object) -> None:
+        alone.append(number)
+        pushed.append(stream_module.Record(number, value))
+
+    StreamReader().push_values(io.BytesIO(data), take_value, pushed.append)
+    assert pushed == list(StreamReader().read_bytes(data))
+    assert alone == ([1, 6, 8] if data.startswith(b'{"a":1}') else [1] if data else [])

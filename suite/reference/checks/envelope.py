@@ -70,7 +70,10 @@ def check_envelope(ctx: RecordContext, index: StreamIndex) -> None:
     else:
         _check_seq(ctx, index)
     record_id = record.get("id")
-    if type(record_id) is str and record_id not in index.record_types and RECORD_ID.fullmatch(record_id):
+    # An ID of letters and digits only (of any script) needs no pattern: no such character is whitespace
+    # or a control character (suite/tests/test_validation_paths.py goes through every code point).
+    if type(record_id) is str and record_id not in index.record_types and (
+            record_id.isalnum() or RECORD_ID.fullmatch(record_id)):
         index.record_types[record_id] = kind if type(kind) is str else ""
     else:
         _check_id(ctx, index)
