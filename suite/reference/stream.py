@@ -207,16 +207,19 @@ def _encodable(text: str) -> bool:
 
 @cache
 def _writer_refuses_depth(depth: int) -> bool:
-    """Whether orjson refuses to write a value nested ``depth`` levels deep: only then does a line it
-    wrote back prove that its nesting is within a limit of ``depth - 1``."""
-    value: list[object] = []
+    """Whether orjson refuses to write arrays, and objects, nested ``depth`` levels deep: only then does a
+    line it wrote back prove that its nesting is within a limit of ``depth - 1``."""
+    array: list[object] = []
+    obj: dict[str, object] = {}
     for _ in range(depth - 1):
-        value = [value]
-    try:
-        orjson.dumps(value)
-    except (orjson.JSONEncodeError, RecursionError):
-        return True
-    return False
+        array, obj = [array], {"a": obj}
+    for value in (array, obj):
+        try:
+            orjson.dumps(value)
+        except (orjson.JSONEncodeError, RecursionError):
+            continue
+        return False
+    return True
 
 
 def _column_of(error: json.JSONDecodeError) -> str:

@@ -307,6 +307,25 @@ def test_without_the_writers_refusals_the_comparison_loses_a_problem(
         stream_module._writer_refuses_depth.cache_clear()
 
 
+def test_the_depth_probe_asks_of_arrays_and_of_objects(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A writer that refused deep arrays but wrote deep objects would not bound a line's depth."""
+
+    class ArraysOnly(_WriterWithoutChecks):
+        @staticmethod
+        def dumps(value: object, option: int = 0) -> bytes:
+            if type(value) is list:
+                raise orjson.JSONEncodeError("nested too deeply")
+            return _WriterWithoutChecks.dumps(value)
+
+    assert StreamReader().canonical_path
+    monkeypatch.setattr(stream_module, "orjson", ArraysOnly)
+    stream_module._writer_refuses_depth.cache_clear()
+    try:
+        assert not StreamReader().canonical_path
+    finally:
+        stream_module._writer_refuses_depth.cache_clear()
+
+
 def test_without_the_byte_comparison_a_duplicate_key_is_lost(monkeypatch: pytest.MonkeyPatch) -> None:
     """Were any line orjson could write back taken as it stands, the duplicate would go unreported."""
     data = b'{"a":1,"a":2}\n'
