@@ -394,7 +394,18 @@ TABLES = {name: table for module in (envelope_module, session_records, tool_reco
           for name, table in vars(module).items() if isinstance(table, MemberTable)}
 
 
-@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.parametrize("value", [1.5, "s", True, None, [1], [{}], ["s"], {}, 2**60], ids=repr)
+def test_every_prepared_table_reports_a_value_of_each_type_as_the_table_as_written_does(value: object) -> None:
+    """Each table with every member holding the value, alone and beside two members no table has."""
+    assert len(TABLES) > 25
+    for table in TABLES.values():
+        for obj in ({name: value for name in table}, {"other": 1, **{name: value for name in table}, "more": 2}):
+            found: list[Diagnostic] = []
+            check_members(RecordContext(obj, 3, 2, found), obj, table, "/at")
+            assert found == _walked_as_written(obj, table, "/at")
+
+
+@settings(max_examples=100, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data())
 def test_a_prepared_table_reports_what_the_table_as_written_does(data: st.DataObject) -> None:
     """Every MemberTable of the checks, against objects holding its members (and others) with any values."""
@@ -450,7 +461,7 @@ def timestamp_like(draw: st.DrawFn) -> str:
                    for index, (accepted, refused) in enumerate(_PARTS))
 
 
-@settings(max_examples=500)
+@settings(max_examples=300)
 @given(st.one_of(timestamp_like(), timestamp_like().map(lambda ts: ts[:-1]), st.text(max_size=30),
                  st.integers(), st.none()))
 def test_the_quick_timestamp_check_agrees_with_the_strict_one(value: object) -> None:
