@@ -16,6 +16,14 @@ lines that pass, that nothing was lost:
   strictly, where integer literals are seen as written.
 * depth: measured while counting keys.
 
+Most lines need no proof at all: a line that is exactly what orjson writes
+for the value it parsed (compact, keys once each, integers checked against the
+safe range while writing, ``OPT_STRICT_INTEGER``) cannot hold a duplicate key,
+an unsafe integer or a lone surrogate, and orjson refuses to write a value
+nested deeper than the reader's limit (probed once, not assumed).  Comparing
+the bytes costs a fraction of the proof's walk over the tree and count over the
+line; a line in any other form (spaces, escapes, a CR) takes the proof.
+
 Lines orjson rejects are re-parsed strictly too, to say precisely what is
 wrong.  Problems are returned as data (``LineProblem``) with the line number.
 """
@@ -26,6 +34,7 @@ import json
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import BinaryIO
 
@@ -36,6 +45,9 @@ from asr_conformance.vocabulary.strict_json import SAFE_INTEGER as MAX_SAFE_INTE
 
 _BOM = b"\xef\xbb\xbf"
 _KEY_END = re.compile(rb'"[ \t\r\n]*:')
+#: Consecutive lines not in orjson's own form after which a pass stops comparing (a stream written
+#: with spaces or escapes would only pay for the comparison).
+_CANONICAL_GIVE_UP = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,6 +205,23 @@ def _encodable(text: str) -> bool:
     return True
 
 
+@cache
+def _writer_refuses_depth(depth: int) -> bool:
+    """Whether orjson refuses to write arrays, and objects, nested ``depth`` levels deep: only then does a
+    line it wrote back prove that its nesting is within a limit of ``depth - 1``."""
+    array: list[object] = []
+    obj: dict[str, object] = {}
+    for _ in range(depth - 1):
+        array, obj = [array], {"a": obj}
+    for value in (array, obj):
+        try:
+            orjson.dumps(value)
+        except (orjson.JSONEncodeError, RecursionError):
+            continue
+        return False
+    return True
+
+
 def _column_of(error: json.JSONDecodeError) -> str:
     return f"column {error.colno}"
 
@@ -202,6 +231,10 @@ class StreamReader:
 
     def __init__(self, max_depth: int = MAX_DEPTH) -> None:
         self.max_depth = max_depth
+        #: Whether a line that is exactly orjson's own writing of its value is taken without the proof.
+        self.canonical_path = _writer_refuses_depth(max_depth + 1)
+        #: Lines in a row, in the current pass, that were not in orjson's own form.
+        self._misses = 0
 
     def read_path(self, path: str | Path) -> Iterator[Record | LineProblem]:
         with open(path, "rb") as handle:
@@ -219,6 +252,7 @@ class StreamReader:
         """Read lines already split at LF (each with its LF, the last one may lack it)."""
         number = 0
         read_line = self._read_line
+        self._misses = 0
         for number, raw in enumerate(lines, start=1):
             if number == 1 and raw.startswith(_BOM):
                 yield _bom_problem()
@@ -234,13 +268,29 @@ class StreamReader:
     def push_lines(self, lines: Iterable[bytes], take: Callable[[Record | LineProblem], None]) -> None:
         """The items ``read_lines`` yields, handed to ``take`` in the same order: with no generator
         between reader and consumer, a whole-stream pass saves a frame switch per line."""
+        self.push_values(lines, lambda number, value: take(Record(number, value)), take)
+
+    def push_values(self, lines: Iterable[bytes], take_value: Callable[[int, object], None],
+                    take: Callable[[Record | LineProblem], None]) -> None:
+        """``push_lines``, with each line that needs nothing but its value (one in orjson's own form) handed
+        to ``take_value`` as its number and value, where ``push_lines`` makes it a ``Record``: a whole-stream
+        pass then makes no object and no list per line of its own."""
         number = 0
-        read_line = self._read_line
+        self._misses = 0
         for number, raw in enumerate(lines, start=1):
             if number == 1 and raw.startswith(_BOM):
                 take(_bom_problem())
                 raw = raw[len(_BOM) :]
-            for item in read_line(number, raw):
+            try:
+                value = orjson.loads(raw)
+            except orjson.JSONDecodeError:
+                items = self._refused(number, raw)
+            else:
+                if self._written_back(raw, value):
+                    take_value(number, value)
+                    continue
+                items = self._proved(number, raw, value)
+            for item in items:
                 take(item)
         if number == 0:
             take(_empty_problem())
@@ -254,10 +304,37 @@ class StreamReader:
         try:
             value = orjson.loads(raw)
         except orjson.JSONDecodeError:
-            body = raw[:-1] if raw.endswith(b"\n") else raw
-            if not body.strip(b" \t\r"):
-                return [LineProblem(number, "X-BLANK", "blank line: every line of a stream must hold one JSON record")]
-            return self._read_strictly(number, body)
+            return self._refused(number, raw)
+        if self._written_back(raw, value):
+            return [Record(number, value)]
+        return self._proved(number, raw, value)
+
+    def _written_back(self, raw: bytes, value: object) -> bool:
+        """Whether the line is exactly orjson's own writing of its value (with or without its LF), unsafe
+        integers and too deep a nesting refused while writing: then nothing was lost and nothing needs a look."""
+        if not self.canonical_path or self._misses >= _CANONICAL_GIVE_UP:
+            return False
+        try:
+            written = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER)
+        except orjson.JSONEncodeError:
+            self._misses += 1
+            return False
+        size = len(written)
+        if (len(raw) == size + 1 and raw[size] == 10 or len(raw) == size) and raw.startswith(written):
+            self._misses = 0
+            return True
+        self._misses += 1
+        return False
+
+    def _refused(self, number: int, raw: bytes) -> list[Record | LineProblem]:
+        """A line orjson refuses: blank, or read by the strict decoder to say what is wrong."""
+        body = raw[:-1] if raw.endswith(b"\n") else raw
+        if not body.strip(b" \t\r"):
+            return [LineProblem(number, "X-BLANK", "blank line: every line of a stream must hold one JSON record")]
+        return self._read_strictly(number, body)
+
+    def _proved(self, number: int, raw: bytes, value: object) -> list[Record | LineProblem]:
+        """A line orjson read but did not write back as it stands: the key-count proof, or the strict decoder."""
         keys, depth, suspicious = _shape(value)
         if suspicious or len(_KEY_END.findall(raw)) != keys:
             return self._read_strictly(number, raw[:-1] if raw.endswith(b"\n") else raw)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import gc
 import io
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 from typing import BinaryIO
@@ -48,6 +48,9 @@ class Validation:
     def __init__(self) -> None:
         self.index = StreamIndex()
         self.outcome = StreamDiagnostics()
+        #: One context, pointed at each record in turn: no check keeps it past its record (what must outlive
+        #: a record is copied into the index), and making one per record cost a tenth of the checks.
+        self._context = RecordContext({}, 0, None, self.outcome.diagnostics)
 
     def add(self, item: Record | LineProblem) -> None:
         sink = self.outcome.diagnostics
@@ -59,24 +62,32 @@ class Validation:
             if item.fatal and item.line == 1 and item.rule != "ASR-003":
                 sink.append(Diagnostic("ASR-003", "line 1 is not a readable session header", 1))
             return
+        self.add_value(item.line, item.value, item.unsafe_integers)
+
+    def add_value(self, line: int, value: object, unsafe_integers: Sequence[str] = ()) -> None:
+        """A line read as ``value`` (with its integers outside the safe range, if any): ``add`` for a
+        ``Record``, called directly for the lines the reader takes on sight."""
+        sink = self.outcome.diagnostics
         self.outcome.records += 1
-        value = item.value
         if type(value) is not dict:
-            sink.append(Diagnostic("X-RECORD", "a line must hold a JSON object (a record)", item.line))
-            if item.line == 1:
+            sink.append(Diagnostic("X-RECORD", "a line must hold a JSON object (a record)", line))
+            if line == 1:
                 self.index.header_lost = True
                 sink.append(Diagnostic("ASR-003", "line 1 is not a session header", 1))
             return
         seq = value.get("seq")
-        ctx = RecordContext(value, item.line, seq if type(seq) is int else None, sink)
-        if item.line == 1 and value.get("type") != "session":
+        ctx = self._context
+        ctx.record = value
+        ctx.line = line
+        ctx.seq = seq if type(seq) is int else None
+        if line == 1 and value.get("type") != "session":
             self.index.header_lost = True
             ctx.error("ASR-003", f"line 1 must be the session header, not a {value.get('type')!r} record", "/type")
         check_envelope(ctx, self.index)
-        if item.unsafe_integers:
+        if unsafe_integers:
             kind = value.get("type")
             ranged = kind in ("tool_result", "terminal", "hook")
-            check_unsafe_integers(ctx, [p for p in item.unsafe_integers if not (ranged and p in RANGED_MEMBERS)])
+            check_unsafe_integers(ctx, [p for p in unsafe_integers if not (ranged and p in RANGED_MEMBERS)])
         session_records.check_turn_placement(ctx, self.index)
         kind = value.get("type")
         check = CHECKS_BY_TYPE.get(kind) if type(kind) is str else None
@@ -123,7 +134,7 @@ def _validate_lines(lines: Iterable[bytes], reader: StreamReader | None) -> Stre
     """``validate_items`` over ``read_lines``, with the reader pushing each item straight into the check."""
     with _collector_paused():
         validation = Validation()
-        (reader or StreamReader()).push_lines(lines, validation.add)
+        (reader or StreamReader()).push_values(lines, validation.add_value, validation.add)
         return validation.finish()
 
 

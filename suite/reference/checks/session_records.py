@@ -23,7 +23,7 @@ from asr_conformance.reference.checks.shapes import (
     STRING,
     STRINGS,
     TIMESTAMP,
-    FieldTable,
+    MemberTable,
     check_members,
     describe,
     is_int,
@@ -42,7 +42,7 @@ ABSOLUTE_PATH = re.compile(r"^(/|[A-Za-z]:/)")
 #: Record types the pages call audit-only: not in the context view, so never a head (ASR-161).
 AUDIT_ONLY_TYPES = frozenset({"instructions", "input_request"})
 
-HEADER: FieldTable = {
+HEADER = MemberTable({
     "formatVersion": (STRING, "ASR-151"),
     "agent": (OBJECT, "ASR-150"),
     "namespace": STRING | NULL,
@@ -63,27 +63,27 @@ HEADER: FieldTable = {
     "contentLevel": (STRING, "ASR-153"),
     "extensions": OBJECTS,
     "derivedFrom": OBJECT,
-}
-PRODUCER: FieldTable = {
+})
+PRODUCER = MemberTable({
     "name": (STRING, "ASR-155"),
     "version": (STRING, "ASR-155"),
     "method": (STRING, "ASR-155"),
     "instance": (STRING, "ASR-155"),
     "source": (OBJECT, "ASR-156"),
     "lossy": (STRINGS, "ASR-156"),
-}
-ROOT: FieldTable = {"nativePath": STRING, "vcs": OBJECT, "pathDigest": ANY}
-PARTICIPANT: FieldTable = {
+})
+ROOT = MemberTable({"nativePath": STRING, "vcs": OBJECT, "pathDigest": ANY})
+PARTICIPANT = MemberTable({
     "kind": STRING, "role": STRING, "displayName": STRING, "ids": OBJECTS, "self": BOOLEAN,
-}
-CONVERSATION: FieldTable = {"kind": STRING, "nativeId": STRING, "parent": (STRING, "ASR-176")}
-EXTENSION: FieldTable = {"id": STRING, "version": STRING, "required": BOOLEAN}
-NAMED: FieldTable = {"name": STRING, "version": STRING}
+})
+CONVERSATION = MemberTable({"kind": STRING, "nativeId": STRING, "parent": (STRING, "ASR-176")})
+EXTENSION = MemberTable({"id": STRING, "version": STRING, "required": BOOLEAN})
+NAMED = MemberTable({"name": STRING, "version": STRING})
 DECLARATION_MEMBERS = (
     "profiles", "extensions", "lossy", "contentLevel", "roots", "participants", "conversations",
     "executedBy", "agentVersion", "client", "environment", "producer",
 )
-DECLARATION: FieldTable = {
+DECLARATION = MemberTable({
     "profiles": (STRINGS, "ASR-152"),
     "extensions": OBJECTS,
     "lossy": STRINGS,
@@ -96,16 +96,16 @@ DECLARATION: FieldTable = {
     "client": OBJECT,
     "environment": OBJECT,
     "producer": OBJECT,
-}
-SESSION_INFO: FieldTable = {
+})
+SESSION_INFO = MemberTable({
     "title": STRING | NULL,
     "titleSource": STRING | NULL,
     "heads": (ARRAY | NULL, "ASR-161"),
     "tags": STRINGS | NULL,
     "flags": STRINGS | NULL,
     "project": OBJECT | NULL,
-}
-STATE: FieldTable = {
+})
+STATE = MemberTable({
     "state": (STRING, "ASR-168"),
     "stopReason": STRING,
     "error": OBJECT,
@@ -114,38 +114,60 @@ STATE: FieldTable = {
     "parentTurn": (OBJECT, "ASR-182"),
     "rootTurn": (OBJECT, "ASR-182"),
     "executedBy": (OBJECT, "ASR-182"),
-}
-STATE_ERROR: FieldTable = {
+})
+STATE_ERROR = MemberTable({
     "message": STRING,
     "code": STRING | INTEGER,
     "class": STRING,
     "retryable": BOOLEAN,
     "resetAt": (TIMESTAMP, "X-TS"),
     "retry": OBJECT,
-}
+})
 TURN_LINKS = ("attempt", "continuationOf", "parentTurn", "rootTurn", "executedBy")
 STOPPED_STATES = ("idle", "error", "ended")
-TRIGGER: FieldTable = {
+TRIGGER = MemberTable({
     "kind": STRING, "native": STRING, "id": STRING, "runId": STRING,
     "schedule": STRING | OBJECT, "reason": STRING, "source": (ACTOR, "ASR-185"),
-}
+})
 CONFIG_MEMBERS = ("model", "effort", "mode", "permissionMode", "sandbox", "agent", "options", "capability")
-CONFIG_CHANGE: FieldTable = {
+CONFIG_CHANGE = MemberTable({
     "model": OBJECT, "effort": STRING, "mode": STRING, "permissionMode": STRING,
     "sandbox": OBJECT, "agent": STRING, "options": OBJECT, "capability": (OBJECT, "ASR-188"),
     "snapshot": BOOLEAN, "actor": STRING,
-}
-SANDBOX: FieldTable = {"mode": STRING, "network": BOOLEAN, "writableRoots": ARRAY}
-CAPABILITY: FieldTable = {"kind": (STRING, "ASR-188"), "name": (STRING, "ASR-188"), "op": (STRING, "ASR-188")}
-INSTRUCTIONS: FieldTable = {
+})
+SANDBOX = MemberTable({"mode": STRING, "network": BOOLEAN, "writableRoots": ARRAY})
+CAPABILITY = MemberTable({"kind": (STRING, "ASR-188"), "name": (STRING, "ASR-188"), "op": (STRING, "ASR-188")})
+INSTRUCTIONS = MemberTable({
     "kind": (STRING, "ASR-173"), "name": STRING, "uri": STRING, "content": CONTENT_PARTS,
     "tools": OBJECTS, "removed": STRINGS, "truncated": BOOLEAN, "scope": STRING,
-}
+})
 INSTRUCTIONS_BODY = ("content", "tools", "removed", "digest")
-MEMORY_CHANGE: FieldTable = {
+MEMORY_CHANGE = MemberTable({
     "store": (STRING, "ASR-190"), "scope": STRING, "op": (STRING, "ASR-190"),
     "target": OBJECT, "cause": (OBJECT, "ASR-190"), "status": STRING,
-}
+})
+#: The header's agent.
+AGENT = MemberTable({"name": (STRING, "ASR-150"), "version": STRING})
+#: A root's vcs.
+VCS = MemberTable({"type": STRING, "remote": STRING, "head": STRING, "branch": STRING, "dirty": BOOLEAN})
+#: Each of a participant's ids.
+IDENTITY = MemberTable({"scheme": (STRING, "ASR-175"), "value": (STRING, "ASR-175"), "basis": STRING})
+#: session_info.project.
+PROJECT = MemberTable({"id": STRING, "name": STRING})
+#: A declaration's producer (a writer handover).
+DECLARED_PRODUCER = MemberTable({"instance": STRING, "name": STRING, "version": STRING})
+#: state.error.retry.
+RETRY = MemberTable({"attempt": INTEGER, "maxAttempts": INTEGER, "delayMs": NUMBER})
+#: state.attempt (n is checked on its own).
+ATTEMPT = MemberTable({"reason": STRING})
+#: state.executedBy (session is checked on its own).
+EXECUTED_BY = MemberTable({"turnId": STRING})
+#: config_change.model.
+MODEL = MemberTable({"provider": STRING, "id": STRING})
+#: memory_change.cause.
+CAUSE = MemberTable({"callId": STRING, "actor": STRING})
+#: memory_change.target (path is checked on its own).
+TARGET = MemberTable({"key": STRING})
 
 
 # --- session header -----------------------------------------------------------
@@ -162,7 +184,7 @@ def check_session(ctx: RecordContext, index: StreamIndex) -> None:
     if type(agent) is dict:
         if "name" not in agent:
             ctx.error("ASR-150", "agent must contain name", "/agent/name")
-        check_members(ctx, agent, {"name": (STRING, "ASR-150"), "version": STRING}, "/agent")
+        check_members(ctx, agent, AGENT, "/agent")
     _check_format_version(ctx, header.get("formatVersion"))
     profiles = header.get("profiles")
     if type(profiles) is list and "core" not in profiles:
@@ -281,8 +303,7 @@ def _declare_roots(ctx: RecordContext, index: StreamIndex, roots: list[Any], poi
         if type(vcs) is dict:
             if "type" not in vcs:
                 ctx.error("X-SHAPE", "vcs must contain type", f"{where}/vcs/type")
-            check_members(ctx, vcs, {"type": STRING, "remote": STRING, "head": STRING,
-                                     "branch": STRING, "dirty": BOOLEAN}, f"{where}/vcs")
+            check_members(ctx, vcs, VCS, f"{where}/vcs")
 
 
 def _declare_people(ctx: RecordContext, index: StreamIndex, record: dict[str, Any]) -> None:
@@ -305,8 +326,7 @@ def _declare_people(ctx: RecordContext, index: StreamIndex, record: dict[str, An
                         if name not in identity:
                             ctx.error("ASR-175", f"each identity in ids must contain {name}",
                                       f"{where}/ids/{number}/{name}")
-                    check_members(ctx, identity, {"scheme": (STRING, "ASR-175"), "value": (STRING, "ASR-175"),
-                                                  "basis": STRING}, f"{where}/ids/{number}")
+                    check_members(ctx, identity, IDENTITY, f"{where}/ids/{number}")
     conversations = record.get("conversations")
     if type(conversations) is list:
         declared_here = {c.get("id") for c in conversations if type(c) is dict and type(c.get("id")) is str}
@@ -361,7 +381,7 @@ def check_session_info(ctx: RecordContext, index: StreamIndex) -> None:
     if type(project) is dict:
         if "id" not in project:
             ctx.error("X-SHAPE", "project must contain id", "/project/id")
-        check_members(ctx, project, {"id": STRING, "name": STRING}, "/project")
+        check_members(ctx, project, PROJECT, "/project")
     if "continuedIn" in info and info["continuedIn"] is not None:
         check_session_ref(ctx, info["continuedIn"], "/continuedIn", "continuedIn", "ASR-180")
 
@@ -384,7 +404,7 @@ def check_declaration(ctx: RecordContext, index: StreamIndex) -> None:
         if "instance" not in producer:
             ctx.error("X-SHAPE", "a declared producer (a writer handover) must contain instance (ASR-006)",
                       "/producer/instance")
-        check_members(ctx, producer, {"instance": STRING, "name": STRING, "version": STRING}, "/producer")
+        check_members(ctx, producer, DECLARED_PRODUCER, "/producer")
 
 
 def _check_content_level(ctx: RecordContext, index: StreamIndex, declaration: dict[str, Any]) -> None:
@@ -422,7 +442,7 @@ def check_state(ctx: RecordContext, index: StreamIndex) -> None:
         if type(retry) is dict:
             if "attempt" not in retry:
                 ctx.error("X-SHAPE", "error.retry must contain attempt", "/error/retry/attempt")
-            check_members(ctx, retry, {"attempt": INTEGER, "maxAttempts": INTEGER, "delayMs": NUMBER},
+            check_members(ctx, retry, RETRY,
                           "/error/retry")
     _check_turn_links(ctx, state)
 
@@ -440,7 +460,7 @@ def _check_turn_links(ctx: RecordContext, state: dict[str, Any]) -> None:
             ctx.error("ASR-182", "attempt must contain n", "/attempt/n")
         elif not is_int(n) or n < 1:
             ctx.error("ASR-182", f"attempt.n must be an integer of at least 1, not {describe(n)}", "/attempt/n")
-        check_members(ctx, attempt, {"reason": STRING}, "/attempt")
+        check_members(ctx, attempt, ATTEMPT, "/attempt")
     link = state.get("continuationOf")
     if type(link) is str and not TURN_REF.fullmatch(link):
         ctx.error("ASR-182", f"continuationOf must be a turn ref of the form turnId=<id> (ASR-075), not {link!r}",
@@ -457,7 +477,7 @@ def _check_turn_links(ctx: RecordContext, state: dict[str, Any]) -> None:
     if type(executed_by) is dict:
         if type(executed_by.get("session")) is not str:
             ctx.error("ASR-182", "executedBy must contain session, a session reference", "/executedBy/session")
-        check_members(ctx, executed_by, {"turnId": STRING}, "/executedBy")
+        check_members(ctx, executed_by, EXECUTED_BY, "/executedBy")
 
 
 def check_turn_placement(ctx: RecordContext, index: StreamIndex) -> None:
@@ -509,7 +529,7 @@ def check_config_change(ctx: RecordContext, index: StreamIndex) -> None:
     if type(model) is dict:
         if "id" not in model:
             ctx.error("X-SHAPE", "model must contain id", "/model/id")
-        check_members(ctx, model, {"provider": STRING, "id": STRING}, "/model")
+        check_members(ctx, model, MODEL, "/model")
     sandbox = change.get("sandbox")
     if type(sandbox) is dict:
         check_members(ctx, sandbox, SANDBOX, "/sandbox")
@@ -552,12 +572,12 @@ def check_memory_change(ctx: RecordContext, index: StreamIndex) -> None:
         if len(present) != 1:
             found = " and ".join(present) if present else "neither"
             ctx.error("ASR-190", f"cause must contain exactly one of callId or actor (found {found})", "/cause")
-        check_members(ctx, cause, {"callId": STRING, "actor": STRING}, "/cause")
+        check_members(ctx, cause, CAUSE, "/cause")
     target = record.get("target")
     if type(target) is dict:
         if "path" in target:
             check_path_ref(ctx, index, target["path"], "/target/path", "target.path")
-        check_members(ctx, target, {"key": STRING}, "/target")
+        check_members(ctx, target, TARGET, "/target")
 
 
 def finish(index: StreamIndex, report: Reporter) -> None:

@@ -21,7 +21,7 @@ from asr_conformance.reference.checks.shapes import (
     STRING,
     STRINGS,
     TIMESTAMP,
-    FieldTable,
+    MemberTable,
     check_members,
     describe,
     is_int,
@@ -33,7 +33,7 @@ EXIT_CODE_MIN = -(2**31)
 EXIT_CODE_MAX = 2**32 - 1
 COMMAND = STRING | STRINGS
 
-TOOL_CALL: FieldTable = {
+TOOL_CALL = MemberTable({
     "callId": (STRING, "ASR-250"),
     "callIdSource": (STRING, "ASR-250"),
     "name": (STRING, "ASR-250"),
@@ -45,14 +45,14 @@ TOOL_CALL: FieldTable = {
     "parentCallId": STRING,
     "provider": (OBJECT, "ASR-255"),
     "locations": OBJECTS,
-}
+})
 #: Members that carry an outcome elsewhere in the pages; a call has none (ASR-251).
 OUTCOME_MEMBERS = ("status", "exec", "error", "content", "decision", "permission")
-PROVIDER: FieldTable = {
+PROVIDER = MemberTable({
     "kind": (STRING, "ASR-255"), "server": STRING, "tool": STRING, "name": STRING,
     "identity": (STRING, "ASR-255"),
-}
-TOOL_RESULT: FieldTable = {
+})
+TOOL_RESULT = MemberTable({
     "callId": (STRING, "ASR-257"),
     "nativeCallId": STRING,
     "linkage": (STRING, "ASR-257"),
@@ -67,9 +67,9 @@ TOOL_RESULT: FieldTable = {
     "durationMs": NUMBER,
     "provider": (OBJECT, "ASR-255"),
     "permission": (OBJECT, "ASR-277"),
-}
+})
 LINKAGES = ("exact", "derived", "ambiguous", "none")
-EXEC: FieldTable = {
+EXEC = MemberTable({
     "command": COMMAND,
     "exitCode": (INTEGER, "ASR-260"),
     "signal": (STRING, "ASR-288"),
@@ -79,9 +79,9 @@ EXEC: FieldTable = {
     "output": STRING,
     "terminalId": (STRING, "ASR-290"),
     "processId": (STRING | SAFE_INTEGER, "ASR-289"),
-}
-COMPACT_PERMISSION: FieldTable = {"decision": (STRING, "ASR-277"), "decidedBy": STRING, "rule": STRING}
-PERMISSION: FieldTable = {
+})
+COMPACT_PERMISSION = MemberTable({"decision": (STRING, "ASR-277"), "decidedBy": STRING, "rule": STRING})
+PERMISSION = MemberTable({
     "requestId": (STRING, "ASR-268"),
     "subject": (OBJECT, "ASR-268"),
     "title": STRING,
@@ -98,9 +98,9 @@ PERMISSION: FieldTable = {
     "rationale": STRING,
     "feedback": STRING,
     "decidedAt": (TIMESTAMP, "X-TS"),
-}
-OPTION: FieldTable = {"optionId": STRING, "name": STRING, "kind": STRING}
-INPUT_REQUEST: FieldTable = {
+})
+OPTION = MemberTable({"optionId": STRING, "name": STRING, "kind": STRING})
+INPUT_REQUEST = MemberTable({
     "requestId": (STRING, "ASR-282"),
     "callId": STRING,
     "mode": (STRING, "ASR-282"),
@@ -115,13 +115,13 @@ INPUT_REQUEST: FieldTable = {
     "response": STRING | OBJECT,
     "answerRef": (STRING, "ASR-284"),
     "answeredBy": (ACTOR, "ASR-076"),
-}
-QUESTION: FieldTable = {
+})
+QUESTION = MemberTable({
     "id": (STRING, "ASR-282"), "header": STRING, "text": (STRING, "ASR-282"), "options": OBJECTS,
     "multiSelect": BOOLEAN, "allowOther": BOOLEAN, "secret": BOOLEAN,
-}
-ANSWER: FieldTable = {"questionId": (STRING, "ASR-282"), "selected": STRINGS, "text": STRING}
-TERMINAL: FieldTable = {
+})
+ANSWER = MemberTable({"questionId": (STRING, "ASR-282"), "selected": STRINGS, "text": STRING})
+TERMINAL = MemberTable({
     "terminalId": (STRING, "ASR-271"),
     "kind": STRING,
     "callId": STRING,
@@ -134,8 +134,8 @@ TERMINAL: FieldTable = {
     "output": OBJECT,
     "startedAt": (TIMESTAMP, "X-TS"),
     "completedAt": (TIMESTAMP, "X-TS"),
-}
-HOOK: FieldTable = {
+})
+HOOK = MemberTable({
     "event": (STRING, "ASR-273"),
     "hookId": STRING,
     "name": STRING,
@@ -150,7 +150,15 @@ HOOK: FieldTable = {
     "stderr": STRING,
     "output": CONTENT_PARTS,
     "durationMs": NUMBER,
-}
+})
+#: tool_result.error.
+RESULT_ERROR = MemberTable({"message": STRING, "code": STRING | INTEGER})
+#: permission.subject.
+SUBJECT = MemberTable({"callId": STRING, "command": COMMAND})
+#: Each of permission.reviews.
+REVIEW = MemberTable({"verdict": STRING, "rationale": STRING})
+#: terminal.output.
+TERMINAL_OUTPUT = MemberTable({"text": STRING, "blob": ANY})
 #: Integers whose range a numbered rule of these pages states; ASR-032 stays silent on them.
 RANGED_MEMBERS = frozenset({"/exec/exitCode", "/exec/processId", "/exitCode"})
 
@@ -230,7 +238,7 @@ def check_tool_result(ctx: RecordContext, index: StreamIndex) -> None:
         check_provider(ctx, result["provider"], "/provider")
     error = result.get("error")
     if type(error) is dict:
-        check_members(ctx, error, {"message": STRING, "code": STRING | INTEGER}, "/error")
+        check_members(ctx, error, RESULT_ERROR, "/error")
     if type(result.get("permission")) is dict:
         _check_compact_permission(ctx, index, result["permission"], call_id)
 
@@ -292,7 +300,7 @@ def check_permission(ctx: RecordContext, index: StreamIndex) -> None:
             found = " and ".join(present) if present else "neither"
             ctx.error("ASR-268", f"subject must contain exactly one of callId or command (found {found})",
                       "/subject")
-        check_members(ctx, subject, {"callId": STRING, "command": COMMAND}, "/subject")
+        check_members(ctx, subject, SUBJECT, "/subject")
         call_id = subject.get("callId")
         if type(call_id) is str and len(present) == 1:
             if call_id in index.compact_permissions:
@@ -324,7 +332,7 @@ def check_permission(ctx: RecordContext, index: StreamIndex) -> None:
             elif type(review["by"]) is not dict:
                 ctx.error("ASR-281", f"review.by must be an actor reference (an object), not "
                           f"{describe(review['by'])}", f"/reviews/{position}/by")
-            check_members(ctx, review, {"verdict": STRING, "rationale": STRING}, f"/reviews/{position}")
+            check_members(ctx, review, REVIEW, f"/reviews/{position}")
 
 
 # --- input_request ------------------------------------------------------------
@@ -399,7 +407,7 @@ def check_terminal(ctx: RecordContext, index: StreamIndex) -> None:
         check_path_ref(ctx, index, terminal["cwd"], "/cwd", "cwd")
     output = terminal.get("output")
     if type(output) is dict:
-        check_members(ctx, output, {"text": STRING, "blob": ANY}, "/output")
+        check_members(ctx, output, TERMINAL_OUTPUT, "/output")
     terminal_id = terminal.get("terminalId")
     record_id = terminal.get("id")
     if type(terminal_id) is not str:
