@@ -23,9 +23,11 @@ import pytest
 from test_witness_speed import SESSION, generate
 
 from asr_conformance.harness.judging import fidelity, produced
-from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, mutations_of, pack_for_input
+from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, mutations_of
 from asr_conformance.harness.judging.produced import ProducedStream
 from asr_conformance.harness.judging.producer import output_problems
+from asr_conformance.packs.registry import installed
+from asr_conformance.packs.selection import sniffed
 
 TRANSCRIPT_BYTES = int(os.environ.get("ASR_PRODUCER_BENCH_BYTES", 2_000_000))
 CONVERTER = Path(__file__).resolve().parents[1] / "reference" / "claude_code_converter.py"
@@ -40,7 +42,7 @@ def _convert(data: bytes, folder: Path) -> bytes:
 
 def test_judging_one_input_with_its_edits(benchmark, tmp_path: Path) -> None:
     data = generate(TRANSCRIPT_BYTES)
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edits = [m for m in mutations_of(pack) if m.apply(data) is not None]
     stream = _convert(data, tmp_path)

@@ -42,15 +42,15 @@ from asr_conformance.harness.judging.fidelity import (
     judge_fidelity,
     judge_mutation,
     mutations_of,
-    pack_for_input,
     read_facts,
 )
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
-from asr_conformance.harness.targets import CASE_SUFFIX, ProducerInput
+from asr_conformance.harness.targets import CASE_SUFFIX
 from asr_conformance.packs.guard import PackError
 from asr_conformance.packs.pack import Generator, Transcript
-from asr_conformance.packs.registry import Installed, installed
+from asr_conformance.packs.registry import Installed, Packs, installed
+from asr_conformance.packs.selection import SourceInput, sniffed
 from asr_conformance.vocabulary.untrusted import no_surrogates
 
 #: How much of an input is read to tell its format and variant.
@@ -122,10 +122,10 @@ def rare_variants(format: str) -> tuple[str, ...]:
     return tuple(v for v in module.VARIANTS if v not in common)
 
 
-def sniffed_format(data: bytes) -> tuple[str, str | None] | None:
-    """The generated format an input is in, and its variant: the witness the input sniffs as
-    (``judging.fidelity.witness_for_input``), when the suite has a generator for its format."""
-    chosen = pack_for_input(data)
+def sniffed_format(data: bytes, source: SourceInput | None = None) -> tuple[str, str | None] | None:
+    """The format an input is in, and its variant: the pack chosen for it (``source``, or ``data`` sniffed now
+    among the installed packs), and the variant its generator tells from ``data``."""
+    chosen = (source or sniffed(data, installed())).pack
     if chosen is None:
         return None
     module = chosen.pack.generator
@@ -146,29 +146,32 @@ class FuzzPlan:
     reason: str = ""
 
 
-def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[ProducerInput]) -> FuzzPlan:
-    """The properties for a producer: the formats it names, else the formats its own inputs are in.
+def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput]) -> FuzzPlan:
+    """The properties for a producer: the formats it names, else the formats its own inputs are in (the packs
+    chosen for them at collection).
 
     A rare variant (Codex's legacy rollouts) is fuzzed only for a producer whose inputs follow it:
     a converter is not asked to read a variant its vendor never claimed."""
-    sniffed: list[tuple[str, str | None]] = []
+    found_in: list[tuple[str, str | None]] = []
     for item in inputs:
+        if item.pack is None or item.path is None:
+            continue
         try:
             with open(item.path, "rb") as handle:
                 head = handle.read(SNIFF_BYTES)
         except OSError:
             continue
-        found = sniffed_format(head)
+        found = sniffed_format(head, item)
         if found is not None:
-            sniffed.append(found)
-    chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in sniffed))
+            found_in.append(found)
+    chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in found_in))
     if not chosen:
         return FuzzPlan((), "not fuzzed: none of the inputs is in a format an installed pack reads "
                             f"(generated: {', '.join(formats()) or 'none'}); install a format pack with a generator "
                             "for the inputs' own format (docs/witnesses.md), or name it with --source-format")
     properties: list[GeneratedInput] = []
     for format in chosen:
-        rare = [v for v in rare_variants(format) if (format, v) in sniffed]
+        rare = [v for v in rare_variants(format) if (format, v) in found_in]
         properties += generated_inputs(format, rare)
     bare = [f for f in chosen if generator(f) is None]
     reason = (f"not fuzzed: no generator for {', '.join(bare)} (install a pack for that format that has one)"
@@ -258,7 +261,7 @@ class ProducerFuzzSession(PropertyRunner):
             shown = [str(p) for p in problems[:SHOWN]]
             self._fail(f"the stream for {transcript.summary()} breaks {', '.join(rules)}", "\n".join(shown),
                        {**failure, "rules": rules, "findings": shown})
-        result = judge_fidelity(data, stream, [pack], transcript.summary())
+        result = judge_fidelity(data, stream, Packs.of(pack), transcript.summary())
         if result.error is not None:
             self.pack_error = result.error
             assume(False)

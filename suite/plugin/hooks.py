@@ -41,13 +41,15 @@ from asr_conformance.harness.fuzzing import (
     ValidatorFuzzSession,
     ensure_profiles,
 )
+from asr_conformance.harness.judging.fidelity import input_of
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.startup import StartCheck, check_start
-from asr_conformance.harness.targets import ProducerInput, Target, resolve_targets
+from asr_conformance.harness.targets import Target, resolve_targets
 from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
+from asr_conformance.packs.selection import SourceInput
 from asr_conformance.plugin.classify import MODULES, classify
 from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
@@ -60,6 +62,7 @@ from asr_conformance.plugin.run_config import (
     fuzz_plans,
     hypothesis_facts,
     shrink_budget_of,
+    sources_of,
     target_of,
     targets_of,
     widened_of,
@@ -335,17 +338,14 @@ def _generate_tests(metafunc: pytest.Metafunc) -> None:
             pytest.param(case, id=case.id, marks=_rule_marks(case.rules)) for case in _cases(config, "reader")
         ])
     if "producer_input" in metafunc.fixturenames:
-        inputs: dict[str, ProducerInput] = {}
-        for target in targets_of(config):
-            for item in target.inputs:
-                inputs.setdefault(item.id, item)
-        metafunc.parametrize("producer_input", [pytest.param(i, id=i.id) for i in inputs.values()] or [_NO_INPUTS])
+        # Each input made once (its pack chosen): every test of the input gets that same object.
+        sources = sources_of(config)
+        metafunc.parametrize("producer_input", [pytest.param(s, id=s.id) for s in sources.values()] or [_NO_INPUTS])
     if "source_edit" in metafunc.fixturenames:
         from asr_conformance.harness.judging.fidelity import source_edits
 
-        unique = {i.id: i for target in targets_of(config) for i in target.inputs}
         metafunc.parametrize("source_edit", [
-            pytest.param(edit, id=edit.id) for item in unique.values() for edit in source_edits(item)
+            pytest.param(edit, id=edit.id) for source in sources_of(config).values() for edit in source_edits(source)
         ] or [_NO_INPUTS])
     if "generated_input" in metafunc.fixturenames:
         metafunc.parametrize("generated_input", _generated_params(config))
@@ -396,7 +396,7 @@ def result_id(item: pytest.Item, role: str) -> str:
         if value is None:  # the parameter that skips, saying why (no inputs of its own, no format to fuzz)
             parts.append("not-fuzzed" if name == "generated_input" else "no-inputs")
             continue
-        parts.append(value.id if isinstance(value, (Case, ProducerInput, GeneratedInput)) or hasattr(value, "input")
+        parts.append(value.id if isinstance(value, (Case, SourceInput, GeneratedInput)) or hasattr(value, "input")
                      else str(value))
     name = getattr(item, "originalname", item.name)
     return f"{role}/{name}" + (f"[{'-'.join(parts)}]" if parts else "")
@@ -425,8 +425,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
-        given = params.get("producer_input") or getattr(params.get("source_edit"), "input", None)
-        if role not in target.roles or (isinstance(given, ProducerInput) and given not in target.inputs) or (
+        source = params.get("producer_input") or getattr(params.get("source_edit"), "source", None)
+        given = input_of(source) if isinstance(source, SourceInput) else None
+        if role not in target.roles or (given is not None and given not in target.inputs) or (
                 "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
             dropped.append(item)
             continue

@@ -15,8 +15,11 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment
 from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
+from asr_conformance.harness.judging.fidelity import producer_sources
 from asr_conformance.harness.producer_fuzzing import FuzzPlan, fuzz_plan
 from asr_conformance.harness.targets import Target
+from asr_conformance.packs.registry import Packs
+from asr_conformance.packs.selection import SourceInput, source_input
 from asr_conformance.plugin.entry import CONFORMANCE_DIR
 
 TARGETS_KEY = pytest.StashKey[list[Target]]()
@@ -24,6 +27,7 @@ FUZZ_PLANS_KEY = pytest.StashKey[dict[str, FuzzPlan]]()
 SEED_KEY = pytest.StashKey[object]()
 #: time.time() at which --run-timeout ends the run (None without one); the same in every worker.
 RUN_DEADLINE_KEY = pytest.StashKey[float | None]()
+SOURCES_KEY = pytest.StashKey[dict[str, SourceInput]]()
 
 
 def shrink_budget_of(config: pytest.Config) -> ShrinkBudget:
@@ -122,9 +126,31 @@ def fuzz_plans(config: pytest.Config) -> dict[str, FuzzPlan]:
     """Each producer target's fuzz properties (by target key), worked out once per process."""
     plans = config.stash.get(FUZZ_PLANS_KEY, None)
     if plans is None:
-        plans = {t.key: fuzz_plan(t.source_formats, t.inputs) for t in targets_of(config) if "producer" in t.roles}
+        sources = sources_of(config)
+        plans = {}
+        for target in targets_of(config):
+            if "producer" in target.roles:
+                own = [sources[i.id] if sources[i.id].path == i.path else source_input(i.path, _packs(), i.id)
+                       for i in target.inputs]
+                plans[target.key] = fuzz_plan(target.source_formats, own)
         config.stash[FUZZ_PLANS_KEY] = plans
     return plans
+
+
+def sources_of(config: pytest.Config) -> dict[str, SourceInput]:
+    """Every producer input of the run by test ID, read and sniffed once per process (at collection): the pack
+    chosen for each travels with it to every test of the input (``packs.selection.SourceInput``)."""
+    sources = config.stash.get(SOURCES_KEY, None)
+    if sources is None:
+        sources = producer_sources((i for t in targets_of(config) for i in t.inputs), _packs())
+        config.stash[SOURCES_KEY] = sources
+    return sources
+
+
+def _packs() -> Packs:
+    from asr_conformance.packs.registry import installed
+
+    return installed()
 
 
 def target_of(config: pytest.Config) -> Target:

@@ -21,11 +21,12 @@ from asr_conformance.harness.judging.fidelity import (
     judge_fidelity,
     judge_mutation,
     mutations_of,
-    pack_for_input,
     stream_records,
 )
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import differences, output_problems
+from asr_conformance.packs.registry import installed
+from asr_conformance.packs.selection import sniffed
 from asr_conformance.reference.checks import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,7 +113,7 @@ def test_parses_are_kept_within_a_size_bound(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = WITH_TOOLS.read_bytes()
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edits = mutations_of(pack)
     assert len(edits) >= 3
@@ -143,7 +144,7 @@ def test_an_invalid_stream_is_not_held_to_its_source(tmp_path: Path) -> None:
     assert "ASR-260" in {p.rule for p in output_problems(invalid)}
     judged = judge_fidelity(data, invalid)
     assert (judged.findings, judged.not_checked, judged.unchecked) == ([], NOT_VALID, "the stream is not valid ASR")
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edit = mutations_of(pack)[0]
     edited = judge_mutation(edit, pack, data, invalid, lambda _: pytest.fail("an invalid baseline is not edited"))
@@ -154,7 +155,7 @@ def test_an_invalid_stream_is_not_held_to_its_source(tmp_path: Path) -> None:
 
 def test_an_invalid_stream_after_an_edit_is_one_finding(tmp_path: Path) -> None:
     data = WITH_TOOLS.read_bytes()
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edit = next(m for m in mutations_of(pack) if m.apply(data) is not None)
     judged = judge_mutation(edit, pack, data, run(CONVERTER, data, tmp_path), lambda e: run(INVALID, e, tmp_path))

@@ -3,11 +3,11 @@ checks hold the converted stream to it, and source edits must move the stream as
 
 A stream that only conforms proves little: a converter that ignores its input can write
 the same valid stream for every file. Here the suite reads the input itself (through the
-witness for its format, ``fidelity.registry``) and checks every "comes from the source"
+pack chosen for it once, ``packs.selection``) and checks every "comes from the source"
 rule it can (``fidelity.compare``); each source edit (``fidelity.mutations``) is converted
 again and must change the stream exactly as the edit implies.
 
-Without a witness for the input's format nothing here passes: the result is *not checked*,
+Without a pack for the input's format nothing here passes: the result is *not checked*,
 with the reason, and the verdict says so.
 """
 
@@ -15,14 +15,14 @@ from __future__ import annotations
 
 import hashlib
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
-from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
+from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts
 from asr_conformance.fidelity.mutations import EditContext, SourceMutation, edited_bytes
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.steps import StepHung as StepHung
@@ -31,7 +31,8 @@ from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.guard import PackError, bounded, malformed
 from asr_conformance.packs.identity import PackIdentity
 from asr_conformance.packs.pack import FormatPack
-from asr_conformance.packs.registry import Installed, Packs, installed, select_pack
+from asr_conformance.packs.registry import Installed, Packs, installed
+from asr_conformance.packs.selection import SourceInput, sniffed, source_input
 
 #: The rules fidelity checks can name; every fidelity test is marked with them (-m ASR-252 selects it).
 #: A test keeps this list equal to the rules the fidelity modules name.
@@ -42,8 +43,6 @@ FIDELITY_RULES = (
 )
 #: How many findings a failure message lists before "... and N more".
 SHOWN = 12
-#: How much of an input is read to choose its witness at collection.
-SNIFF_BYTES = 256 * 1024
 #: Why fidelity is not checked on a stream the reference validator rejects (the output test fails it).
 NOT_VALID = "not checked: the stream is not valid ASR"
 #: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
@@ -52,79 +51,41 @@ FACTS_KEPT = 16
 
 @dataclass(frozen=True)
 class SourceEdit:
-    """One producer input and one source edit its witness offers (``None``: no witness, nothing to edit), with
-    the pack chosen for the input at collection, which the test judges with."""
+    """One producer input and one source edit its pack offers (``None``: no pack, nothing to edit); the input
+    carries the pack chosen for it at collection, which the test judges with."""
 
-    input: ProducerInput
+    source: SourceInput
     mutation: str | None
-    pack: Installed | None = field(default=None, compare=False)
+
+    @property
+    def input(self) -> ProducerInput:
+        return input_of(self.source)
 
     @property
     def id(self) -> str:
-        return f"{self.input.id}-{self.mutation or 'no-witness'}"
+        return f"{self.source.id}-{self.mutation or 'no-witness'}"
 
 
-#: What judging may be given to judge with: the installed packs (the default), a pool of packs, or bare witnesses.
-Pool = Packs | Sequence[Installed] | Sequence[FormatPack] | Sequence[Witness] | None
+def producer_sources(items: Iterable[ProducerInput], packs: Packs) -> dict[str, SourceInput]:
+    """Each input (by test ID, the first of an ID kept) read and sniffed once: made at collection and carried on
+    every test of the input, so that its edits, its fidelity and the header check share one choice of pack."""
+    found: dict[str, SourceInput] = {}
+    for item in items:
+        if item.id not in found:
+            found[item.id] = source_input(Path(item.path), packs, item.id)
+    return found
 
 
-def pool_of(given: Pool) -> Packs:
-    """The packs to judge with: every installed one unless a pool is given (bare witnesses become witness-only packs)."""
-    if given is None:
-        return installed()
-    if isinstance(given, Packs):
-        return given
-    packs = installed()
-    chosen: list[Installed] = []
-    for item in given:
-        if isinstance(item, Installed):
-            chosen.append(item)
-        elif isinstance(item, FormatPack):
-            chosen.append(next((i for i in packs.installed if i.pack is item), None) or _given(item))
-        else:
-            chosen.append(packs.of_witness(item) or _given(_witness_pack(item)))
-    return Packs(chosen)
+def input_of(source: SourceInput) -> ProducerInput:
+    """The producer input a source input was made of (its test ID and file)."""
+    return ProducerInput(source.id, Path(source.path or source.id))
 
 
-def _witness_pack(witness: Witness) -> FormatPack:
-    from asr_conformance.packs.pack import witness_only
-
-    return witness_only(witness, "unknown")
-
-
-def _given(pack: FormatPack) -> Installed:
-    from asr_conformance.packs.identity import identify
-
-    return Installed(pack, identify(pack, "(given)", False))
-
-
-def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
-    """The edits to try on one input: its pack's edits, the pack chosen once for the input (``input_pack``)."""
-    chosen = input_pack(Path(item.path), packs)
-    edits = [SourceEdit(item, m.name, chosen) for m in (chosen.pack.edits if chosen is not None else ())]
-    return edits or [SourceEdit(item, None)]
-
-
-_chosen: dict[tuple[object, ...], Installed | None] = {}
-
-
-def input_pack(path: Path, packs: Pool = None) -> Installed | None:
-    """The pack of one input file, chosen once per process by sniffing its head (``SNIFF_BYTES``): collection
-    and every test of the input share the choice. ``None``: no pack sniffs it, or it cannot be read."""
-    pool = pool_of(packs)
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, *(i.identity.label() for i in pool.installed))
-    if key not in _chosen:
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(SNIFF_BYTES)
-        except OSError:
-            return None
-        _chosen[key] = pack_for_input(head, pool)
-    return _chosen[key]
+def source_edits(source: SourceInput) -> list[SourceEdit]:
+    """The edits to try on one input: the edits of the pack chosen for it (``SourceInput.pack``)."""
+    chosen = source.pack
+    edits = [SourceEdit(source, m.name) for m in (chosen.pack.edits if chosen is not None else ())]
+    return edits or [SourceEdit(source, None)]
 
 
 #: How long disguising an input may take: a floor, and more per megabyte (it takes about 2 s per MB).
@@ -150,7 +111,7 @@ def disguised_input(source: Path, seed: int, folder: Path, seconds: float | None
     return copy
 
 
-def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> SourceMutation | None:
+def mutation_named(pack: Installed | FormatPack, name: str) -> SourceMutation | None:
     return next((m for m in mutations_of(pack) if m.name == name), None)
 
 
@@ -193,33 +154,24 @@ def stream_records(stream: bytes | ProducedStream) -> list[dict[str, Any]] | Non
     return produced(stream).records
 
 
-def pack_for_input(data: bytes, packs: Pool = None) -> Installed | None:
-    """The pack whose format the input sniffs as (chosen at collection, before any conversion)."""
-    return select_pack(None, data, pool_of(packs)).chosen
-
-
-def witness_for_input(data: bytes, packs: Pool = None) -> Witness | None:
-    """The witness whose format the input sniffs as (chosen at collection, before any conversion)."""
-    chosen = pack_for_input(data, packs)
-    return chosen.pack.witness if chosen is not None else None
-
-
-def mutations_of(pack: Installed | FormatPack | Witness | None) -> tuple[SourceMutation, ...]:
-    """The source edits a pack offers (a bare witness: its optional ``mutations`` attribute)."""
+def mutations_of(pack: Installed | FormatPack | None) -> tuple[SourceMutation, ...]:
+    """The source edits a pack offers."""
     if isinstance(pack, Installed):
         return pack.pack.edits
-    if isinstance(pack, FormatPack):
-        return pack.edits
-    return tuple(getattr(pack, "mutations", ()) or ()) if pack is not None else ()
+    return pack.edits if pack is not None else ()
 
 
 def policy_of(pack: FormatPack) -> Policy:
     return Policy(kind_policy=pack.kind_policy, loss_namespaces=pack.loss_namespaces)
 
 
-def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = None,
-                   name: str = "the input") -> Fidelity:
+def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Packs | None = None,
+                   name: str = "the input", source: SourceInput | None = None) -> Fidelity:
     """Choose the pack by the stream's header and the input, read the input, check the stream.
+
+    ``source`` is the input as made at collection: its pack was chosen then, and the header is held to that
+    choice without sniffing again (``packs`` is not used). Without it, ``data`` are sniffed now among
+    ``packs`` (every installed pack by default).
 
     Only a valid stream is held to its source (``fidelity.compare`` assumes valid records): an invalid
     one is the output test's failure, and here fidelity is not checked, rather than failed many times over.
@@ -231,22 +183,26 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = No
         return Fidelity(None, not_checked="not checked: the output is not a stream of JSON objects")
     if not parsed.valid:
         return Fidelity(None, not_checked=NOT_VALID)
-    chosen = select_pack(records[0], data, pool_of(packs))
-    selection = chosen.selection
-    if chosen.chosen is None:
+    if source is None:
+        source = sniffed(data, packs if packs is not None else installed(), name)
+    elif not source.matches(data):
+        return Fidelity(None, error=f"{name} changed after it was collected: its pack was chosen on other bytes "
+                        "(an input must not change during a run)")
+    selection = source.choose(records[0])
+    if selection.chosen is None:
         return Fidelity(None, list(selection.findings), selection.not_checked, list(selection.notes))
-    judge = chosen.chosen.identity
+    chosen = selection.chosen
+    judge = chosen.identity
     try:
-        facts = read_facts(chosen.chosen, data)
+        facts = read_facts(chosen, data)
         if isinstance(facts, str):
             return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
-        scored, reported = compared(facts, records, policy_of(chosen.chosen.pack), data, stream,
+        scored, reported = compared(facts, records, policy_of(chosen.pack), data, stream,
                                     f"comparing the stream with the facts of {name}")
         findings = list(selection.findings) + scored
     except (PackError, StepHung) as error:
         return Fidelity(None, notes=list(selection.notes), judge=judge, error=str(error))
-    return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge,
-                    reported=reported)
+    return Fidelity(chosen.pack.format, findings, None, list(selection.notes), judge=judge, reported=reported)
 
 
 def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, data: bytes,
@@ -259,10 +215,10 @@ def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, 
     return found
 
 
-_facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | str]] = OrderedDict()
+_facts: OrderedDict[tuple[int, str], tuple[object, SourceFacts | str]] = OrderedDict()
 
 
-def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
+def read_facts(pack: Installed, data: bytes) -> SourceFacts | str:
     """The pack's facts, or why it could not read the input (a sentence, never a traceback).
 
     Read once per input and pack within the process (by the input's digest), then shared: the
@@ -270,7 +226,7 @@ def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
     Through a pack, the read is bounded in time and checked for shape: a pack that raises, hangs
     or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's;
     not kept, so each use reports it)."""
-    key = (id(pack), isinstance(pack, Installed), hashlib.sha256(data).hexdigest())
+    key = (id(pack), hashlib.sha256(data).hexdigest())
     kept = _facts.get(key)
     if kept is not None and kept[0] is pack:
         _facts.move_to_end(key)
@@ -287,13 +243,9 @@ def forget_facts() -> None:
     _facts.clear()
 
 
-def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
-    witness = pack.pack.witness if isinstance(pack, Installed) else pack
+def _read_facts(pack: Installed, data: bytes) -> SourceFacts | str:
+    witness = pack.pack.witness
     try:
-        if not isinstance(pack, Installed):  # a bare witness: no pack's limit, the suite's own
-            read: SourceFacts = within(step_limit(len(data)), f"the {witness.format} witness reading an input "
-                                       f"({len(data):,} bytes)", witness.read, data)
-            return read
         facts = bounded(pack.identity, "reading the input", pack.pack.time_limit, witness.read, data)
     except NotThisFormat as error:
         return f"not checked: the {witness.format} witness cannot read this input: {error}"
@@ -308,7 +260,7 @@ def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | str:
 Convert = Callable[[bytes], "bytes | str"]
 
 
-def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: bytes, stream: bytes | ProducedStream,
+def judge_mutation(mutation: SourceMutation, pack: Installed, data: bytes, stream: bytes | ProducedStream,
                    convert: Convert, name: str = "the input") -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 
@@ -316,7 +268,7 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
     crash on an edited input that is still a valid transcript is itself a failure). A pack whose
     edit or witness fails, or a step past its time (``StepHung``, naming ``name``), gives an error
     result (``Fidelity.error``), never a finding."""
-    chosen = pack if isinstance(pack, Installed) else pool_of([pack]).installed[0]
+    chosen = pack
     witness, judge, policy = chosen.pack.witness, chosen.identity, policy_of(chosen.pack)
     baseline = produced(stream)
     if not baseline.valid:  # the output test fails it; the edit would only repeat that
