@@ -81,14 +81,14 @@ class GeneratedInput:
         return value
 
 
-def formats() -> tuple[str, ...]:
-    """The formats an installed pack has a generator for, in a stable order."""
-    return tuple(installed().generated_formats())
+def formats(packs: Packs | None = None) -> tuple[str, ...]:
+    """The formats a pack (of ``packs``, every installed one by default) has a generator for, in a stable order."""
+    return tuple((packs if packs is not None else installed()).generated_formats())
 
 
-def generator(format: str) -> Generator | None:
+def generator(format: str, packs: Packs | None = None) -> Generator | None:
     """The generator of the pack for a format, or None when the format has no pack or its pack no generator."""
-    chosen = installed().for_format(format)
+    chosen = (packs if packs is not None else installed()).for_format(format)
     return chosen.pack.generator if chosen is not None else None
 
 
@@ -146,7 +146,7 @@ class FuzzPlan:
     reason: str = ""
 
 
-def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput]) -> FuzzPlan:
+def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput], packs: Packs | None = None) -> FuzzPlan:
     """The properties for a producer: the formats it names, else the formats its own inputs are in (the packs
     chosen for them at collection).
 
@@ -167,13 +167,13 @@ def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput]) -> F
     chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in found_in))
     if not chosen:
         return FuzzPlan((), "not fuzzed: none of the inputs is in a format an installed pack reads "
-                            f"(generated: {', '.join(formats()) or 'none'}); install a format pack with a generator "
+                            f"(generated: {', '.join(formats(packs)) or 'none'}); install a format pack with a generator "
                             "for the inputs' own format (docs/witnesses.md), or name it with --source-format")
     properties: list[GeneratedInput] = []
     for format in chosen:
         rare = [v for v in rare_variants(format) if (format, v) in found_in]
         properties += generated_inputs(format, rare)
-    bare = [f for f in chosen if generator(f) is None]
+    bare = [f for f in chosen if generator(f, packs) is None]
     reason = (f"not fuzzed: no generator for {', '.join(bare)} (install a pack for that format that has one)"
               if bare else "")
     return FuzzPlan(tuple(properties), reason)

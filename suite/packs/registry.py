@@ -171,19 +171,12 @@ def _add(found: Packs, pack: FormatPack, distribution: str, builtin: bool = Fals
     return True
 
 
-#: Whether this process judges with built-in packs only (``--builtin-packs-only``); set once at configuration.
-_POLICY = {"builtin_only": False}
-
-
-def accept_builtin_only(flag: bool) -> None:
-    """A certifier's policy: judge with the suite's own packs only; third-party ones are listed as not used."""
-    _POLICY["builtin_only"] = bool(flag)
-
-
-def installed(builtin_only: bool | None = None) -> Packs:
-    """The packs of this process under the run's policy (or the one given), loaded once per process."""
+def installed(builtin_only: bool = False) -> Packs:
+    """The packs of this process, loaded once per process; ``builtin_only`` (a certifier's
+    ``--builtin-packs-only``): the suite's own packs only, third-party ones listed as not used. A run keeps
+    the ``Packs`` its options give and passes it to whatever chooses a pack."""
     everything = _loaded_once()
-    return everything.only_builtin() if (_POLICY["builtin_only"] if builtin_only is None else builtin_only) else everything
+    return everything.only_builtin() if builtin_only else everything
 
 
 @functools.cache

@@ -48,7 +48,7 @@ from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.startup import StartCheck, check_start
 from asr_conformance.harness.targets import Target, resolve_targets
-from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
+from asr_conformance.packs.registry import Packs
 from asr_conformance.packs.selection import SourceInput
 from asr_conformance.plugin.classify import MODULES, classify
 from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration
@@ -61,6 +61,7 @@ from asr_conformance.plugin.run_config import (
     counterexamples_of,
     fuzz_plans,
     hypothesis_facts,
+    packs_of,
     shrink_budget_of,
     sources_of,
     target_of,
@@ -109,12 +110,11 @@ def _configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
     _configure_hypothesis(config)
     _configure_containment(config)
-    accept_builtin_only(config.getoption("builtin_packs_only"))
     implementations = config.getoption("implementation")
     targets = resolve_targets(
         implementations, config.getoption("role"), config.getoption("inputs"),
         config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
-        config.getoption("source_formats"), config.getoption("strict_reasons"),
+        config.getoption("source_formats"), config.getoption("strict_reasons"), packs_of(config),
     )
     settings = _gate_settings(config, targets)
     config.stash[TARGETS_KEY] = targets
@@ -124,7 +124,7 @@ def _configure(config: pytest.Config) -> None:
         config.args[:] = [str(CONFORMANCE_DIR)]
     writes_reports = not hasattr(config, "workerinput") and runs_tests(config)
     if writes_reports:
-        config.stash[START_CHECKS_KEY] = _check_starts(targets)
+        config.stash[START_CHECKS_KEY] = _check_starts(targets, packs_of(config))
     certification = CertificationSession(config, settings, writes_reports)
     config.pluginmanager.register(certification, "asr-conformance-session")
     if writes_reports and config.pluginmanager.hasplugin("xdist"):
@@ -139,10 +139,10 @@ class StartError(UserError):
 START_CHECKS_KEY = pytest.StashKey[list[StartCheck]]()
 
 
-def _check_starts(targets: list[Target]) -> list[StartCheck]:
+def _check_starts(targets: list[Target], packs: Packs) -> list[StartCheck]:
     """Start every implementation once before the first case: one that cannot start is one usage error
     naming its manifest or path, not a failure per case blaming spec rules."""
-    checks = [check_start(target) for target in targets]
+    checks = [check_start(target, packs) for target in targets]
     for check in checks:
         if not check.ok:
             raise StartError(terminal_line(check.usage_error()))
@@ -285,7 +285,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if widened:
         lines.append(terminal_line(f"asr-conformance: widened sandbox: {'; '.join(widened)}"))
     if any("producer" in t.roles for t in targets_of(config)):
-        packs = installed()
+        packs = packs_of(config)
         lines.append("asr-conformance: format packs: " + (", ".join(i.identity.label() for i in packs.installed) or "none"))
         lines += [f"asr-conformance: {terminal_line(why)}" for why in packs.problems + packs.notes]
     checks = config.stash.get(START_CHECKS_KEY, [])
@@ -548,9 +548,9 @@ def asr_producer(request: pytest.FixtureRequest, asr_target: Target,
 
 
 @pytest.fixture(scope="session")
-def asr_packs() -> Packs:
+def asr_packs(request: pytest.FixtureRequest) -> Packs:
     """The format packs that judge producer fidelity in this run (built-in only under --builtin-packs-only)."""
-    return installed()
+    return packs_of(request.config)
 
 
 @pytest.fixture(scope="session")

@@ -28,6 +28,7 @@ SEED_KEY = pytest.StashKey[object]()
 #: time.time() at which --run-timeout ends the run (None without one); the same in every worker.
 RUN_DEADLINE_KEY = pytest.StashKey[float | None]()
 SOURCES_KEY = pytest.StashKey[dict[str, SourceInput]]()
+PACKS_KEY = pytest.StashKey[Packs]()
 
 
 def shrink_budget_of(config: pytest.Config) -> ShrinkBudget:
@@ -90,7 +91,7 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "max_output": config.getoption("max_output", None),
         "builtin_packs_only": bool(config.getoption("builtin_packs_only", False)),
         "strict_reasons": bool(config.getoption("strict_reasons", False)),
-        "packs_not_loaded": _pack_problems(),
+        "packs_not_loaded": _pack_problems(config),
     }
 
 
@@ -99,11 +100,9 @@ def widened_of(config: pytest.Config) -> list[str]:
     return containment.widenings((t.pass_env, t.policy) for t in targets_of(config))
 
 
-def _pack_problems() -> list[str]:
+def _pack_problems(config: pytest.Config) -> list[str]:
     """Format packs that failed to load, and packs the run's policy left out, for the report."""
-    from asr_conformance.packs.registry import installed
-
-    packs = installed()
+    packs = packs_of(config)
     return packs.problems + packs.notes
 
 
@@ -130,9 +129,9 @@ def fuzz_plans(config: pytest.Config) -> dict[str, FuzzPlan]:
         plans = {}
         for target in targets_of(config):
             if "producer" in target.roles:
-                own = [sources[i.id] if sources[i.id].path == i.path else source_input(i.path, _packs(), i.id)
+                own = [sources[i.id] if sources[i.id].path == i.path else source_input(i.path, packs_of(config), i.id)
                        for i in target.inputs]
-                plans[target.key] = fuzz_plan(target.source_formats, own)
+                plans[target.key] = fuzz_plan(target.source_formats, own, packs_of(config))
         config.stash[FUZZ_PLANS_KEY] = plans
     return plans
 
@@ -142,15 +141,21 @@ def sources_of(config: pytest.Config) -> dict[str, SourceInput]:
     chosen for each travels with it to every test of the input (``packs.selection.SourceInput``)."""
     sources = config.stash.get(SOURCES_KEY, None)
     if sources is None:
-        sources = producer_sources((i for t in targets_of(config) for i in t.inputs), _packs())
+        sources = producer_sources((i for t in targets_of(config) for i in t.inputs), packs_of(config))
         config.stash[SOURCES_KEY] = sources
     return sources
 
 
-def _packs() -> Packs:
-    from asr_conformance.packs.registry import installed
+def packs_of(config: pytest.Config) -> Packs:
+    """The packs this run judges with, under its policy (``--builtin-packs-only``), chosen once per process and
+    passed to whatever chooses a pack (never a process-wide flag)."""
+    packs = config.stash.get(PACKS_KEY, None)
+    if packs is None:
+        from asr_conformance.packs.registry import installed
 
-    return installed()
+        packs = installed(builtin_only=bool(config.getoption("builtin_packs_only", False)))
+        config.stash[PACKS_KEY] = packs
+    return packs
 
 
 def target_of(config: pytest.Config) -> Target:

@@ -336,7 +336,3 @@ def describe(findings: Sequence[Finding]) -> list[str]:
         shown.append(f"... and {len(findings) - SHOWN} more")
     return shown
 
-
-def known_formats() -> list[str]:
-    """The formats a pack is installed for, for messages."""
-    return installed().formats()

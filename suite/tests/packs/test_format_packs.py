@@ -113,6 +113,18 @@ def test_a_deprecated_witness_alone_becomes_a_witness_only_pack(toy, monkeypatch
     assert "toy-json" not in packs.generated_formats()
 
 
+def test_the_built_in_only_policy_is_the_packs_object_a_run_passes_not_a_process_wide_flag(toy, monkeypatch) -> None:
+    """``--builtin-packs-only`` gives a run its own ``Packs``; asking for them leaves every later caller in the
+    process (pack-check, the console, another run in the same interpreter) with every installed pack."""
+    points = {registry.GROUP: [EntryPoint("toy", "asr_toy_pack:PACK", registry.GROUP)]}
+    monkeypatch.setattr(registry, "entry_points", lambda group: points.get(group, []))
+    monkeypatch.setattr(registry, "_loaded_once", registry.load_packs)  # this test's entry points, not the cached
+    strict = registry.installed(builtin_only=True)
+    assert strict.for_format("toy") is None and strict.ignored == ["toy-pack 0.1.0 (third-party, (unknown distribution))"]
+    assert not hasattr(registry, "accept_builtin_only") and not hasattr(registry, "_POLICY")
+    assert registry.installed().for_format("toy") is not None
+
+
 def test_the_guard_names_the_pack_for_a_raise_a_hang_and_passes_an_answer(toy, monkeypatch) -> None:
     from asr_conformance.packs import guard
 
