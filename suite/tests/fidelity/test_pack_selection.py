@@ -189,3 +189,31 @@ def test_an_input_changed_after_collection_is_the_suites_error_not_a_verdict(tmp
     assert judge_fidelity(TRANSCRIPT, stream, source=made).findings == []
     changed = judge_fidelity(TRANSCRIPT + b"\n", stream, name="fix-parser-test.jsonl", source=made)
     assert not changed.findings and changed.error is not None and "changed after it was collected" in changed.error
+
+
+def test_a_run_makes_each_input_once_for_every_test_and_the_fuzz_plan(tmp_path) -> None:
+    """What the plugin parametrizes with: one ``SourceInput`` per input, the same object for every test of it,
+    its edits and the fuzz plan, so each pack sniffs each input once in the process."""
+    from types import SimpleNamespace
+
+    import pytest
+
+    from asr_conformance.harness.judging.fidelity import source_edits
+    from asr_conformance.harness.targets import ProducerInput
+    from asr_conformance.plugin import run_config
+
+    witness = CountingWitness()
+    files = [tmp_path / "a.jsonl", tmp_path / "b.jsonl"]
+    for path in files:
+        path.write_bytes(ROLLOUT)
+    inputs = tuple(ProducerInput(p.name, p) for p in files)
+    target = SimpleNamespace(key="t", roles=("producer",), inputs=inputs, source_formats=())
+    config = SimpleNamespace(stash=pytest.Stash(), getoption=lambda name, default=None: default)
+    config.stash[run_config.TARGETS_KEY] = [target, target]  # two targets sharing inputs: still one each
+    config.stash[run_config.PACKS_KEY] = Packs.of(witness_only(WITNESS, "1"), witness_only(witness, "1"))
+    first = run_config.sources_of(config)  # type: ignore[arg-type]
+    assert list(first) == ["a.jsonl", "b.jsonl"] and witness.sniffs == 2
+    assert run_config.sources_of(config) is first  # type: ignore[arg-type]  # a second test function's params
+    assert all(e.source is first[e.source.id] for s in first.values() for e in source_edits(s))
+    run_config.fuzz_plans(config)  # type: ignore[arg-type]
+    assert witness.sniffs == 2
