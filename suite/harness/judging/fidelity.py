@@ -185,6 +185,9 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Packs | N
         return Fidelity(None, not_checked=NOT_VALID)
     if source is None:
         source = sniffed(data, packs if packs is not None else installed(), name)
+    elif source.unreadable is not None:
+        return Fidelity(None, error=f"{name} could not be read when it was collected ({source.unreadable}), so no "
+                        "pack was chosen for it")
     elif not source.matches(data):
         return Fidelity(None, error=f"{name} changed after it was collected: its pack was chosen on other bytes "
                         "(an input must not change during a run)")

@@ -127,7 +127,9 @@ def run_disguised_case(given: SourceInput, runner: ProducerRunner, packs: Packs,
         _record(record, copy, _shown(baseline), "a stream of the disguised copy", list(FIDELITY_RULES), "failed")
         pytest.fail(f"{source.name}, disguised: no stream ({baseline.outcome.value}); the copy is the same "
                     f"transcript with fresh IDs and shifted times\n{baseline.explain()}", pytrace=False)
-    result = judge_fidelity(copy.read_bytes(), baseline.stream, packs, f"the disguised copy of {source.name}")
+    # The copy is another input, sniffed now; an input no pack read is judged as it was made at collection.
+    result = judge_fidelity(copy.read_bytes(), baseline.stream, packs, f"the disguised copy of {source.name}",
+                            source=None if known else given)
     _judge_fidelity_result(result, copy, baseline.stream, "a stream that keeps every fact of its source",
                            record, f"{source.name}, disguised (fresh IDs, shifted times): the stream does not "
                            "follow its source")

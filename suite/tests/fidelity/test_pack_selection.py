@@ -189,6 +189,11 @@ def test_an_input_changed_after_collection_is_the_suites_error_not_a_verdict(tmp
     assert judge_fidelity(TRANSCRIPT, stream, source=made).findings == []
     changed = judge_fidelity(TRANSCRIPT + b"\n", stream, name="fix-parser-test.jsonl", source=made)
     assert not changed.findings and changed.error is not None and "changed after it was collected" in changed.error
+    from asr_conformance.packs.selection import source_input
+
+    unread = source_input(tmp_path / "gone.jsonl", installed(), "gone.jsonl")
+    late = judge_fidelity(TRANSCRIPT, stream, name="gone.jsonl", source=unread)
+    assert not late.findings and late.error is not None and "could not be read when it was collected" in late.error
 
 
 def test_a_run_makes_each_input_once_for_every_test_and_the_fuzz_plan(tmp_path) -> None:
