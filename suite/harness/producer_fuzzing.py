@@ -53,7 +53,7 @@ from asr_conformance.packs.registry import Installed, Packs, installed
 from asr_conformance.packs.selection import SourceInput, sniffed
 from asr_conformance.vocabulary.untrusted import no_surrogates
 
-#: How much of an input is read to tell its format and variant.
+#: How much of an input is read to tell its variant (its format is the pack chosen for it at collection).
 SNIFF_BYTES = 256 * 1024
 #: How many output problems a failure message lists.
 SHOWN = 12
