@@ -46,6 +46,7 @@ from asr_conformance.harness.judging.fidelity import (
 )
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
+from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.harness.targets import CASE_SUFFIX
 from asr_conformance.packs.guard import PackError
 from asr_conformance.packs.pack import Generator, Transcript
@@ -201,6 +202,8 @@ class ProducerFuzzSession(PropertyRunner):
         #: The pack's own failure, when it raised, hung or gave malformed facts: the suite's error, never a
         #: finding; once set, the remaining examples are not judged.
         self.pack_error: str | None = None
+        #: The packs' readings of the transcripts judged here: a transcript's facts serve its fidelity and its edit.
+        self.readings = Readings()
 
     def disguised(self, data: bytes) -> bytes:
         """The transcript with fresh IDs, shifted times and a renamed project (``fidelity.disguise``), drawn from
@@ -235,7 +238,7 @@ class ProducerFuzzSession(PropertyRunner):
         if pack is None:
             raise ValueError(f"no pack for format {transcript.format!r}")
         try:
-            facts = read_facts(pack, data)
+            facts = read_facts(pack, data, self.readings)
             # Drawn before anything is asked, so that the same transcript always draws the same way,
             # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
             edits = [m for m in mutations_of(pack) if _applies(pack, m, data)]
@@ -261,7 +264,7 @@ class ProducerFuzzSession(PropertyRunner):
             shown = [str(p) for p in problems[:SHOWN]]
             self._fail(f"the stream for {transcript.summary()} breaks {', '.join(rules)}", "\n".join(shown),
                        {**failure, "rules": rules, "findings": shown})
-        result = judge_fidelity(data, stream, Packs.of(pack), transcript.summary())
+        result = judge_fidelity(data, stream, Packs.of(pack), transcript.summary(), readings=self.readings)
         if result.error is not None:
             self.pack_error = result.error
             assume(False)
@@ -281,7 +284,7 @@ class ProducerFuzzSession(PropertyRunner):
                 return conversion.stream
             return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
 
-        edited = judge_mutation(mutation, pack, data, stream, convert, transcript.summary())
+        edited = judge_mutation(mutation, pack, data, stream, convert, transcript.summary(), self.readings)
         if edited.error is not None:
             self.pack_error = edited.error
             assume(False)

@@ -14,8 +14,8 @@ from certifying import Certify
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asr_conformance.harness.judging import fidelity as judging
 from asr_conformance.harness.judging import produced as parsing
+from asr_conformance.harness.judging import readings as reading
 from asr_conformance.harness.judging.fidelity import (
     NOT_VALID,
     judge_fidelity,
@@ -25,6 +25,7 @@ from asr_conformance.harness.judging.fidelity import (
 )
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import differences, output_problems
+from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.packs.registry import installed
 from asr_conformance.packs.selection import sniffed
 from asr_conformance.reference.checks import validate_bytes
@@ -119,20 +120,25 @@ def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypa
     assert len(edits) >= 3
     stream = run(CONVERTER, data, tmp_path)
     reads: list[bytes] = []
-    real = judging._read_facts
+    real = reading.read
 
     def counting(chosen, given: bytes):
         reads.append(given)
         return real(chosen, given)
 
-    judging.forget_facts()
-    monkeypatch.setattr(judging, "_read_facts", counting)
-    assert judge_fidelity(data, stream).findings == []
-    judged = [judge_mutation(m, pack, data, stream, lambda edited: run(CONVERTER, edited, tmp_path)) for m in edits]
+    monkeypatch.setattr(reading, "read", counting)
+    kept = Readings()  # the runner's: passed to every judge of the input
+    assert judge_fidelity(data, stream, readings=kept).findings == []
+    judged = [judge_mutation(m, pack, data, stream, lambda edited: run(CONVERTER, edited, tmp_path), readings=kept)
+              for m in edits]
     assert [j.findings for j in judged] == [[] for _ in edits]
     assert reads.count(data) == 1
     # each edited copy is read once too (the edits that apply to this input)
     assert len(reads) == 1 + sum(j.not_checked is None for j in judged)
+    # Nothing is kept but in the Readings passed in: judges given none read afresh, each time.
+    reads.clear()
+    assert judge_fidelity(data, stream).findings == [] and judge_fidelity(data, stream).findings == []
+    assert reads.count(data) == 2
 
 
 # --- fidelity only on valid streams --------------------------------------------------

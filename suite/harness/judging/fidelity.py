@@ -14,7 +14,6 @@ with the reason, and the verdict says so.
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,13 +21,15 @@ from typing import Any
 
 from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
-from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts
+from asr_conformance.fidelity.facts import Finding, SourceFacts
 from asr_conformance.fidelity.mutations import EditContext, SourceMutation, edited_bytes
+from asr_conformance.harness.judging import readings as reading
 from asr_conformance.harness.judging.produced import ProducedStream, produced
+from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.harness.judging.steps import StepHung as StepHung
 from asr_conformance.harness.judging.steps import step_limit, within
 from asr_conformance.harness.targets import ProducerInput
-from asr_conformance.packs.guard import PackError, bounded, malformed
+from asr_conformance.packs.guard import PackError, bounded
 from asr_conformance.packs.identity import PackIdentity
 from asr_conformance.packs.pack import FormatPack
 from asr_conformance.packs.registry import Installed, Packs, installed
@@ -45,8 +46,6 @@ FIDELITY_RULES = (
 SHOWN = 12
 #: Why fidelity is not checked on a stream the reference validator rejects (the output test fails it).
 NOT_VALID = "not checked: the stream is not valid ASR"
-#: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
-FACTS_KEPT = 16
 
 
 @dataclass(frozen=True)
@@ -166,12 +165,14 @@ def policy_of(pack: FormatPack) -> Policy:
 
 
 def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Packs | None = None,
-                   name: str = "the input", source: SourceInput | None = None) -> Fidelity:
+                   name: str = "the input", source: SourceInput | None = None,
+                   readings: Readings | None = None) -> Fidelity:
     """Choose the pack by the stream's header and the input, read the input, check the stream.
 
     ``source`` is the input as made at collection: its pack was chosen then, and the header is held to that
     choice without sniffing again (``packs`` is not used). Without it, ``data`` are sniffed now among
-    ``packs`` (every installed pack by default).
+    ``packs`` (every installed pack by default). ``readings``: where the input's facts are kept for its
+    source edits (``read_facts``).
 
     Only a valid stream is held to its source (``fidelity.compare`` assumes valid records): an invalid
     one is the output test's failure, and here fidelity is not checked, rather than failed many times over.
@@ -197,7 +198,7 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Packs | N
     chosen = selection.chosen
     judge = chosen.identity
     try:
-        facts = read_facts(chosen, data)
+        facts = read_facts(chosen, data, readings)
         if isinstance(facts, str):
             return Fidelity(None, list(selection.findings), facts, list(selection.notes), judge=judge)
         scored, reported = compared(facts, records, policy_of(chosen.pack), data, stream,
@@ -218,53 +219,17 @@ def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, 
     return found
 
 
-_facts: OrderedDict[tuple[int, str], tuple[object, SourceFacts | str]] = OrderedDict()
-
-
-def read_facts(pack: Installed, data: bytes) -> SourceFacts | str:
-    """The pack's facts, or why it could not read the input (a sentence, never a traceback).
-
-    Read once per input and pack within the process (by the input's digest), then shared: the
-    fidelity test and every source edit of the input reuse the reading. Facts are read-only.
-    Through a pack, the read is bounded in time and checked for shape: a pack that raises, hangs
-    or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's;
-    not kept, so each use reports it)."""
-    key = (id(pack), hashlib.sha256(data).hexdigest())
-    kept = _facts.get(key)
-    if kept is not None and kept[0] is pack:
-        _facts.move_to_end(key)
-        return kept[1]
-    facts = _read_facts(pack, data)
-    _facts[key] = (pack, facts)  # the pack is kept with its facts, so its id is not reused meanwhile
-    while len(_facts) > FACTS_KEPT:
-        _facts.popitem(last=False)
-    return facts
-
-
-def forget_facts() -> None:
-    """Drop every kept reading (benchmarks and tests start from none)."""
-    _facts.clear()
-
-
-def _read_facts(pack: Installed, data: bytes) -> SourceFacts | str:
-    witness = pack.pack.witness
-    try:
-        facts = bounded(pack.identity, "reading the input", pack.pack.time_limit, witness.read, data)
-    except NotThisFormat as error:
-        return f"not checked: the {witness.format} witness cannot read this input: {error}"
-    except RecursionError:
-        return f"not checked: the {witness.format} witness cannot read this input: nested too deeply"
-    problem = malformed(facts)
-    if problem is not None:
-        raise PackError(pack.identity, f"{problem} (malformed facts)")
-    return facts
+def read_facts(pack: Installed, data: bytes, readings: Readings | None = None) -> SourceFacts | str:
+    """The pack's facts, or why it could not read the input (``judging.readings.read``); kept in ``readings``
+    when given, so that the input's fidelity test and every source edit of it share one reading."""
+    return readings.facts(pack, data) if readings is not None else reading.read(pack, data)
 
 
 Convert = Callable[[bytes], "bytes | str"]
 
 
 def judge_mutation(mutation: SourceMutation, pack: Installed, data: bytes, stream: bytes | ProducedStream,
-                   convert: Convert, name: str = "the input") -> Fidelity:
+                   convert: Convert, name: str = "the input", readings: Readings | None = None) -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 
     ``convert`` returns the new stream, or a sentence saying why there is none (a refusal or a
@@ -287,7 +252,7 @@ def judge_mutation(mutation: SourceMutation, pack: Installed, data: bytes, strea
                             not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
         edited, item = unpacked
         # the edited copy is read once, so only the unedited input's reading is kept
-        before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
+        before_facts, after_facts = read_facts(chosen, data, readings), reading.read(chosen, edited)
     except (PackError, StepHung) as error:
         return Fidelity(None, judge=judge, error=str(error))
     if isinstance(before_facts, str) or isinstance(after_facts, str):

@@ -104,7 +104,8 @@ def run_fidelity_case(given: SourceInput, runner: ProducerRunner, record: Record
     baseline = runner.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no stream to hold to its source ({baseline.outcome.value}; see test_output_conforms)")
-    result = judge_fidelity(source.read_bytes(), baseline.stream, name=source.name, source=given)
+    result = judge_fidelity(source.read_bytes(), baseline.stream, name=source.name, source=given,
+                            readings=runner.readings)
     _judge_fidelity_result(result, source, baseline.stream, "a stream that keeps every fact of its source",
                            record, f"{source.name}: the stream does not follow its source")
 
@@ -129,7 +130,7 @@ def run_disguised_case(given: SourceInput, runner: ProducerRunner, packs: Packs,
                     f"transcript with fresh IDs and shifted times\n{baseline.explain()}", pytrace=False)
     # The copy is another input, sniffed now; an input no pack read is judged as it was made at collection.
     result = judge_fidelity(copy.read_bytes(), baseline.stream, packs, f"the disguised copy of {source.name}",
-                            source=None if known else given)
+                            source=None if known else given, readings=runner.readings)
     _judge_fidelity_result(result, copy, baseline.stream, "a stream that keeps every fact of its source",
                            record, f"{source.name}, disguised (fresh IDs, shifted times): the stream does not "
                            "follow its source")
@@ -163,7 +164,8 @@ def run_source_edit_case(source_edit: SourceEdit, runner: ProducerRunner, folder
             return conversion.stream
         return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
 
-    result = judge_mutation(mutation, pack, data, baseline.stream, convert, f"the disguised copy of {original.name}")
+    result = judge_mutation(mutation, pack, data, baseline.stream, convert, f"the disguised copy of {original.name}",
+                            runner.readings)
     _judge_fidelity_result(result, source, baseline.stream, f"after the edit: {mutation.description}",
                            record, f"{original.name}, disguised and edited ({mutation.name}): the stream did "
                            "not follow")
