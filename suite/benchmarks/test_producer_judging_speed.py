@@ -22,10 +22,13 @@ from pathlib import Path
 import pytest
 from test_witness_speed import SESSION, generate
 
-from asr_conformance.harness.judging import fidelity, produced
-from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, mutations_of, pack_for_input
+from asr_conformance.harness.judging import produced
+from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, mutations_of
 from asr_conformance.harness.judging.produced import ProducedStream
 from asr_conformance.harness.judging.producer import output_problems
+from asr_conformance.harness.judging.readings import Readings
+from asr_conformance.packs.registry import installed
+from asr_conformance.packs.selection import sniffed
 
 TRANSCRIPT_BYTES = int(os.environ.get("ASR_PRODUCER_BENCH_BYTES", 2_000_000))
 CONVERTER = Path(__file__).resolve().parents[1] / "reference" / "claude_code_converter.py"
@@ -40,7 +43,7 @@ def _convert(data: bytes, folder: Path) -> bytes:
 
 def test_judging_one_input_with_its_edits(benchmark, tmp_path: Path) -> None:
     data = generate(TRANSCRIPT_BYTES)
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edits = [m for m in mutations_of(pack) if m.apply(data) is not None]
     stream = _convert(data, tmp_path)
@@ -48,10 +51,11 @@ def test_judging_one_input_with_its_edits(benchmark, tmp_path: Path) -> None:
 
     def judge() -> int:
         produced.forget()
-        fidelity.forget_facts()
-        findings = len(output_problems(stream)) + len(judge_fidelity(data, stream).findings)
+        readings = Readings()  # a fresh runner's: the input is read once, for its fidelity and every edit
+        findings = len(output_problems(stream)) + len(judge_fidelity(data, stream, readings=readings).findings)
         for mutation in edits:
-            findings += len(judge_mutation(mutation, pack, data, stream, converted.__getitem__).findings)
+            findings += len(judge_mutation(mutation, pack, data, stream, converted.__getitem__,
+                                           readings=readings).findings)
         return findings
 
     assert benchmark.pedantic(judge, rounds=ROUNDS, iterations=1) == 0
@@ -69,7 +73,6 @@ def _timed(work) -> float:
 
 @pytest.fixture(autouse=True)
 def _fresh_caches():
-    """Leave no parsed stream or facts behind for other benchmarks."""
+    """Leave no parsed stream behind for other benchmarks."""
     yield
     produced.forget()
-    fidelity.forget_facts()

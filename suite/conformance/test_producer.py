@@ -32,8 +32,8 @@ from asr_conformance.harness.judging.producer_case import (
     run_source_edit_case,
     run_variant_case,
 )
-from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.registry import Packs
+from asr_conformance.packs.selection import SourceInput
 
 #: A test function, returned as it was given by the marking decorator.
 Test = TypeVar("Test", bound=Callable[..., Any])
@@ -57,42 +57,43 @@ def _marked(rules: Iterable[str]) -> Callable[[Test], Test]:
 
 
 @_marked(OUTPUT_RULES)
-def test_output_conforms(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_record: Callable[..., None]) -> None:
+def test_output_conforms(producer_input: SourceInput, asr_producer: ProducerRunner, asr_record: Callable[..., None]) -> None:
     run_output_case(_path(producer_input), asr_producer, asr_record)
 
 
 @_marked(VARIANTS["again"].rules)
-def test_deterministic(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_record: Callable[..., None]) -> None:
+def test_deterministic(producer_input: SourceInput, asr_producer: ProducerRunner, asr_record: Callable[..., None]) -> None:
     run_variant_case(_path(producer_input), asr_producer, VARIANTS["again"], asr_record)
 
 
 @pytest.mark.parametrize("variant_name", [
     pytest.param(name, id=name, marks=_marks(VARIANTS[name].rules)) for name in INDEPENDENCE
 ])
-def test_independent_of(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, variant_name: str,
+def test_independent_of(producer_input: SourceInput, asr_producer: ProducerRunner, variant_name: str,
                         asr_record: Callable[..., None]) -> None:
     run_variant_case(_path(producer_input), asr_producer, VARIANTS[variant_name], asr_record)
 
 
 @pytest.mark.parametrize("damage", sorted(damaged_inputs(b"")))
-def test_damaged_input(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, damage: str, tmp_path: Path,
+def test_damaged_input(producer_input: SourceInput, asr_producer: ProducerRunner, damage: str, tmp_path: Path,
                        asr_record: Callable[..., None]) -> None:
     """No ASR rule governs a refusal (docs/contract.md §2.4 and §6 do); a stream, when given, must conform."""
     run_damaged_case(_path(producer_input), asr_producer, damage, tmp_path, asr_record)
 
 
 @_marked(FIDELITY_RULES)
-def test_fidelity(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_packs: Packs, asr_record: Callable[..., None]) -> None:
-    """The stream keeps what the native input records and invents nothing (the format pack's witness reads the input)."""
-    run_fidelity_case(_path(producer_input), asr_producer, asr_packs, asr_record)
+def test_fidelity(producer_input: SourceInput, asr_producer: ProducerRunner, asr_record: Callable[..., None]) -> None:
+    """The stream keeps what the native input records and invents nothing (the witness of the pack chosen for the
+    input at collection reads it)."""
+    run_fidelity_case(producer_input, asr_producer, asr_record)
 
 
 @_marked(FIDELITY_RULES)
-def test_fidelity_disguised(producer_input: ProducerInput | Path, asr_producer: ProducerRunner, asr_packs: Packs,
+def test_fidelity_disguised(producer_input: SourceInput, asr_producer: ProducerRunner, asr_packs: Packs,
                             asr_disguise_seed: int, asr_record: Callable[..., None]) -> None:
     """A disguised copy of the input (fresh IDs, shifted times, a renamed project: docs/contract.md §6.2) is
     held to its source like the input itself, so a converter that recognises the input cannot pass on that."""
-    run_disguised_case(_path(producer_input), asr_producer, asr_packs, asr_disguise_seed, asr_record)
+    run_disguised_case(producer_input, asr_producer, asr_packs, asr_disguise_seed, asr_record)
 
 
 @_marked(FIDELITY_RULES)
@@ -103,6 +104,8 @@ def test_follows_source_edit(source_edit: SourceEdit, asr_producer: ProducerRunn
     run_source_edit_case(source_edit, asr_producer, tmp_path, asr_disguise_seed, asr_record)
 
 
-def _path(producer_input: ProducerInput | Path) -> Path:
-    """The input's file (the plugin gives a ProducerInput, with its test ID and path)."""
-    return producer_input if isinstance(producer_input, Path) else Path(producer_input.path)
+def _path(producer_input: SourceInput | Path) -> Path:
+    """The input's file (the plugin gives a SourceInput: its test ID, path and the pack chosen for it)."""
+    if isinstance(producer_input, Path):
+        return producer_input
+    return Path(producer_input.path or producer_input.id)

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from asr_conformance.fidelity.claude_code import ClaudeCodeWitness, _is_harness_text
+from asr_conformance.fidelity.claude_code import _is_harness_text
 from asr_conformance.fidelity.facts import Finding, SourceFacts
 from asr_conformance.fidelity.mutations import SourceMutation, records_of
 from asr_conformance.fidelity.timestamps import parse_instant, same_instant
@@ -382,7 +382,3 @@ MUTATIONS: tuple[SourceMutation, ...] = (
                    "is added): the message must follow byte for byte",
              change_message, expect_text),
 )
-
-# The harness looks for a witness's source edits on the witness itself (harness.judging.fidelity);
-# the registry imports this module, so the built-in witness always carries them.
-ClaudeCodeWitness.mutations = MUTATIONS  # type: ignore[attr-defined]

@@ -28,7 +28,6 @@ from asr_conformance.fidelity.claude_code_mutations import (
     expect_text,
     expect_time,
 )
-from asr_conformance.fidelity.codex import CodexWitness
 from asr_conformance.fidelity.compare import Lossy
 from asr_conformance.fidelity.facts import Finding, SourceFacts
 from asr_conformance.fidelity.mutations import SourceMutation, records_of
@@ -331,7 +330,3 @@ MUTATIONS: tuple[SourceMutation, ...] = (
     SourceMutation("change-message", "ASR-157", "a user's message text changes: the message must follow byte for byte",
              change_message, expect_text),
 )
-
-# The harness looks for a witness's source edits on the witness itself (harness.judging.fidelity);
-# the registry imports this module, so the built-in witness always carries them.
-CodexWitness.mutations = MUTATIONS  # type: ignore[attr-defined]

@@ -238,8 +238,4 @@ MUTATIONS: tuple[SourceMutation, ...] = (
              change_message, expect_text),
 )
 
-# The harness looks for a witness's source edits on the witness itself (harness.judging.fidelity);
-# the registry imports this module, so the built-in witness always carries them.
-GeminiWitness.mutations = MUTATIONS  # type: ignore[attr-defined]
-
 __all__ = ["MUTATIONS"]

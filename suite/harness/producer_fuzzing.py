@@ -38,23 +38,23 @@ from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
     FIDELITY_RULES,
-    Unread,
     describe,
     judge_fidelity,
     judge_mutation,
     mutations_of,
-    pack_for_input,
     read_facts,
 )
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
-from asr_conformance.harness.targets import CASE_SUFFIX, ProducerInput
+from asr_conformance.harness.judging.readings import Readings, Unread
+from asr_conformance.harness.targets import CASE_SUFFIX
 from asr_conformance.packs.guard import PackError
 from asr_conformance.packs.pack import Generator, Transcript
-from asr_conformance.packs.registry import Installed, installed
+from asr_conformance.packs.registry import Installed, Packs, installed
+from asr_conformance.packs.selection import SourceInput, sniffed
 from asr_conformance.vocabulary.untrusted import no_surrogates
 
-#: How much of an input is read to tell its format and variant.
+#: How much of an input is read to tell its variant (its format is the pack chosen for it at collection).
 SNIFF_BYTES = 256 * 1024
 #: How many output problems a failure message lists.
 SHOWN = 12
@@ -82,14 +82,14 @@ class GeneratedInput:
         return value
 
 
-def formats() -> tuple[str, ...]:
-    """The formats an installed pack has a generator for, in a stable order."""
-    return tuple(installed().generated_formats())
+def formats(packs: Packs | None = None) -> tuple[str, ...]:
+    """The formats a pack (of ``packs``, every installed one by default) has a generator for, in a stable order."""
+    return tuple((packs if packs is not None else installed()).generated_formats())
 
 
-def generator(format: str) -> Generator | None:
+def generator(format: str, packs: Packs | None = None) -> Generator | None:
     """The generator of the pack for a format, or None when the format has no pack or its pack no generator."""
-    chosen = installed().for_format(format)
+    chosen = (packs if packs is not None else installed()).for_format(format)
     return chosen.pack.generator if chosen is not None else None
 
 
@@ -123,10 +123,10 @@ def rare_variants(format: str) -> tuple[str, ...]:
     return tuple(v for v in module.VARIANTS if v not in common)
 
 
-def sniffed_format(data: bytes) -> tuple[str, str | None] | None:
-    """The generated format an input is in, and its variant: the witness the input sniffs as
-    (``judging.fidelity.witness_for_input``), when the suite has a generator for its format."""
-    chosen = pack_for_input(data)
+def sniffed_format(data: bytes, source: SourceInput | None = None) -> tuple[str, str | None] | None:
+    """The format an input is in, and its variant: the pack chosen for it (``source``, or ``data`` sniffed now
+    among the installed packs), and the variant its generator tells from ``data``."""
+    chosen = (source or sniffed(data, installed())).pack
     if chosen is None:
         return None
     module = chosen.pack.generator
@@ -147,31 +147,34 @@ class FuzzPlan:
     reason: str = ""
 
 
-def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[ProducerInput]) -> FuzzPlan:
-    """The properties for a producer: the formats it names, else the formats its own inputs are in.
+def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput], packs: Packs | None = None) -> FuzzPlan:
+    """The properties for a producer: the formats it names, else the formats its own inputs are in (the packs
+    chosen for them at collection).
 
     A rare variant (Codex's legacy rollouts) is fuzzed only for a producer whose inputs follow it:
     a converter is not asked to read a variant its vendor never claimed."""
-    sniffed: list[tuple[str, str | None]] = []
+    found_in: list[tuple[str, str | None]] = []
     for item in inputs:
+        if item.pack is None or item.path is None:
+            continue
         try:
             with open(item.path, "rb") as handle:
                 head = handle.read(SNIFF_BYTES)
         except OSError:
             continue
-        found = sniffed_format(head)
+        found = sniffed_format(head, item)
         if found is not None:
-            sniffed.append(found)
-    chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in sniffed))
+            found_in.append(found)
+    chosen = list(dict.fromkeys(source_formats)) or list(dict.fromkeys(f for f, _ in found_in))
     if not chosen:
         return FuzzPlan((), "not fuzzed: none of the inputs is in a format an installed pack reads "
-                            f"(generated: {', '.join(formats()) or 'none'}); install a format pack with a generator "
+                            f"(generated: {', '.join(formats(packs)) or 'none'}); install a format pack with a generator "
                             "for the inputs' own format (docs/witnesses.md), or name it with --source-format")
     properties: list[GeneratedInput] = []
     for format in chosen:
-        rare = [v for v in rare_variants(format) if (format, v) in sniffed]
+        rare = [v for v in rare_variants(format) if (format, v) in found_in]
         properties += generated_inputs(format, rare)
-    bare = [f for f in chosen if generator(f) is None]
+    bare = [f for f in chosen if generator(f, packs) is None]
     reason = (f"not fuzzed: no generator for {', '.join(bare)} (install a pack for that format that has one)"
               if bare else "")
     return FuzzPlan(tuple(properties), reason)
@@ -211,6 +214,8 @@ class ProducerFuzzSession(PropertyRunner):
         #: The pack's own failure, when it raised, hung or gave malformed facts: the suite's error, never a
         #: finding; once set, the remaining examples are not judged.
         self.pack_error: str | None = None
+        #: The packs' readings of the transcripts judged here: a transcript's facts serve its fidelity and its edit.
+        self.readings = Readings()
 
     def disguised(self, data: bytes) -> bytes:
         """The transcript with fresh IDs, shifted times and a renamed project (``fidelity.disguise``), drawn from
@@ -245,7 +250,7 @@ class ProducerFuzzSession(PropertyRunner):
         if pack is None:
             raise ValueError(f"no pack for format {transcript.format!r}")
         try:
-            facts = read_facts(pack, data)
+            facts = read_facts(pack, data, self.readings)
             # Drawn before anything is asked, so that the same transcript always draws the same way,
             # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
             edits = [m for m in mutations_of(pack) if _applies(pack, m, data)]
@@ -271,7 +276,7 @@ class ProducerFuzzSession(PropertyRunner):
             shown = [str(p) for p in problems[:SHOWN]]
             self._fail(f"the stream for {transcript.summary()} breaks {', '.join(rules)}", "\n".join(shown),
                        {**failure, "rules": rules, "findings": shown})
-        result = judge_fidelity(data, stream, [pack], transcript.summary())
+        result = judge_fidelity(data, stream, Packs.of(pack), transcript.summary(), readings=self.readings)
         if result.error is not None:
             self.pack_error = result.error
             assume(False)
@@ -291,7 +296,7 @@ class ProducerFuzzSession(PropertyRunner):
                 return conversion.stream
             return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
 
-        edited = judge_mutation(mutation, pack, data, stream, convert, transcript.summary())
+        edited = judge_mutation(mutation, pack, data, stream, convert, transcript.summary(), self.readings)
         if edited.error is not None:
             self.pack_error = edited.error
             assume(False)

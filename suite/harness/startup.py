@@ -21,11 +21,15 @@ import shutil
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from asr_conformance.harness import containment
 from asr_conformance.harness.oneshot import trial_run
 from asr_conformance.harness.persistent import HandshakeFailed, PersistentImplementation
 from asr_conformance.harness.targets import Target
+
+if TYPE_CHECKING:  # loading the packs is deferred until a start needs a generated input
+    from asr_conformance.packs.registry import Packs
 
 #: A valid ASR stream of one record: the smallest a validator can be asked about.
 TINY_STREAM = (
@@ -76,18 +80,19 @@ class StartCheck:
             f"; its stderr ends: {tail}" if tail and tail not in self.problem else "") + " (nothing was run; `asr-conformance smoke` shows more)"
 
 
-def check_start(target: Target) -> StartCheck:
-    """Start ``target`` once as the run would (its protocol, folder, environment and sandbox)."""
+def check_start(target: Target, packs: Packs | None = None) -> StartCheck:
+    """Start ``target`` once as the run would (its protocol, folder, environment and sandbox); a producer's
+    generated start input comes from ``packs`` (the run's; every installed pack by default)."""
     source = target.source or "the bundled reference"
     if target.protocol == "persistent":
         return _check_persistent(target, source)
-    return _check_oneshot(target, source)
+    return _check_oneshot(target, source, packs)
 
 
-def _check_oneshot(target: Target, source: str) -> StartCheck:
+def _check_oneshot(target: Target, source: str, packs: Packs | None = None) -> StartCheck:
     # In the run's staging, so that a run ended by a signal during the check leaves nothing behind.
     with tempfile.TemporaryDirectory(prefix="start-", dir=containment.staging_root(containment.settings_of(target.policy))) as folder:
-        name, data = start_input(target)
+        name, data = start_input(target, packs)
         stream = Path(folder) / name
         stream.write_bytes(data)
         try:
@@ -110,7 +115,7 @@ def _check_oneshot(target: Target, source: str) -> StartCheck:
     return StartCheck(source, "oneshot", problem, traffic, finished.stderr, said)
 
 
-def start_input(target: Target) -> tuple[str, bytes]:
+def start_input(target: Target, packs: Packs | None = None) -> tuple[str, bytes]:
     """What a one-shot start is run on: for a producer, an input of its own format (its first input, else a
     transcript its source format's pack generates); for a validator or a reader, the tiny stream."""
     if target.roles and all(role == "producer" for role in target.roles):
@@ -120,18 +125,18 @@ def start_input(target: Target) -> tuple[str, bytes]:
             except OSError:
                 break  # the cases name an unreadable input; the start is tried on the tiny stream
         for format in target.source_formats:
-            generated = _generated(format)
+            generated = _generated(format, packs)
             if generated is not None:
                 return generated
     return "tiny.jsonl", TINY_STREAM
 
 
-def _generated(format: str) -> tuple[str, bytes] | None:
+def _generated(format: str, packs: Packs | None = None) -> tuple[str, bytes] | None:
     """One transcript of a format from its pack's generator (its first feature), or None."""
     from asr_conformance.packs.check import first_example
     from asr_conformance.packs.registry import installed
 
-    found = installed().for_format(format)
+    found = (packs if packs is not None else installed()).for_format(format)
     generator = found.pack.generator if found is not None else None
     if generator is None or not list(generator.FEATURES):
         return None

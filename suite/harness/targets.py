@@ -16,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.manifest import ManifestError, load_manifest
@@ -24,6 +25,9 @@ from asr_conformance.harness.persistent import PersistentImplementation
 from asr_conformance.harness.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
+
+if TYPE_CHECKING:  # loading the packs is deferred until a format is named
+    from asr_conformance.packs.registry import Packs
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
 REFERENCE_SAMPLES = tuple(
@@ -124,31 +128,34 @@ def default_role(inputs: Sequence[str], source_formats: Sequence[str] = ()) -> s
 
 def resolve_targets(implementations: Sequence[str], role: str | None, inputs: Sequence[str],
                     protocol_flag: bool, timeout: float | None, expectations: str | None,
-                    source_formats: Sequence[str] = (), strict_reasons: bool = False) -> list[Target]:
+                    source_formats: Sequence[str] = (), strict_reasons: bool = False,
+                    packs: Packs | None = None) -> list[Target]:
     """Every --implementation as a Target (the bundled reference when there is none).
 
-    ``strict_reasons`` (``--strict-reasons``) holds every one to its reasons; a manifest can ask it alone."""
-    formats = canonical_formats(source_formats, "--source-format")
+    ``strict_reasons`` (``--strict-reasons``) holds every one to its reasons; a manifest can ask it alone.
+    Source formats are named among ``packs`` (the run's; every installed pack by default)."""
+    formats = canonical_formats(source_formats, "--source-format", packs)
     if not implementations:
         return [replace(bundled_reference(role, inputs, timeout, expectations), source_formats=formats,
                         strict_reasons=strict_reasons)]
     targets = [
-        _target(given, role, inputs, protocol_flag, timeout, expectations, formats) for given in implementations
+        _target(given, role, inputs, protocol_flag, timeout, expectations, formats, packs) for given in implementations
     ]
     if strict_reasons:
         targets = [replace(t, strict_reasons=True) for t in targets]
     return _unique_keys(targets)
 
 
-def canonical_formats(names: Sequence[str], origin: str) -> tuple[str, ...]:
+def canonical_formats(names: Sequence[str], origin: str, packs: Packs | None = None) -> tuple[str, ...]:
     """Format names as the packs know them (``codex`` -> ``codex-rollout-jsonl``); a name no installed pack
     answers to is an error that lists the formats available (a format whose pack has no generator is
     accepted: the verdict then says it was not fuzzed)."""
     if not names:
         return ()
-    from asr_conformance.packs.registry import installed
+    if packs is None:
+        from asr_conformance.packs.registry import installed
 
-    packs = installed()
+        packs = installed()
     found = []
     for name in names:
         chosen = packs.for_format(name)
@@ -181,7 +188,8 @@ def _reference_samples() -> tuple[ProducerInput, ...]:
 
 
 def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: bool,
-            timeout: float | None, expectations: str | None, source_formats: tuple[str, ...] = ()) -> Target:
+            timeout: float | None, expectations: str | None, source_formats: tuple[str, ...] = (),
+            packs: Packs | None = None) -> Target:
     path = Path(given)
     if path.suffix == ".toml":
         try:
@@ -193,7 +201,7 @@ def _target(given: str, role: str | None, inputs: Sequence[str], protocol_flag: 
         roles = (role,) if role else manifest.roles
         patterns = inputs or manifest.inputs
         found = expand_inputs(patterns, origin=f"{path}: inputs" if not inputs else "--inputs") if patterns else ()
-        formats = source_formats or canonical_formats(manifest.source_formats, f"{path}: source_formats")
+        formats = source_formats or canonical_formats(manifest.source_formats, f"{path}: source_formats", packs)
         if "producer" in roles and not found and not formats:
             raise TargetError(f"{path}: the producer role needs inputs (--inputs, or inputs in the manifest) "
                               "or the source formats to fuzz (--source-format, or source_formats)")

@@ -8,7 +8,8 @@ entry points, ``packs.registry``) are loaded and judged the same way.
 
 ``pack``      the ``FormatPack`` type, the generator interface and the kind policies
 ``identity``  which pack judged: name, version, distribution and a digest of its files
-``builtin``   the Claude Code and Codex packs, built from their existing modules
-``registry``  loading packs from entry points and choosing one for an input
+``builtin``   the Claude Code, Codex and Gemini CLI packs, plain values built from their witnesses and edits
+``registry``  the one registry: loading packs from entry points into ``Packs``, the pool judging takes
+``selection`` choosing the pack for an input once (``SourceInput``) and holding a stream's header to it
 ``guard``     calling a pack's code bounded in time, its failures turned into the suite's errors
 """

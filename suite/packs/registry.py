@@ -1,6 +1,7 @@
-"""Loading packs from the ``asr_conformance.format_packs`` entry points (the suite's own first, then every
-other distribution's), then (deprecated) bare witnesses under ``asr_conformance.witnesses``; and choosing
-the pack for one input.
+"""The one registry of format packs: loading them from the ``asr_conformance.format_packs`` entry points (the
+suite's own first, then every other distribution's), then (deprecated) bare witnesses under
+``asr_conformance.witnesses`` as witness-only packs. Choosing the pack for one input is
+``packs.selection``'s, over the ``Packs`` loaded here.
 
 The built-in packs are registered under the same group by the suite's own distribution, and load
 through the same code as a vendor's; only where the suite is not installed as a distribution (run
@@ -14,19 +15,18 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import EntryPoint, entry_points
 from typing import Any
 
 from asr_conformance.fidelity.facts import Witness
-from asr_conformance.fidelity.registry import GROUP as WITNESS_GROUP
-from asr_conformance.fidelity.registry import Selection, select_witness
 from asr_conformance.packs.builtin import builtin_packs
 from asr_conformance.packs.identity import SUITE_DISTRIBUTION, PackIdentity, identify
 from asr_conformance.packs.pack import FormatPack, witness_only
 
 GROUP = "asr_conformance.format_packs"
+#: The deprecated group of bare witnesses, each loaded as a pack without edits or generator.
+WITNESS_GROUP = "asr_conformance.witnesses"
 DEPRECATED = (f"the {WITNESS_GROUP} entry-point group is deprecated: register a FormatPack under {GROUP} "
               "(docs/witnesses.md)")
 
@@ -53,6 +53,16 @@ class Packs:
     #: Installed third-party packs left out under ``--builtin-packs-only`` (their labels).
     ignored: list[str] = field(default_factory=list)
 
+    @classmethod
+    def of(cls, *packs: FormatPack | Installed) -> Packs:
+        """A pool of these packs, in this order: the one pool type judging takes (a pack that is installed keeps
+        its installed identity; another is named "(given)")."""
+        everything = _loaded_once()
+        chosen = [p if isinstance(p, Installed) else
+                  next((i for i in everything.installed if i.pack is p), None) or Installed(p, identify(p, "(given)", False))
+                  for p in packs]
+        return cls(chosen)
+
     @property
     def packs(self) -> list[FormatPack]:
         return [i.pack for i in self.installed]
@@ -61,9 +71,6 @@ class Packs:
         """The pack whose witness answers to a format name (``codex`` -> the Codex pack)."""
         return next((i for i in self.installed if i.pack.format == name), None) or \
             next((i for i in self.installed if _accepts(i.pack, name)), None)
-
-    def of_witness(self, witness: Witness | None) -> Installed | None:
-        return next((i for i in self.installed if i.pack.witness is witness), None)
 
     def formats(self) -> list[str]:
         return [i.pack.format for i in self.installed]
@@ -164,40 +171,15 @@ def _add(found: Packs, pack: FormatPack, distribution: str, builtin: bool = Fals
     return True
 
 
-#: Whether this process judges with built-in packs only (``--builtin-packs-only``); set once at configuration.
-_POLICY = {"builtin_only": False}
-
-
-def accept_builtin_only(flag: bool) -> None:
-    """A certifier's policy: judge with the suite's own packs only; third-party ones are listed as not used."""
-    _POLICY["builtin_only"] = bool(flag)
-
-
-def installed(builtin_only: bool | None = None) -> Packs:
-    """The packs of this process under the run's policy (or the one given), loaded once per process."""
+def installed(builtin_only: bool = False) -> Packs:
+    """The packs of this process, loaded once per process; ``builtin_only`` (a certifier's
+    ``--builtin-packs-only``): the suite's own packs only, third-party ones listed as not used. A run keeps
+    the ``Packs`` its options give and passes it to whatever chooses a pack."""
     everything = _loaded_once()
-    return everything.only_builtin() if (_POLICY["builtin_only"] if builtin_only is None else builtin_only) else everything
+    return everything.only_builtin() if builtin_only else everything
 
 
 @functools.cache
 def _loaded_once() -> Packs:
     """Entry points do not change during a run, so they are read once."""
     return load_packs()
-
-
-@dataclass
-class PackSelection:
-    """The pack chosen for one input (by the stream's header and by sniffing), or why there is none."""
-
-    chosen: Installed | None
-    selection: Selection
-
-
-def select_pack(header: dict[str, Any] | None, data: bytes, packs: Packs | Iterable[FormatPack]) -> PackSelection:
-    """``fidelity.registry.select_witness`` over the packs' witnesses, the winner named with its pack."""
-    pool = packs if isinstance(packs, Packs) else Packs([Installed(p, identify(p, "(given)", False)) for p in packs])
-    selection = select_witness(header, data, [p.witness for p in pool.packs])
-    if selection.not_checked and pool.ignored:
-        # The certifier's choice, not the suite's limit: say which installed packs could have judged.
-        selection.not_checked += f" (--builtin-packs-only ignored the installed pack(s) {', '.join(pool.ignored)})"
-    return PackSelection(pool.of_witness(selection.witness), selection)

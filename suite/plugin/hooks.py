@@ -41,14 +41,16 @@ from asr_conformance.harness.fuzzing import (
     ValidatorFuzzSession,
     ensure_profiles,
 )
+from asr_conformance.harness.judging.fidelity import input_of
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, not_fuzzed
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.harness.startup import StartCheck, check_start
-from asr_conformance.harness.targets import ProducerInput, Target, resolve_targets
-from asr_conformance.packs.registry import Packs, accept_builtin_only, installed
+from asr_conformance.harness.targets import Target, resolve_targets
+from asr_conformance.packs.registry import Packs
+from asr_conformance.packs.selection import SourceInput
 from asr_conformance.plugin.classify import MODULES, UnclassifiedTest, classify
 from asr_conformance.plugin.entry import CONFORMANCE_DIR, checkout_without_configuration, usage_error
 from asr_conformance.plugin.recording import Recorder, attach, recorder_of, stamp
@@ -61,8 +63,10 @@ from asr_conformance.plugin.run_config import (
     counterexamples_of,
     fuzz_plans,
     hypothesis_facts,
+    packs_of,
     run_context_of,
     shrink_budget_of,
+    sources_of,
     target_of,
     targets_of,
     widened_of,
@@ -104,13 +108,12 @@ def _configure(config: pytest.Config) -> None:
         config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
     _configure_hypothesis(config)
     _configure_containment(config)
-    accept_builtin_only(config.getoption("builtin_packs_only"))
     implementations = config.getoption("implementation")
     context = run_context_of(config)
     targets = [context.contained(target) for target in resolve_targets(
         implementations, config.getoption("role"), config.getoption("inputs"),
         config.getoption("persistent"), config.getoption("asr_timeout"), config.getoption("expectations"),
-        config.getoption("source_formats"), config.getoption("strict_reasons"),
+        config.getoption("source_formats"), config.getoption("strict_reasons"), packs_of(config),
     )]
     settings = _gate_settings(config, targets)
     config.stash[TARGETS_KEY] = targets
@@ -120,7 +123,7 @@ def _configure(config: pytest.Config) -> None:
         config.args[:] = [str(CONFORMANCE_DIR)]
     writes_reports = not hasattr(config, "workerinput") and runs_tests(config)
     if writes_reports:
-        config.stash[START_CHECKS_KEY] = _check_starts(targets)
+        config.stash[START_CHECKS_KEY] = _check_starts(targets, packs_of(config))
     certification = CertificationSession(config, settings, writes_reports)
     config.pluginmanager.register(certification, "asr-conformance-session")
     if writes_reports and config.pluginmanager.hasplugin("xdist"):
@@ -135,10 +138,10 @@ class StartError(UserError):
 START_CHECKS_KEY = pytest.StashKey[list[StartCheck]]()
 
 
-def _check_starts(targets: list[Target]) -> list[StartCheck]:
+def _check_starts(targets: list[Target], packs: Packs) -> list[StartCheck]:
     """Start every implementation once before the first case: one that cannot start is one usage error
     naming its manifest or path, not a failure per case blaming spec rules."""
-    checks = [check_start(target) for target in targets]
+    checks = [check_start(target, packs) for target in targets]
     for check in checks:
         if not check.ok:
             raise StartError(terminal_line(check.usage_error()))
@@ -282,7 +285,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if widened:
         lines.append(terminal_line(f"asr-conformance: widened sandbox: {'; '.join(widened)}"))
     if any("producer" in t.roles for t in targets_of(config)):
-        packs = installed()
+        packs = packs_of(config)
         lines.append("asr-conformance: format packs: " + (", ".join(i.identity.label() for i in packs.installed) or "none"))
         lines += [f"asr-conformance: {terminal_line(why)}" for why in packs.problems + packs.notes]
     checks = config.stash.get(START_CHECKS_KEY, [])
@@ -335,17 +338,14 @@ def _generate_tests(metafunc: pytest.Metafunc) -> None:
             pytest.param(case, id=case.id, marks=_rule_marks(case.rules)) for case in _cases(config, "reader")
         ])
     if "producer_input" in metafunc.fixturenames:
-        inputs: dict[str, ProducerInput] = {}
-        for target in targets_of(config):
-            for item in target.inputs:
-                inputs.setdefault(item.id, item)
-        metafunc.parametrize("producer_input", [pytest.param(i, id=i.id) for i in inputs.values()] or [_NO_INPUTS])
+        # Each input made once (its pack chosen): every test of the input gets that same object.
+        sources = sources_of(config)
+        metafunc.parametrize("producer_input", [pytest.param(s, id=s.id) for s in sources.values()] or [_NO_INPUTS])
     if "source_edit" in metafunc.fixturenames:
         from asr_conformance.harness.judging.fidelity import source_edits
 
-        unique = {i.id: i for target in targets_of(config) for i in target.inputs}
         metafunc.parametrize("source_edit", [
-            pytest.param(edit, id=edit.id) for item in unique.values() for edit in source_edits(item)
+            pytest.param(edit, id=edit.id) for source in sources_of(config).values() for edit in source_edits(source)
         ] or [_NO_INPUTS])
     if "generated_input" in metafunc.fixturenames:
         metafunc.parametrize("generated_input", _generated_params(config))
@@ -395,7 +395,7 @@ def result_id(item: pytest.Item, role: str) -> str:
         if value is None:  # the parameter that skips, saying why (no inputs of its own, no format to fuzz)
             parts.append("not-fuzzed" if name == "generated_input" else "no-inputs")
             continue
-        parts.append(value.id if isinstance(value, (Case, ProducerInput, GeneratedInput)) or hasattr(value, "input")
+        parts.append(value.id if isinstance(value, (Case, SourceInput, GeneratedInput)) or hasattr(value, "input")
                      else str(value))
     name = getattr(item, "originalname", item.name)
     return f"{role}/{name}" + (f"[{'-'.join(parts)}]" if parts else "")
@@ -431,8 +431,9 @@ def _keep_and_stamp(config: pytest.Config, items: list[pytest.Item]) -> None:
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
-        given = params.get("producer_input") or getattr(params.get("source_edit"), "input", None)
-        if role not in target.roles or (isinstance(given, ProducerInput) and given not in target.inputs) or (
+        source = params.get("producer_input") or getattr(params.get("source_edit"), "source", None)
+        given = input_of(source) if isinstance(source, SourceInput) else None
+        if role not in target.roles or (given is not None and given not in target.inputs) or (
                 "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
             dropped.append(item)
             continue
@@ -556,9 +557,9 @@ def asr_producer(request: pytest.FixtureRequest, asr_target: Target,
 
 
 @pytest.fixture(scope="session")
-def asr_packs() -> Packs:
+def asr_packs(request: pytest.FixtureRequest) -> Packs:
     """The format packs that judge producer fidelity in this run (built-in only under --builtin-packs-only)."""
-    return installed()
+    return packs_of(request.config)
 
 
 @pytest.fixture(scope="session")

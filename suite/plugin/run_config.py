@@ -15,9 +15,12 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness import containment
 from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
+from asr_conformance.harness.judging.fidelity import producer_sources
 from asr_conformance.harness.producer_fuzzing import FuzzPlan, fuzz_plan
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.harness.targets import Target
+from asr_conformance.packs.registry import Packs
+from asr_conformance.packs.selection import SourceInput, source_input
 from asr_conformance.plugin.entry import CONFORMANCE_DIR
 
 TARGETS_KEY = pytest.StashKey[list[Target]]()
@@ -31,6 +34,8 @@ RUN_CONTEXT_KEY = pytest.StashKey[RunContext]()
 
 def run_context_of(config: pytest.Config) -> RunContext:
     return config.stash[RUN_CONTEXT_KEY]
+SOURCES_KEY = pytest.StashKey[dict[str, SourceInput]]()
+PACKS_KEY = pytest.StashKey[Packs]()
 
 
 def shrink_budget_of(config: pytest.Config) -> ShrinkBudget:
@@ -93,7 +98,7 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "max_output": config.getoption("max_output", None),
         "builtin_packs_only": bool(config.getoption("builtin_packs_only", False)),
         "strict_reasons": bool(config.getoption("strict_reasons", False)),
-        "packs_not_loaded": _pack_problems(),
+        "packs_not_loaded": _pack_problems(config),
     }
 
 
@@ -102,11 +107,9 @@ def widened_of(config: pytest.Config) -> list[str]:
     return containment.widenings(run_context_of(config).settings, ((t.pass_env, t.policy) for t in targets_of(config)))
 
 
-def _pack_problems() -> list[str]:
+def _pack_problems(config: pytest.Config) -> list[str]:
     """Format packs that failed to load, and packs the run's policy left out, for the report."""
-    from asr_conformance.packs.registry import installed
-
-    packs = installed()
+    packs = packs_of(config)
     return packs.problems + packs.notes
 
 
@@ -129,9 +132,37 @@ def fuzz_plans(config: pytest.Config) -> dict[str, FuzzPlan]:
     """Each producer target's fuzz properties (by target key), worked out once per process."""
     plans = config.stash.get(FUZZ_PLANS_KEY, None)
     if plans is None:
-        plans = {t.key: fuzz_plan(t.source_formats, t.inputs) for t in targets_of(config) if "producer" in t.roles}
+        sources = sources_of(config)
+        plans = {}
+        for target in targets_of(config):
+            if "producer" in target.roles:
+                own = [sources[i.id] if sources[i.id].path == i.path else source_input(i.path, packs_of(config), i.id)
+                       for i in target.inputs]
+                plans[target.key] = fuzz_plan(target.source_formats, own, packs_of(config))
         config.stash[FUZZ_PLANS_KEY] = plans
     return plans
+
+
+def sources_of(config: pytest.Config) -> dict[str, SourceInput]:
+    """Every producer input of the run by test ID, read and sniffed once per process (at collection): the pack
+    chosen for each travels with it to every test of the input (``packs.selection.SourceInput``)."""
+    sources = config.stash.get(SOURCES_KEY, None)
+    if sources is None:
+        sources = producer_sources((i for t in targets_of(config) for i in t.inputs), packs_of(config))
+        config.stash[SOURCES_KEY] = sources
+    return sources
+
+
+def packs_of(config: pytest.Config) -> Packs:
+    """The packs this run judges with, under its policy (``--builtin-packs-only``), chosen once per process and
+    passed to whatever chooses a pack (never a process-wide flag)."""
+    packs = config.stash.get(PACKS_KEY, None)
+    if packs is None:
+        from asr_conformance.packs.registry import installed
+
+        packs = installed(builtin_only=bool(config.getoption("builtin_packs_only", False)))
+        config.stash[PACKS_KEY] = packs
+    return packs
 
 
 def target_of(config: pytest.Config) -> Target:

@@ -14,18 +14,20 @@ from certifying import Certify
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asr_conformance.harness.judging import fidelity as judging
 from asr_conformance.harness.judging import produced as parsing
+from asr_conformance.harness.judging import readings as reading
 from asr_conformance.harness.judging.fidelity import (
     NOT_VALID,
     judge_fidelity,
     judge_mutation,
     mutations_of,
-    pack_for_input,
     stream_records,
 )
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import differences, output_problems
+from asr_conformance.harness.judging.readings import Readings
+from asr_conformance.packs.registry import installed
+from asr_conformance.packs.selection import sniffed
 from asr_conformance.reference.checks import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -112,26 +114,31 @@ def test_parses_are_kept_within_a_size_bound(monkeypatch: pytest.MonkeyPatch) ->
 
 def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = WITH_TOOLS.read_bytes()
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edits = mutations_of(pack)
     assert len(edits) >= 3
     stream = run(CONVERTER, data, tmp_path)
     reads: list[bytes] = []
-    real = judging._read_facts
+    real = reading.read
 
     def counting(chosen, given: bytes):
         reads.append(given)
         return real(chosen, given)
 
-    judging.forget_facts()
-    monkeypatch.setattr(judging, "_read_facts", counting)
-    assert judge_fidelity(data, stream).findings == []
-    judged = [judge_mutation(m, pack, data, stream, lambda edited: run(CONVERTER, edited, tmp_path)) for m in edits]
+    monkeypatch.setattr(reading, "read", counting)
+    kept = Readings()  # the runner's: passed to every judge of the input
+    assert judge_fidelity(data, stream, readings=kept).findings == []
+    judged = [judge_mutation(m, pack, data, stream, lambda edited: run(CONVERTER, edited, tmp_path), readings=kept)
+              for m in edits]
     assert [j.findings for j in judged] == [[] for _ in edits]
     assert reads.count(data) == 1
     # each edited copy is read once too (the edits that apply to this input)
     assert len(reads) == 1 + sum(j.not_checked is None for j in judged)
+    # Nothing is kept but in the Readings passed in: judges given none read afresh, each time.
+    reads.clear()
+    assert judge_fidelity(data, stream).findings == [] and judge_fidelity(data, stream).findings == []
+    assert reads.count(data) == 2
 
 
 # --- fidelity only on valid streams --------------------------------------------------
@@ -143,7 +150,7 @@ def test_an_invalid_stream_is_not_held_to_its_source(tmp_path: Path) -> None:
     assert "ASR-260" in {p.rule for p in output_problems(invalid)}
     judged = judge_fidelity(data, invalid)
     assert (judged.findings, judged.not_checked, judged.unchecked) == ([], NOT_VALID, "the stream is not valid ASR")
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edit = mutations_of(pack)[0]
     edited = judge_mutation(edit, pack, data, invalid, lambda _: pytest.fail("an invalid baseline is not edited"))
@@ -154,7 +161,7 @@ def test_an_invalid_stream_is_not_held_to_its_source(tmp_path: Path) -> None:
 
 def test_an_invalid_stream_after_an_edit_is_one_finding(tmp_path: Path) -> None:
     data = WITH_TOOLS.read_bytes()
-    pack = pack_for_input(data)
+    pack = sniffed(data, installed()).pack
     assert pack is not None
     edit = next(m for m in mutations_of(pack) if m.apply(data) is not None)
     judged = judge_mutation(edit, pack, data, run(CONVERTER, data, tmp_path), lambda e: run(INVALID, e, tmp_path))

@@ -22,6 +22,7 @@ from asr_conformance.generators.native import file_name, formats
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import ShrinkBudget
+from asr_conformance.harness.judging.fidelity import producer_sources
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.producer_fuzzing import (
     GeneratedInput,
@@ -30,7 +31,16 @@ from asr_conformance.harness.producer_fuzzing import (
     not_fuzzed,
     write_producer_counterexample,
 )
-from asr_conformance.harness.targets import CASE_SUFFIX, Target, TargetError, canonical_formats, expand_inputs
+from asr_conformance.harness.targets import (
+    CASE_SUFFIX,
+    ProducerInput,
+    Target,
+    TargetError,
+    canonical_formats,
+    expand_inputs,
+)
+from asr_conformance.packs.registry import installed
+from asr_conformance.packs.selection import SourceInput
 
 ROOT = Path(__file__).resolve().parents[2]
 CC_SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
@@ -156,29 +166,34 @@ def test_the_converter_sees_only_a_name_the_agent_would_write(tmp_path: Path) ->
 
 def test_the_not_fuzzed_reason_is_the_plans_own_sentence() -> None:
     """One sentence for the skip and the record: every plan's reason once, the fallback only with no property."""
-    bare = fuzz_plan((), expand_inputs([str(ACME_SAMPLES)]))
-    fuzzed = fuzz_plan((formats()[0],), expand_inputs([str(ACME_SAMPLES)]))
+    bare = fuzz_plan((), _sources(expand_inputs([str(ACME_SAMPLES)])))
+    fuzzed = fuzz_plan((formats()[0],), _sources(expand_inputs([str(ACME_SAMPLES)])))
     assert not_fuzzed([bare, bare, fuzzed]) == bare.reason
     assert not_fuzzed([fuzzed]) is None
     assert not_fuzzed([]) == "not fuzzed: no implementation plays the producer role"
 
 
+def _sources(inputs: list[ProducerInput]) -> list[SourceInput]:
+    """The inputs as collection makes them (each sniffed once, its pack chosen)."""
+    return list(producer_sources(inputs, installed()).values())
+
+
 def test_formats_come_from_the_inputs_or_the_option() -> None:
-    assert fuzz_plan((), expand_inputs([str(ACME_SAMPLES)])).reason.startswith("not fuzzed: none of the inputs")
+    assert fuzz_plan((), _sources(expand_inputs([str(ACME_SAMPLES)]))).reason.startswith("not fuzzed: none of the inputs")
     for fmt in formats():
-        plan = fuzz_plan((fmt,), expand_inputs([str(ACME_SAMPLES)]))
+        plan = fuzz_plan((fmt,), _sources(expand_inputs([str(ACME_SAMPLES)])))
         assert plan.inputs and not plan.reason and {p.format for p in plan.inputs} == {fmt}
     assert set(formats()) == {"claude-code-jsonl", "codex-rollout-jsonl", "gemini-cli-session"}
-    plan = fuzz_plan((), expand_inputs([str(CC_SAMPLES)]))
+    plan = fuzz_plan((), _sources(expand_inputs([str(CC_SAMPLES)])))
     assert {p.format for p in plan.inputs} == {"claude-code-jsonl"} and len({p.id for p in plan.inputs}) == len(plan.inputs)
 
 
 def test_a_rare_variant_is_fuzzed_only_for_inputs_that_follow_it() -> None:
     """Codex's legacy rollouts: only a producer whose own inputs are legacy is asked to read them."""
     current = [i for i in expand_inputs([str(CODEX_SAMPLES)]) if not i.path.name.startswith("legacy")]
-    plan = fuzz_plan((), current)
+    plan = fuzz_plan((), _sources(current))
     assert plan.inputs and all(p.variant is None for p in plan.inputs)
-    legacy = fuzz_plan((), expand_inputs([str(CODEX_SAMPLES)]))
+    legacy = fuzz_plan((), _sources(expand_inputs([str(CODEX_SAMPLES)])))
     rare = [p for p in legacy.inputs if p.variant == "legacy"]
     assert rare and {p.feature for p in rare} < {p.feature for p in plan.inputs}
 

@@ -3,36 +3,37 @@ checks hold the converted stream to it, and source edits must move the stream as
 
 A stream that only conforms proves little: a converter that ignores its input can write
 the same valid stream for every file. Here the suite reads the input itself (through the
-witness for its format, ``fidelity.registry``) and checks every "comes from the source"
+pack chosen for it once, ``packs.selection``) and checks every "comes from the source"
 rule it can (``fidelity.compare``); each source edit (``fidelity.mutations``) is converted
 again and must change the stream exactly as the edit implies.
 
-Without a witness for the input's format nothing here passes: the result is *not checked*,
+Without a pack for the input's format nothing here passes: the result is *not checked*,
 with the reason, and the verdict says so.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
-from asr_conformance.fidelity.facts import Finding, NotThisFormat, SourceFacts, Witness
+from asr_conformance.fidelity.facts import Finding, SourceFacts
 from asr_conformance.fidelity.mutations import EditContext, SourceMutation, edited_bytes
-from asr_conformance.fidelity.registry import Selection
+from asr_conformance.harness.judging import readings as reading
 from asr_conformance.harness.judging.produced import ProducedStream, produced
+from asr_conformance.harness.judging.readings import Readings, Unread
 from asr_conformance.harness.judging.steps import StepHung as StepHung
 from asr_conformance.harness.judging.steps import step_limit, within
 from asr_conformance.harness.targets import ProducerInput
-from asr_conformance.packs.guard import PackError, bounded, malformed
+from asr_conformance.packs.guard import PackError, bounded
 from asr_conformance.packs.identity import PackIdentity
 from asr_conformance.packs.pack import FormatPack
-from asr_conformance.packs.registry import Installed, Packs, installed, select_pack
+from asr_conformance.packs.registry import Installed, Packs, installed
+from asr_conformance.packs.selection import SourceInput, sniffed, source_input
 
 #: The rules fidelity checks can name; every fidelity test is marked with them (-m ASR-252 selects it).
 #: A test keeps this list equal to the rules the fidelity modules name.
@@ -43,90 +44,48 @@ FIDELITY_RULES = (
 )
 #: How many findings a failure message lists before "... and N more".
 SHOWN = 12
-#: How much of an input is read to choose its witness at collection.
-SNIFF_BYTES = 256 * 1024
 #: Why fidelity is not checked on a stream the reference validator rejects (the output test fails it).
 NOT_VALID_REASON = "the stream is not valid ASR"
 NOT_VALID = f"not checked: {NOT_VALID_REASON}"
-#: Witness readings kept per process: an input's facts serve its fidelity test and every source edit.
-FACTS_KEPT = 16
 
 
 @dataclass(frozen=True)
 class SourceEdit:
-    """One producer input and one source edit its witness offers (``None``: no witness, nothing to edit), with
-    the pack chosen for the input at collection, which the test judges with."""
+    """One producer input and one source edit its pack offers (``None``: no pack, nothing to edit); the input
+    carries the pack chosen for it at collection, which the test judges with."""
 
-    input: ProducerInput
+    source: SourceInput
     mutation: str | None
-    pack: Installed | None = field(default=None, compare=False)
+
+    @property
+    def input(self) -> ProducerInput:
+        return input_of(self.source)
 
     @property
     def id(self) -> str:
-        return f"{self.input.id}-{self.mutation or 'no-witness'}"
+        return f"{self.source.id}-{self.mutation or 'no-witness'}"
 
 
-#: What judging may be given to judge with: the installed packs (the default), a pool of packs, or bare witnesses.
-Pool = Packs | Sequence[Installed] | Sequence[FormatPack] | Sequence[Witness] | None
+def producer_sources(items: Iterable[ProducerInput], packs: Packs) -> dict[str, SourceInput]:
+    """Each input (by test ID, the first of an ID kept) read and sniffed once: made at collection and carried on
+    every test of the input, so that its edits, its fidelity and the header check share one choice of pack."""
+    found: dict[str, SourceInput] = {}
+    for item in items:
+        if item.id not in found:
+            found[item.id] = source_input(Path(item.path), packs, item.id)
+    return found
 
 
-def pool_of(given: Pool) -> Packs:
-    """The packs to judge with: every installed one unless a pool is given (bare witnesses become witness-only packs)."""
-    if given is None:
-        return installed()
-    if isinstance(given, Packs):
-        return given
-    packs = installed()
-    chosen: list[Installed] = []
-    for item in given:
-        if isinstance(item, Installed):
-            chosen.append(item)
-        elif isinstance(item, FormatPack):
-            chosen.append(next((i for i in packs.installed if i.pack is item), None) or _given(item))
-        else:
-            chosen.append(packs.of_witness(item) or _given(_witness_pack(item)))
-    return Packs(chosen)
+def input_of(source: SourceInput) -> ProducerInput:
+    """The producer input a source input was made of (its test ID and file)."""
+    return ProducerInput(source.id, Path(source.path or source.id))
 
 
-def _witness_pack(witness: Witness) -> FormatPack:
-    from asr_conformance.packs.pack import witness_only
-
-    return witness_only(witness, "unknown")
-
-
-def _given(pack: FormatPack) -> Installed:
-    from asr_conformance.packs.identity import identify
-
-    return Installed(pack, identify(pack, "(given)", False))
-
-
-def source_edits(item: ProducerInput, packs: Pool = None) -> list[SourceEdit]:
-    """The edits to try on one input: its pack's edits, the pack chosen once for the input (``input_pack``)."""
-    chosen = input_pack(Path(item.path), packs)
-    edits = [SourceEdit(item, m.name, chosen) for m in (chosen.pack.edits if chosen is not None else ())]
-    return edits or [SourceEdit(item, None)]
-
-
-_chosen: dict[tuple[object, ...], Installed | None] = {}
-
-
-def input_pack(path: Path, packs: Pool = None) -> Installed | None:
-    """The pack of one input file, chosen once per process by sniffing its head (``SNIFF_BYTES``): collection
-    and every test of the input share the choice. ``None``: no pack sniffs it, or it cannot be read."""
-    pool = pool_of(packs)
-    try:
-        stat = path.stat()
-    except OSError:
-        return None
-    key = (str(path.resolve()), stat.st_size, stat.st_mtime_ns, *(i.identity.label() for i in pool.installed))
-    if key not in _chosen:
-        try:
-            with open(path, "rb") as handle:
-                head = handle.read(SNIFF_BYTES)
-        except OSError:
-            return None
-        _chosen[key] = pack_for_input(head, pool)
-    return _chosen[key]
+def source_edits(source: SourceInput) -> list[SourceEdit]:
+    """The edits to try on one input: the edits of the pack chosen for it (``SourceInput.pack``)."""
+    chosen = source.pack
+    edits = [SourceEdit(source, m.name) for m in (chosen.pack.edits if chosen is not None else ())]
+    return edits or [SourceEdit(source, None)]
 
 
 #: How long disguising an input may take: a floor, and more per megabyte (it takes about 2 s per MB).
@@ -152,7 +111,7 @@ def disguised_input(source: Path, seed: int, folder: Path, seconds: float | None
     return copy
 
 
-def mutation_named(pack: Installed | FormatPack | Witness, name: str) -> SourceMutation | None:
+def mutation_named(pack: Installed | FormatPack, name: str) -> SourceMutation | None:
     return next((m for m in mutations_of(pack) if m.name == name), None)
 
 
@@ -188,29 +147,10 @@ class Fidelity:
         return None if self.findings else self.gap
 
 
-@dataclass(frozen=True, slots=True)
-class Unread:
-    """Why a witness could not read an input: fidelity is then not checked, for this reason."""
-
-    reason: str
-
-    @property
-    def message(self) -> str:
-        return f"not checked: {self.reason}"
-
-
 def not_checked(reason: str, findings: list[Finding] | None = None, notes: list[str] | None = None,
                 judge: PackIdentity | None = None) -> Fidelity:
     """A result that checked nothing, carrying its reason as data (``gap``) and in words (``not_checked``)."""
     return Fidelity(None, list(findings or ()), f"not checked: {reason}", list(notes or ()), judge=judge, gap=reason)
-
-
-def _selection_gap(selection: Selection) -> str | None:
-    """The reason ``fidelity.registry`` gives for choosing no witness. Its ``Selection`` carries the reason
-    only inside its sentence ("not checked: ..."), so this is the one place the words are read back."""
-    if not selection.not_checked or not selection.not_checked.startswith("not checked: "):
-        return None
-    return selection.not_checked.removeprefix("not checked: ").strip()
 
 
 def stream_records(stream: bytes | ProducedStream) -> list[dict[str, Any]] | None:
@@ -221,33 +161,26 @@ def stream_records(stream: bytes | ProducedStream) -> list[dict[str, Any]] | Non
     return produced(stream).records
 
 
-def pack_for_input(data: bytes, packs: Pool = None) -> Installed | None:
-    """The pack whose format the input sniffs as (chosen at collection, before any conversion)."""
-    return select_pack(None, data, pool_of(packs)).chosen
-
-
-def witness_for_input(data: bytes, packs: Pool = None) -> Witness | None:
-    """The witness whose format the input sniffs as (chosen at collection, before any conversion)."""
-    chosen = pack_for_input(data, packs)
-    return chosen.pack.witness if chosen is not None else None
-
-
-def mutations_of(pack: Installed | FormatPack | Witness | None) -> tuple[SourceMutation, ...]:
-    """The source edits a pack offers (a bare witness: its optional ``mutations`` attribute)."""
+def mutations_of(pack: Installed | FormatPack | None) -> tuple[SourceMutation, ...]:
+    """The source edits a pack offers."""
     if isinstance(pack, Installed):
         return pack.pack.edits
-    if isinstance(pack, FormatPack):
-        return pack.edits
-    return tuple(getattr(pack, "mutations", ()) or ()) if pack is not None else ()
+    return pack.edits if pack is not None else ()
 
 
 def policy_of(pack: FormatPack) -> Policy:
     return Policy(kind_policy=pack.kind_policy, loss_namespaces=pack.loss_namespaces)
 
 
-def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = None,
-                   name: str = "the input") -> Fidelity:
+def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Packs | None = None,
+                   name: str = "the input", source: SourceInput | None = None,
+                   readings: Readings | None = None) -> Fidelity:
     """Choose the pack by the stream's header and the input, read the input, check the stream.
+
+    ``source`` is the input as made at collection: its pack was chosen then, and the header is held to that
+    choice without sniffing again (``packs`` is not used). Without it, ``data`` are sniffed now among
+    ``packs`` (every installed pack by default). ``readings``: where the input's facts are kept for its
+    source edits (``read_facts``).
 
     Only a valid stream is held to its source (``fidelity.compare`` assumes valid records): an invalid
     one is the output test's failure, and here fidelity is not checked, rather than failed many times over.
@@ -259,23 +192,30 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Pool = No
         return not_checked("the output is not a stream of JSON objects")
     if not parsed.valid:
         return not_checked(NOT_VALID_REASON)
-    chosen = select_pack(records[0], data, pool_of(packs))
-    selection = chosen.selection
-    if chosen.chosen is None:
+    if source is None:
+        source = sniffed(data, packs if packs is not None else installed(), name)
+    elif source.unreadable is not None:
+        return Fidelity(None, error=f"{name} could not be read when it was collected ({source.unreadable}), so no "
+                        "pack was chosen for it")
+    elif not source.matches(data):
+        return Fidelity(None, error=f"{name} changed after it was collected: its pack was chosen on other bytes "
+                        "(an input must not change during a run)")
+    selection = source.choose(records[0])
+    if selection.chosen is None:
         return Fidelity(None, list(selection.findings), selection.not_checked, list(selection.notes),
-                        gap=_selection_gap(selection))
-    judge = chosen.chosen.identity
+                        gap=selection.gap)
+    chosen = selection.chosen
+    judge = chosen.identity
     try:
-        facts = read_facts(chosen.chosen, data)
+        facts = read_facts(chosen, data, readings)
         if isinstance(facts, Unread):
             return not_checked(facts.reason, selection.findings, selection.notes, judge)
-        scored, reported = compared(facts, records, policy_of(chosen.chosen.pack), data, stream,
+        scored, reported = compared(facts, records, policy_of(chosen.pack), data, stream,
                                     f"comparing the stream with the facts of {name}")
         findings = list(selection.findings) + scored
     except (PackError, StepHung) as error:
         return Fidelity(None, notes=list(selection.notes), judge=judge, error=str(error))
-    return Fidelity(chosen.chosen.pack.format, findings, None, list(selection.notes), judge=judge,
-                    reported=reported)
+    return Fidelity(chosen.pack.format, findings, None, list(selection.notes), judge=judge, reported=reported)
 
 
 def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, data: bytes,
@@ -288,64 +228,24 @@ def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, 
     return found
 
 
-_facts: OrderedDict[tuple[int, bool, str], tuple[object, SourceFacts | Unread]] = OrderedDict()
-
-
-def read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | Unread:
-    """The pack's facts, or why it could not read the input (``Unread``: a sentence, never a traceback).
-
-    Read once per input and pack within the process (by the input's digest), then shared: the
-    fidelity test and every source edit of the input reuse the reading. Facts are read-only.
-    Through a pack, the read is bounded in time and checked for shape: a pack that raises, hangs
-    or answers with malformed facts raises ``PackError`` (the suite's error, never the converter's;
-    not kept, so each use reports it)."""
-    key = (id(pack), isinstance(pack, Installed), hashlib.sha256(data).hexdigest())
-    kept = _facts.get(key)
-    if kept is not None and kept[0] is pack:
-        _facts.move_to_end(key)
-        return kept[1]
-    facts = _read_facts(pack, data)
-    _facts[key] = (pack, facts)  # the pack is kept with its facts, so its id is not reused meanwhile
-    while len(_facts) > FACTS_KEPT:
-        _facts.popitem(last=False)
-    return facts
-
-
-def forget_facts() -> None:
-    """Drop every kept reading (benchmarks and tests start from none)."""
-    _facts.clear()
-
-
-def _read_facts(pack: Installed | Witness, data: bytes) -> SourceFacts | Unread:
-    witness = pack.pack.witness if isinstance(pack, Installed) else pack
-    try:
-        if not isinstance(pack, Installed):  # a bare witness: no pack's limit, the suite's own
-            read: SourceFacts = within(step_limit(len(data)), f"the {witness.format} witness reading an input "
-                                       f"({len(data):,} bytes)", witness.read, data)
-            return read
-        facts = bounded(pack.identity, "reading the input", pack.pack.time_limit, witness.read, data)
-    except NotThisFormat as error:
-        return Unread(f"the {witness.format} witness cannot read this input: {error}")
-    except RecursionError:
-        return Unread(f"the {witness.format} witness cannot read this input: nested too deeply")
-    problem = malformed(facts)
-    if problem is not None:
-        raise PackError(pack.identity, f"{problem} (malformed facts)")
-    return facts
+def read_facts(pack: Installed, data: bytes, readings: Readings | None = None) -> SourceFacts | Unread:
+    """The pack's facts, or why it could not read the input (``judging.readings.read``); kept in ``readings``
+    when given, so that the input's fidelity test and every source edit of it share one reading."""
+    return readings.facts(pack, data) if readings is not None else reading.read(pack, data)
 
 
 Convert = Callable[[bytes], "bytes | str"]
 
 
-def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: bytes, stream: bytes | ProducedStream,
-                   convert: Convert, name: str = "the input") -> Fidelity:
+def judge_mutation(mutation: SourceMutation, pack: Installed, data: bytes, stream: bytes | ProducedStream,
+                   convert: Convert, name: str = "the input", readings: Readings | None = None) -> Fidelity:
     """Edit the input, convert the edited copy, and check the edit's expectation and the whole stream.
 
     ``convert`` returns the new stream, or a sentence saying why there is none (a refusal or a
     crash on an edited input that is still a valid transcript is itself a failure). A pack whose
     edit or witness fails, or a step past its time (``StepHung``, naming ``name``), gives an error
     result (``Fidelity.error``), never a finding."""
-    chosen = pack if isinstance(pack, Installed) else pool_of([pack]).installed[0]
+    chosen = pack
     witness, judge, policy = chosen.pack.witness, chosen.identity, policy_of(chosen.pack)
     baseline = produced(stream)
     if not baseline.valid:  # the output test fails it; the edit would only repeat that
@@ -361,7 +261,7 @@ def judge_mutation(mutation: SourceMutation, pack: Installed | Witness, data: by
                             not_checked=f"not applicable: the input holds nothing the {mutation.name} edit applies to")
         edited, item = unpacked
         # the edited copy is read once, so only the unedited input's reading is kept
-        before_facts, after_facts = read_facts(chosen, data), _read_facts(chosen, edited)
+        before_facts, after_facts = read_facts(chosen, data, readings), reading.read(chosen, edited)
     except (PackError, StepHung) as error:
         return Fidelity(None, judge=judge, error=str(error))
     if isinstance(before_facts, Unread):
@@ -414,7 +314,3 @@ def describe(findings: Sequence[Finding]) -> list[str]:
         shown.append(f"... and {len(findings) - SHOWN} more")
     return shown
 
-
-def known_formats() -> list[str]:
-    """The formats a pack is installed for, for messages."""
-    return installed().formats()

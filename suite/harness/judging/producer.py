@@ -27,6 +27,7 @@ from typing import Any, Protocol, TypeAlias
 from asr_conformance.harness.answers import Conversion
 from asr_conformance.harness.containment import Policy
 from asr_conformance.harness.judging.produced import ProducedStream, produced
+from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.harness.judging.steps import step_limit, within
 from asr_conformance.harness.oneshot import OneShotProducer
 from asr_conformance.harness.persistent import PersistentImplementation
@@ -435,6 +436,8 @@ class ProducerRunner:
         self.variants = variants()
         self._persistent: dict[str, PersistentImplementation] = {}
         self._baselines: dict[Path, Conversion] = {}
+        #: The packs' readings of the inputs converted here: an input's fidelity test and its source edits share one.
+        self.readings = Readings()
         home = Path(target.cwd) if target.cwd else Path.cwd()
         self.command = anchored(target.command, home, target.placeholder)
 

@@ -3,8 +3,9 @@ conversions, records for reports and decides (pass, fail, skip). Beside the vali
 (``judging.validator.run_validator_case``) and the reader's; ``suite/conformance/test_producer.py``
 only parametrizes and calls these.
 
-The pack that judges an input is the one chosen for it at collection (``judging.fidelity.input_pack``,
-carried on each ``SourceEdit``): every test of the input uses that choice, never a second one.
+The pack that judges an input is the one chosen for it at collection (``packs.selection.SourceInput``,
+carried on each test of the input and on each ``SourceEdit``): every test of the input uses that choice,
+and the stream's header is held to it, never a second sniffing.
 """
 
 from __future__ import annotations
@@ -18,12 +19,10 @@ from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.judging.fidelity import (
     FIDELITY_RULES,
     Fidelity,
-    Pool,
     SourceEdit,
     StepHung,
     describe,
     disguised_input,
-    input_pack,
     judge_fidelity,
     judge_mutation,
     mutation_named,
@@ -38,6 +37,8 @@ from asr_conformance.harness.judging.producer import (
     rules_of,
     summarize,
 )
+from asr_conformance.packs.registry import Packs
+from asr_conformance.packs.selection import SourceInput
 from asr_conformance.vocabulary.inline import inline_input
 
 Record = Callable[..., None]
@@ -96,21 +97,26 @@ def run_damaged_case(source: Path, runner: ProducerRunner, damage: str, folder: 
                     + "\n".join(str(p) for p in problems[:PROBLEM_LIMIT]), pytrace=False)
 
 
-def run_fidelity_case(source: Path, runner: ProducerRunner, packs: Pool, record: Record) -> None:
-    """The stream keeps what the native input records and invents nothing (the pack's witness reads the input)."""
+def run_fidelity_case(given: SourceInput, runner: ProducerRunner, record: Record) -> None:
+    """The stream keeps what the native input records and invents nothing (the witness of the pack chosen for
+    the input at collection reads it)."""
+    source = _file(given)
     baseline = runner.baseline(source)
     if baseline.outcome is not Outcome.CONVERTED or baseline.stream is None:
         pytest.skip(f"no stream to hold to its source ({baseline.outcome.value}; see test_output_conforms)")
-    result = judge_fidelity(source.read_bytes(), baseline.stream, packs, source.name)
+    result = judge_fidelity(source.read_bytes(), baseline.stream, name=source.name, source=given,
+                            readings=runner.readings)
     _judge_fidelity_result(result, source, baseline.stream, "a stream that keeps every fact of its source",
                            record, f"{source.name}: the stream does not follow its source")
 
 
-def run_disguised_case(source: Path, runner: ProducerRunner, packs: Pool, seed: int, record: Record) -> None:
+def run_disguised_case(given: SourceInput, runner: ProducerRunner, packs: Packs, seed: int, record: Record) -> None:
     """A disguised copy of the input (fresh IDs, shifted times, a renamed project: docs/contract.md §6.2) is
-    held to its source like the input itself, so a converter that recognises the input cannot pass on that."""
+    held to its source like the input itself, so a converter that recognises the input cannot pass on that.
+    The copy is another input: it is sniffed among ``packs`` when it is judged."""
+    source = _file(given)
     # An input no pack reads is not disguised: judged as in test_fidelity, it is not checked for the same reason.
-    known = input_pack(source, packs) is not None
+    known = given.pack is not None
     copy = _disguised(source, seed, runner, record) if known else source
     original = runner.baseline(source)
     if original.outcome is not Outcome.CONVERTED or original.stream is None:
@@ -122,7 +128,9 @@ def run_disguised_case(source: Path, runner: ProducerRunner, packs: Pool, seed: 
         _record(record, copy, _shown(baseline), "a stream of the disguised copy", list(FIDELITY_RULES), "failed")
         pytest.fail(f"{source.name}, disguised: no stream ({baseline.outcome.value}); the copy is the same "
                     f"transcript with fresh IDs and shifted times\n{baseline.explain()}", pytrace=False)
-    result = judge_fidelity(copy.read_bytes(), baseline.stream, packs, f"the disguised copy of {source.name}")
+    # The copy is another input, sniffed now; an input no pack read is judged as it was made at collection.
+    result = judge_fidelity(copy.read_bytes(), baseline.stream, packs, f"the disguised copy of {source.name}",
+                            source=None if known else given, readings=runner.readings)
     _judge_fidelity_result(result, copy, baseline.stream, "a stream that keeps every fact of its source",
                            record, f"{source.name}, disguised (fresh IDs, shifted times): the stream does not "
                            "follow its source")
@@ -132,11 +140,11 @@ def run_source_edit_case(source_edit: SourceEdit, runner: ProducerRunner, folder
                          record: Record) -> None:
     """An edited copy of the input converts to a stream that changed exactly as the edit implies; the edit is
     made on a disguised copy, so the edited input cannot be matched to the one it came from. The pack is the
-    one chosen for the input at collection (``SourceEdit.pack``)."""
-    original = Path(source_edit.input.path)
+    one chosen for the input at collection (``SourceInput.pack``)."""
+    original = _file(source_edit.source)
     if source_edit.mutation is None:
         pytest.skip("source edits not tried: no witness reads this input, so it cannot be edited in known ways")
-    pack = source_edit.pack
+    pack = source_edit.source.pack
     mutation = mutation_named(pack, source_edit.mutation) if pack is not None else None
     if pack is None or mutation is None:
         why = f"the {source_edit.mutation} edit is not offered for this input"
@@ -156,10 +164,18 @@ def run_source_edit_case(source_edit: SourceEdit, runner: ProducerRunner, folder
             return conversion.stream
         return f"{conversion.outcome.value}: {conversion.refusal or conversion.explain()}"
 
-    result = judge_mutation(mutation, pack, data, baseline.stream, convert, f"the disguised copy of {original.name}")
+    result = judge_mutation(mutation, pack, data, baseline.stream, convert, f"the disguised copy of {original.name}",
+                            runner.readings)
     _judge_fidelity_result(result, source, baseline.stream, f"after the edit: {mutation.description}",
                            record, f"{original.name}, disguised and edited ({mutation.name}): the stream did "
                            "not follow")
+
+
+def _file(given: SourceInput) -> Path:
+    """The file of an input made at collection (every producer input is a file)."""
+    if given.path is None:
+        raise ValueError(f"{given.id}: a producer input without a file")
+    return given.path
 
 
 def _judge_fidelity_result(result: Fidelity, source: Path, stream: bytes, expected: str, record: Record,

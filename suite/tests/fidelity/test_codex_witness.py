@@ -17,7 +17,9 @@ from asr_conformance.fidelity.claude_code import WITNESS as CLAUDE
 from asr_conformance.fidelity.codex import FAILED, FORMAT, WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts, Witness
-from asr_conformance.fidelity.registry import select_witness
+from asr_conformance.packs.pack import witness_only
+from asr_conformance.packs.registry import Packs
+from asr_conformance.packs.selection import select_pack
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "examples" / "codex-converter" / "samples"
@@ -64,7 +66,8 @@ def test_sniffs_every_sample_and_the_claude_witness_does_not(path: Path) -> None
     data = path.read_bytes()
     assert WITNESS.sniff(data)
     assert not CLAUDE.sniff(data)
-    assert select_witness(None, data, [CLAUDE, WITNESS]).witness is WITNESS
+    chosen = select_pack(None, data, Packs.of(witness_only(CLAUDE, "1"), witness_only(WITNESS, "1"))).chosen
+    assert chosen is not None and chosen.pack.witness is WITNESS
 
 
 @pytest.mark.parametrize("path", sorted(CLAUDE_SAMPLES.glob("*.jsonl")), ids=lambda p: p.name)

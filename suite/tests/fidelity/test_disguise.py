@@ -15,13 +15,13 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asr_conformance.fidelity.disguise import Disguise, disguise, draw
-from asr_conformance.fidelity.registry import builtin_witnesses
 from asr_conformance.generators.native import formats, generator
 from asr_conformance.harness.judging.fidelity import disguised_input
+from asr_conformance.packs.builtin import builtin_packs
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = sorted(p for p in (ROOT / "examples").glob("*-converter/samples/**/*.json*"))
-WITNESSES = builtin_witnesses()
+WITNESSES = [p.witness for p in builtin_packs()]
 UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 
 

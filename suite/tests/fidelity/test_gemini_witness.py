@@ -20,9 +20,11 @@ from asr_conformance.fidelity.codex import WITNESS as CODEX
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import NotThisFormat, SourceFacts, Witness
 from asr_conformance.fidelity.gemini import FORMAT, WITNESS, layout_of
-from asr_conformance.fidelity.registry import builtin_witnesses, select_witness
 from asr_conformance.harness.judging.fidelity import policy_of
+from asr_conformance.packs.builtin import builtin_packs
 from asr_conformance.packs.builtin import gemini_cli as gemini_pack
+from asr_conformance.packs.registry import installed
+from asr_conformance.packs.selection import select_pack
 
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES = ROOT / "examples" / "gemini-converter" / "samples"
@@ -58,8 +60,8 @@ def output(id: str, text: str) -> list:
 
 def test_the_witness_meets_the_interface_and_is_built_in() -> None:
     assert isinstance(WITNESS, Witness) and WITNESS.format == FORMAT == "gemini-cli-session"
-    assert WITNESS in builtin_witnesses()
-    assert WITNESS.mutations  # type: ignore[attr-defined]
+    (pack,) = [p for p in builtin_packs() if p.witness is WITNESS]
+    assert pack.edits and pack.generator is not None
 
 
 @pytest.mark.parametrize("name", ["gemini-cli-session", "gemini-cli-jsonl", "Gemini_CLI.json", "gemini", "Gemini CLI",
@@ -78,8 +80,8 @@ def test_every_sample_sniffs_as_gemini_and_as_nothing_else(path: Path) -> None:
     data = path.read_bytes()
     assert WITNESS.sniff(data) and not CLAUDE.sniff(data) and not CODEX.sniff(data)
     assert layout_of(data) == ("json" if path.suffix == ".json" else "jsonl")
-    chosen = select_witness({"producer": {"source": {"format": "gemini"}}}, data)
-    assert chosen.witness is WITNESS and not chosen.findings
+    chosen = select_pack({"producer": {"source": {"format": "gemini"}}}, data, installed())
+    assert chosen.chosen is not None and chosen.chosen.pack.witness is WITNESS and not chosen.findings
 
 
 @pytest.mark.parametrize("other", sorted((ROOT / "examples" / "codex-converter" / "samples").glob("*.jsonl"))

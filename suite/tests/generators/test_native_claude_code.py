@@ -15,13 +15,13 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from asr_conformance.fidelity import claude_code_mutations  # noqa: F401 (gives WITNESS its source edits, as the registry does)
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
 from asr_conformance.fidelity.facts import SourceFacts
 from asr_conformance.generators.native import claude_code as cc
 from asr_conformance.generators.native.common import NativeTranscript, feature_names
 from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, mutations_of
+from asr_conformance.packs.registry import installed
 from asr_conformance.reference import claude_code_converter as example
 from asr_conformance.reference.checks import validate_bytes
 
@@ -185,7 +185,8 @@ def test_the_witness_reads_every_transcript_and_sees_its_feature(feature: str) -
 
 @pytest.mark.parametrize("feature", [*FEATURES, cc.MIXED])
 def test_a_faithful_converter_passes_every_transcript_and_every_source_edit(feature: str) -> None:
-    mutations = mutations_of(WITNESS)
+    pack = installed().for_format(WITNESS.format)
+    mutations = mutations_of(pack)
     transcripts = list(examples(feature, FAITHFUL_BUDGET))
     assert mutations and transcripts
     for transcript in transcripts:
@@ -197,7 +198,7 @@ def test_a_faithful_converter_passes_every_transcript_and_every_source_edit(feat
         fidelity = judge_fidelity(data, stream)
         assert fidelity.not_checked is None and fidelity.findings == [], (fidelity, shown(transcript))
         for mutation in mutations:
-            judged = judge_mutation(mutation, WITNESS, data, stream, run_example)
+            judged = judge_mutation(mutation, pack, data, stream, run_example)
             assert judged.findings == [], (mutation.name, judged.findings, shown(transcript))
 
 

@@ -27,6 +27,7 @@ from asr_conformance.fidelity.gemini import WITNESS
 from asr_conformance.generators.native import gemini
 from asr_conformance.generators.native.common import NativeTranscript, feature_names
 from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, mutations_of
+from asr_conformance.packs.registry import installed
 from asr_conformance.reference import gemini_converter
 from asr_conformance.reference.checks import validate_bytes
 
@@ -175,10 +176,10 @@ def test_the_example_converter_passes_every_check_and_mutation(variant: str, fea
     verdict = judge_fidelity(raw, stream)
     assert verdict.not_checked is None, verdict.not_checked
     assert not verdict.findings, ([(f.rule, f.message) for f in verdict.findings][:5], transcript.summary())
-    mutations = list(mutations_of(WITNESS))
+    mutations = list(mutations_of(installed().for_format(WITNESS.format)))
     assert mutations, "the witness offers no source edit: the loop below would check nothing"
     for mutation in mutations:
-        judged = judge_mutation(mutation, WITNESS, raw, stream, convert)
+        judged = judge_mutation(mutation, installed().for_format(WITNESS.format), raw, stream, convert)
         assert not judged.findings, (mutation.name, [(f.rule, f.message) for f in judged.findings][:5], transcript.summary())
 
 
@@ -188,10 +189,10 @@ def test_every_mutation_applies_to_some_generated_session() -> None:
     @settings(max_examples=30, derandomize=True, deadline=None, database=None)
     @given(gemini.transcripts(gemini.MIXED))
     def collect(transcript: NativeTranscript) -> None:
-        applied.update(m.name for m in mutations_of(WITNESS) if m.apply(transcript.data()) is not None)
+        applied.update(m.name for m in mutations_of(installed().for_format(WITNESS.format)) if m.apply(transcript.data()) is not None)
 
     collect()
-    assert applied == {m.name for m in mutations_of(WITNESS)}
+    assert applied == {m.name for m in mutations_of(installed().for_format(WITNESS.format))}
 
 
 # --- adversarial: each seeded bug is caught ---------------------------------------------------------

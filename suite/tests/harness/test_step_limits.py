@@ -1,5 +1,5 @@
 """Every step of the suite's own in a producer certification runs under a time limit
-(harness/judging/steps.py): a witness reading an input, the stream compared with the input's facts
+(harness/judging/steps.py, or the pack's own limit for its code): a pack's witness reading an input, the stream compared with the input's facts
 (as converted, and after a source edit), and two streams compared with each other.  Made artificially
 slow, each stops the wait past its limit with the suite's error naming the step and the input; the
 same slow step within a limit it fits gives the verdict it gave before (so the limit is what cut it
@@ -23,11 +23,14 @@ from asr_conformance.harness.judging import fidelity, producer, steps
 from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation, read_facts
 from asr_conformance.harness.judging.producer import bounded_differences
 from asr_conformance.harness.judging.steps import StepHung
+from asr_conformance.packs.guard import PackError
+from asr_conformance.packs.registry import Packs, installed
 
 ROOT = Path(__file__).resolve().parents[3]
 CONVERTER = ROOT / "examples" / "codex-converter" / "asr-from-codex"
 SAMPLE = ROOT / "examples" / "codex-converter" / "samples" / "cli-exec-exit-codes.jsonl"
 LIMIT = 0.3
+CODEX = installed().for_format(WITNESS.format)
 
 
 def _convert(data: bytes, folder: Path) -> bytes:
@@ -97,36 +100,47 @@ def test_a_comparison_after_a_source_edit_past_its_time_names_the_step_edit_and_
     real = fidelity.observe_fidelity
     monkeypatch.setattr(fidelity, "observe_fidelity", hang(real))
     started = time.monotonic()
-    result = judge_mutation(mutation, WITNESS, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
+    result = judge_mutation(mutation, CODEX, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
     _quick(started)
     assert result.error is not None, result
     assert f"comparing the stream with the facts of rollout.jsonl after the {mutation.name} edit" in result.error
     assert f"took over {LIMIT:g} s" in result.error
     monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
     monkeypatch.setattr(fidelity, "observe_fidelity", _slowly(real))
-    result = judge_mutation(mutation, WITNESS, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
+    result = judge_mutation(mutation, CODEX, data, stream, lambda edited: _convert(edited, tmp_path), "rollout.jsonl")
     assert result.error is None and not result.findings, result
 
 
-@pytest.mark.usefixtures("short_limit")
-def test_a_witness_reading_past_its_time_names_the_witness(converted: tuple[bytes, bytes], hang: Callable[..., Any],
-                                                           monkeypatch: pytest.MonkeyPatch) -> None:
-    """A bare witness (no pack, so no pack's limit) reads under the suite's own."""
+def test_a_witness_reading_past_its_packs_limit_names_the_pack(converted: tuple[bytes, bytes], hang: Callable[..., Any],
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A witness reads under its pack's limit (``FormatPack.time_limit``): past it, the pack's error names the
+    pack and the step; the same slow read within a limit it fits gives the facts."""
+    from asr_conformance.packs import guard
+
+    monkeypatch.setattr(guard, "_hung", {})  # this test's hang stays this test's
     data = converted[0] + b"\n"  # another digest than any reading kept
+    slow = _pack_reading_with(hang(WITNESS.read), LIMIT)
     started = time.monotonic()
-    with pytest.raises(StepHung, match=rf"the codex\S* witness reading an input \({len(data):,} bytes\) "
-                                       rf"took over {LIMIT:g} s"):
-        read_facts(_SlowWitness(hang(WITNESS.read)), data)
+    with pytest.raises(PackError, match=rf"did not finish reading the input within {LIMIT:g} s"):
+        read_facts(slow, data)
     _quick(started)
-    monkeypatch.setattr(steps, "STEP_SECONDS", 30.0)
-    assert read_facts(_SlowWitness(_slowly(WITNESS.read)), data) == WITNESS.read(data)
+    assert read_facts(_pack_reading_with(_slowly(WITNESS.read), 30.0), data) == WITNESS.read(data)
 
 
-class _SlowWitness:
-    """The Codex witness with a slowed read."""
+def _pack_reading_with(read: Callable[[bytes], Any], limit: float) -> Any:
+    """The Codex pack, its witness's read replaced and its time limit set (a pack of its own, named apart)."""
+    from dataclasses import replace
 
-    def __init__(self, read: Callable[[bytes], Any]) -> None:
-        self.format, self.read = WITNESS.format, read
+    class _SlowWitness:
+        format = WITNESS.format
+        accepts_format_name = WITNESS.accepts_format_name
+        sniff = WITNESS.sniff
+
+        def read(self, data: bytes) -> Any:
+            return read(data)
+
+    return Packs.of(replace(CODEX.pack, name=f"slow-codex-{limit:g}", witness=_SlowWitness(),
+                                  time_limit=limit)).installed[0]
 
     def __getattr__(self, name: str) -> Any:
         return getattr(WITNESS, name)

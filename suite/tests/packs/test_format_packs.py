@@ -20,7 +20,7 @@ from asr_conformance.packs import registry
 from asr_conformance.packs.builtin import builtin_packs
 from asr_conformance.packs.guard import PREFIX, PackError, bounded, malformed
 from asr_conformance.packs.identity import identify
-from asr_conformance.packs.pack import FormatPack
+from asr_conformance.packs.pack import FormatPack, witness_only
 from asr_conformance.reports.badges import badge
 
 CONVERTER = TOY / "converters"
@@ -56,6 +56,19 @@ def test_the_built_in_packs_are_ordinary_packs_with_witness_edits_and_generator(
     assert packs["claude-code"].format == "claude-code-jsonl" and packs["codex"].format == "codex-rollout-jsonl"
 
 
+def test_the_built_in_packs_are_plain_values_their_edits_passed_in_not_attached_to_the_witness() -> None:
+    """Importing a witness module, and its edits module too, leaves the witness without edits: a built-in pack
+    has them because ``packs.builtin`` passes them in, and two packs built from one witness may differ."""
+    from asr_conformance.fidelity import claude_code, claude_code_mutations, codex, codex_mutations, gemini, gemini_mutations
+
+    for witness, edits in ((claude_code.WITNESS, claude_code_mutations.MUTATIONS), (codex.WITNESS, codex_mutations.MUTATIONS),
+                           (gemini.WITNESS, gemini_mutations.MUTATIONS)):
+        assert not hasattr(witness, "mutations") and not hasattr(type(witness), "mutations")
+        (pack,) = [p for p in builtin_packs() if p.witness is witness]
+        assert pack.edits == edits and edits
+        assert witness_only(witness, "1").edits == ()
+
+
 def test_a_digest_changes_with_the_packs_files(toy, tmp_path: Path) -> None:
     first = identify(toy, "d", False).sha256
     moved = replace(toy, modules=("json",))
@@ -87,13 +100,29 @@ def test_entry_points_load_packs_and_deprecated_witnesses_and_report_broken_ones
 
 
 def test_a_deprecated_witness_alone_becomes_a_witness_only_pack(toy, monkeypatch) -> None:
-    points = {registry.WITNESS_GROUP: [EntryPoint("old", "asr_toy_pack.witness:ToyWitness", registry.WITNESS_GROUP)]}
+    points = {registry.WITNESS_GROUP: [EntryPoint("old", "asr_toy_pack.witness:ToyWitness", registry.WITNESS_GROUP),
+                                       EntryPoint("gone", "no_such_module:Witness", registry.WITNESS_GROUP),
+                                       EntryPoint("junk", "json:JSONDecodeError", registry.WITNESS_GROUP)]}
     monkeypatch.setattr(registry, "entry_points", lambda group: points.get(group, []))
     packs = registry.load_packs()
     found = packs.for_format("toy-json")
     assert found is not None and found.pack.generator is None and found.pack.edits == ()
     assert any("deprecated" in n for n in packs.notes)
+    # One that fails to load, or is no witness, is a problem reported beside the others, never fatal.
+    assert [p.split(" (")[0] for p in packs.problems] == ["witness entry point gone", "witness entry point junk"]
     assert "toy-json" not in packs.generated_formats()
+
+
+def test_the_built_in_only_policy_is_the_packs_object_a_run_passes_not_a_process_wide_flag(toy, monkeypatch) -> None:
+    """``--builtin-packs-only`` gives a run its own ``Packs``; asking for them leaves every later caller in the
+    process (pack-check, the console, another run in the same interpreter) with every installed pack."""
+    points = {registry.GROUP: [EntryPoint("toy", "asr_toy_pack:PACK", registry.GROUP)]}
+    monkeypatch.setattr(registry, "entry_points", lambda group: points.get(group, []))
+    monkeypatch.setattr(registry, "_loaded_once", registry.load_packs)  # this test's entry points, not the cached
+    strict = registry.installed(builtin_only=True)
+    assert strict.for_format("toy") is None and strict.ignored == ["toy-pack 0.1.0 (third-party, (unknown distribution))"]
+    assert not hasattr(registry, "accept_builtin_only") and not hasattr(registry, "_POLICY")
+    assert registry.installed().for_format("toy") is not None
 
 
 def test_the_guard_names_the_pack_for_a_raise_a_hang_and_passes_an_answer(toy, monkeypatch) -> None:
@@ -184,7 +213,7 @@ def test_a_one_document_format_locates_findings_by_byte_and_pointer(toy) -> None
     data = (SAMPLES / "fix-tests.json").read_bytes()
     stream = toy_stream("fix-tests.json", "drop-every-second-call")
     body = b"".join(json.dumps(r).encode() + b"\n" for r in stream)
-    result = judge_fidelity(data, body, [toy])
+    result = judge_fidelity(data, body, registry.Packs.of(toy))
     where = next(f.where for f in result.findings if f.where is not None)
     assert where.line == 0 and where.pointer == "/events/2"
     assert data[where.offset:where.offset + 6] == b'{"at":'
