@@ -29,7 +29,7 @@ def test_converts_generated_transcripts(generated_input: GeneratedInput, asr_pro
                                         asr_record: Callable[..., None]) -> None:
     name = generated_input.id
 
-    @asr_producer_fuzz.settings
+    @asr_producer_fuzz.settings_for(generated_input)
     @given(generated_input.strategy(), st.data())
     def faithful(transcript: Transcript, data: st.DataObject) -> None:
         asr_producer_fuzz.expect_faithful(transcript, data.draw, name)
