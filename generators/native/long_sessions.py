@@ -16,11 +16,22 @@ a drawn session at a turn boundary until it holds the drawn number of extra line
   on by the stretch's length, so that time still only moves forward.
 
 A long shape (``long_sessions``) is drawn per example: none in most, a stretch of thousands of lines
-(past a MiB) in one example in ``TIERS``; it shrinks to none, so a shrunk counterexample is the
-drawn session alone.  Claude Code sessions and Codex rollouts (but legacy ones, which record no
-times) are lengthened (``FORMATS``); a Codex stretch is whole turns of rollouts of the same variant
-(``task_started`` or ``turn_context`` on), with fresh call, turn and message IDs and the session's
-folder, spliced in before one of the rollout's turns or after its last.
+and at least ``LEAST_BYTES`` in one example in ``TIERS``; it shrinks to none, so a shrunk counterexample is
+the drawn session alone.  That rate alone would leave most runs without one, so the producer fuzz also
+has one long property per format (``long_transcripts``: every example lengthened, shrinking to the
+shortest stretch), which every run holds.  Claude Code sessions, Codex rollouts (but legacy ones, which
+record no times) and Gemini CLI sessions are lengthened (``FORMATS``):
+
+* a Codex stretch is whole turns of rollouts of the same variant (``task_started`` or ``turn_context``
+  on), with fresh call, turn and message IDs and the session's folder, spliced in before one of the
+  rollout's turns or after its last;
+* a Gemini CLI stretch is whole sessions (plain turns, tool calls, parallel calls; their metadata line
+  left out, so the session's own ``sessionId`` and ``projectHash`` hold), with fresh message IDs and
+  call IDs (``<tool>-<epoch ms>-<hex>``, the time moved with the call), each session's times moved on
+  as one so that every copy of a re-recorded message keeps one time, and the session's model; spliced
+  before a prompt past the last ``$rewindTo`` and checkpoint (which would drop it), or after the last
+  message when no call is left pending; as records (JSON Lines) or as messages of the one-object layout,
+  whose ``lastUpdated`` moves to the new end.
 """
 
 from __future__ import annotations
@@ -40,11 +51,12 @@ from asr_conformance.generators.native import claude_code, codex, gemini
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import Overrun, drawing
 
-#: One example in ``TIERS`` draws a long stretch, of ``SHORTEST`` to ``LONGEST`` lines (Claude Code: a MiB
-#: or more from about 1,400 lines, its pool's lines average about 780 bytes; Codex: about 300 to 400 bytes a
-#: line).  Rare, because a producer example is converted twice (the session and one source edit) and judged:
-#: a default certification draws about four long sessions (the cost benchmark, suite/benchmarks/).
-TIERS = 96
+#: One example in ``TIERS`` draws a long stretch, of ``SHORTEST`` to ``LONGEST`` lines (Gemini CLI: messages)
+#: and at least ``LEAST_BYTES`` (Claude Code: from about 1,400 lines, its pool's lines average about 780
+#: bytes; Codex: about 300 to 400 bytes a line, so 2,500 to 3,500 lines).  Rare, because a producer example is
+#: converted twice (the session and one source edit) and judged: with the long property of each format, a
+#: default certification draws about five long sessions (the cost benchmark, suite/benchmarks/).
+TIERS = 192
 SHORTEST, LONGEST = 1_100, 2_000
 #: Every stretch holds at least this many bytes as well as its drawn number of lines (Codex's lines are
 #: shorter: its stretches run to more of them).
