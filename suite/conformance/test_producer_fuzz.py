@@ -1,7 +1,9 @@
 """Producer role, fuzzed: generated native transcripts through the converter, the witness as oracle.
 
 One property per feature of each native format the producer converts (``--source-format``,
-a manifest's ``source_formats``, else the formats its inputs are in): each generated
+a manifest's ``source_formats``, else the formats its inputs are in), and one of sessions of real
+size per format that is lengthened (``FORMAT-mixed-long``, fewer examples: each is a MiB or more,
+``harness.producer_fuzzing.LONG_SHARE``): each generated
 transcript, valid by construction, must be converted to a stream that conforms, keeps every
 fact of its source, and follows one drawn source edit (``harness.producer_fuzzing``). A
 failure is shrunk and written as a ready producer input with a replay command."""
