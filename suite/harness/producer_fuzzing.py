@@ -248,8 +248,10 @@ class ProducerFuzzSession(PropertyRunner):
             source.unlink(missing_ok=True)
 
     def expect_faithful(self, transcript: Transcript, draw: Callable[[st.SearchStrategy[Any]], Any],
-                        name: str) -> None:
-        """Convert one generated transcript and hold the stream, and one edited copy's, to the pack's witness."""
+                        name: str, edit: bool = True) -> None:
+        """Convert one generated transcript and hold the stream, and one edited copy's (unless ``edit`` is
+        false: the long property, whose sessions of a MiB or more would cost a second conversion and an
+        edit tried on each), to the pack's witness."""
         assume(self.pack_error is None)
         data = self.disguised(transcript.data())
         pack = pack_named(transcript.format)
@@ -259,7 +261,7 @@ class ProducerFuzzSession(PropertyRunner):
             facts = read_facts(pack, data)
             # Drawn before anything is asked, so that the same transcript always draws the same way,
             # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
-            edits = [m for m in mutations_of(pack) if _applies(pack, m, data)]
+            edits = [m for m in mutations_of(pack) if _applies(pack, m, data)] if edit else []
         except PackError as error:
             self.pack_error = str(error)
             assume(False)

@@ -79,7 +79,7 @@ def _property(session: ProducerFuzzSession, generated: GeneratedInput):
     @session.settings_for(generated)
     @given(generated.strategy(), st.data())
     def faithful(transcript, data: st.DataObject) -> None:
-        session.expect_faithful(transcript, data.draw, generated.id)
+        session.expect_faithful(transcript, data.draw, generated.id, edit=not generated.long)
 
     return faithful
 
