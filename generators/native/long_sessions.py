@@ -55,7 +55,7 @@ from asr_conformance.generators.seeded import Overrun, drawing
 #: and at least ``LEAST_BYTES`` (Claude Code: about 1,400 lines, its pool's lines average about 780 bytes;
 #: Codex: about 300 to 400 bytes a line, so 2,500 to 3,500 lines).  Rare, because a producer example is
 #: converted twice (the session and one source edit) and judged: with the long property of each format, a
-#: default certification draws about four long sessions (the cost benchmark, suite/benchmarks/).
+#: default certification draws three or four long sessions (the cost benchmark, suite/benchmarks/).
 TIERS = 768
 SHORTEST, LONGEST = 1_100, 1_400
 #: Every stretch holds at least this many bytes as well as its drawn number of lines (Codex's lines are
