@@ -24,6 +24,7 @@ import random
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime, timedelta
 from functools import cache
 from typing import Any
 
@@ -44,6 +45,9 @@ CHUNKS = 40
 PREFIXES = ("r", "call_", "turn-", "perm_", "req_", "term_", "term_later_", "unknown_call_")
 _NUMBERED = re.compile(rb"(?:" + b"|".join(re.escape(p.encode()) for p in sorted(PREFIXES, key=len, reverse=True))
                        + rb")(\d{1,15})")
+#: Times the builders write (others, if any, stay as they are); a chunk's times move by up to a year at each use.
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+MOST_MOVE_MS = 365 * 86_400_000
 #: Marks a hole: a lone surrogate, which no drawn text holds (the text strategies leave them out).
 _HOLE = "\ud800"
 
@@ -85,9 +89,13 @@ def _chunk(draw: st.DrawFn, text: st.SearchStrategy[str]) -> tuple[list[dict[str
 @dataclass(frozen=True, slots=True)
 class Chunk:
     """Records of one chunk, each as its JSON text split at its holes (``-1``: the seq; ``i``: the
-    ``i``-th name the chunk made)."""
+    ``i``-th name the chunk made; ``-2 - k``: the ``k``-th of its free texts, then of its times)."""
 
     records: tuple[tuple[str | int, ...], ...]
+    #: The texts the builders drew (messages, titles, notes, outputs...), re-lettered at each use.
+    texts: tuple[str, ...]
+    #: Its times (``-2 - len(texts) - k``: the ``k``-th), all moved by one drawn span at each use.
+    stamps: tuple[datetime, ...]
     #: The prefix of each name the chunk made (``call_`` of ``call_7``).
     prefixes: tuple[str, ...]
     unicode: bool
@@ -100,13 +108,21 @@ class Chunk:
         return max((cut for cut in self.cuts if cut <= most), default=0)
 
 
-def _template(record: dict[str, Any], index: dict[str, int]) -> tuple[str | int, ...]:
-    """The record without type and seq, as JSON text split at every string that is a made name."""
+def _template(record: dict[str, Any], index: dict[str, int], drawn: set[str], texts: list[str],
+              stamps: list[str]) -> tuple[str | int, ...]:
+    """The record without type and seq, as JSON text split at every string that is a made name, a drawn
+    text (``drawn``; each one's original appended to ``texts``) or a time (appended to ``stamps``)."""
     body = {key: value for key, value in record.items() if key not in ("type", "seq")}
 
     def hole(value: Any) -> Any:
         if isinstance(value, str) and value in index:
             return f"{_HOLE}{index[value]}{_HOLE}"
+        if isinstance(value, str) and value in drawn:
+            texts.append(value)
+            return f"{_HOLE}t{len(texts) - 1}{_HOLE}"
+        if isinstance(value, str) and _STAMP.fullmatch(value):
+            stamps.append(value)
+            return f"{_HOLE}s{len(stamps) - 1}{_HOLE}"
         if isinstance(value, dict):
             return {key: hole(inner) for key, inner in value.items()}
         if isinstance(value, list):
@@ -116,7 +132,8 @@ def _template(record: dict[str, Any], index: dict[str, int]) -> tuple[str | int,
     text = f'"type":{json.dumps(record["type"])},"seq":' + _HOLE + "seq" + _HOLE + "," + \
         json.dumps(hole(body), ensure_ascii=False, separators=(",", ":"))[1:] + "\n"
     parts = text.split(_HOLE)
-    return tuple(int(part) if i % 2 and part != "seq" else -1 if i % 2 else part for i, part in enumerate(parts))
+    return tuple(part if not i % 2 else -1 if part == "seq" else f"{part[0]}{part[1:]}" if part[0] in "ts" else int(part)
+                 for i, part in enumerate(parts))
 
 
 @cache
@@ -126,8 +143,9 @@ def pool(seed: int) -> tuple[Chunk, ...]:
     chunks: list[Chunk] = []
     while len(chunks) < CHUNKS:
         unicode = len(chunks) % 2 == 1
+        strings: list[str] = []
         try:
-            with drawing(rng) as draw:
+            with drawing(rng, strings) as draw:
                 records, made = draw(_chunk(streams.unicode_text if unicode else streams.words))
         except Overrun:  # the draw ran past Hypothesis's size limit: draw another
             continue
@@ -136,8 +154,52 @@ def pool(seed: int) -> tuple[Chunk, ...]:
             continue
         index = {name: i for i, name in enumerate(made)}
         prefixes = tuple(name.rstrip("0123456789") for name in made)
-        chunks.append(Chunk(tuple(_template(r, index) for r in records), prefixes, unicode, cuts))
+        texts: list[str] = []
+        stamps: list[str] = []
+        # A drawn string that is also a word of the vocabulary (a kind, a state) stays as it is.
+        drawn = {text for text in strings if any(c in _LETTERS for c in text)} - _fixed_words(records, set(strings))
+        marked = [_template(r, index, drawn, texts, stamps) for r in records]
+        # Text and time holes numbered past the texts: -2 - k for the k-th text, -2 - len(texts) - k for a time.
+        templates = tuple(tuple(-2 - int(part[1:]) - (len(texts) if part[0] == "s" else 0)
+                                if isinstance(part, str) and i % 2 else part for i, part in enumerate(parts))
+                          for parts in marked)
+        moments = tuple(datetime.strptime(stamp, "%Y-%m-%dT%H:%M:%S.%fZ") for stamp in stamps)
+        chunks.append(Chunk(templates, tuple(texts), moments, prefixes, unicode, cuts))
     return tuple(chunks)
+
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def _fixed_words(records: list[dict[str, Any]], drawn: set[str]) -> set[str]:
+    """Strings of the records under a key whose other values were not drawn as text (a vocabulary)."""
+    by_key: dict[str, set[str]] = {}
+
+    def walk(value: Any, key: str) -> None:
+        if isinstance(value, str):
+            by_key.setdefault(key, set()).add(value)
+        elif isinstance(value, dict):
+            for inner_key, inner in value.items():
+                walk(inner, inner_key)
+        elif isinstance(value, list):
+            for inner in value:
+                walk(inner, key)
+
+    for record in records:
+        walk(record, "")
+    return {value for values in by_key.values() if not values <= drawn for value in values}
+
+
+def relettered(text: str, letters: dict[int, int]) -> str:
+    """A text with its lowercase ASCII letters swapped by ``letters`` (a table for ``str.translate``): the
+    same length, spacing and characters of every other kind, other words."""
+    return text.translate(letters)
+
+
+def moved(stamps: tuple[datetime, ...], span: timedelta) -> list[str]:
+    """A chunk's times moved on by ``span`` (every relation between them kept), written as they were."""
+    return [(stamp + span).strftime("%Y-%m-%dT%H:%M:%S.") + f"{(stamp + span).microsecond // 1000:03d}Z"
+            for stamp in stamps]
 
 
 def _cuts(records: list[dict[str, Any]]) -> tuple[int, ...]:
@@ -179,9 +241,12 @@ def generated_filler(data: bytes, blocks: list[tuple[int, int]], seed: int) -> t
             names = [f"{prefix}{number + i}" for i, prefix in enumerate(chunk.prefixes)]
             number += len(names)
             made.extend(names)
+            table = str.maketrans(_LETTERS, "".join(rng.sample(_LETTERS, len(_LETTERS))))
+            texts = [json.dumps(relettered(text, table), ensure_ascii=False)[1:-1] for text in chunk.texts]
+            texts += moved(chunk.stamps, timedelta(milliseconds=rng.randrange(MOST_MOVE_MS)))
             for parts in chunk.records[:size]:
-                lines.append("{" + "".join(part if isinstance(part, str) else str(seq) if part < 0 else names[part]
-                                            for part in parts))
+                lines.append("{" + "".join(part if isinstance(part, str) else names[part] if part >= 0
+                                            else str(seq) if part == -1 else texts[-2 - part] for part in parts))
                 seq += 1
         found.append(lines)
     return found, frozenset(made)

@@ -33,9 +33,26 @@ class _OwnChoices(HypothesisProvider):
         return None
 
 
+class _Texts(_OwnChoices):
+    """``_OwnChoices`` that keeps every string it draws (``strings``), so that a caller can tell the free texts
+    of what was drawn (a strategy's text) from the values it picked from lists or built."""
+
+    strings: list[str]
+
+    def draw_string(self, *args: Any, **kwargs: Any) -> str:
+        drawn: str = super().draw_string(*args, **kwargs)
+        self.strings.append(drawn)
+        return drawn
+
+
 @contextmanager
-def drawing(rng: random.Random) -> Iterator[Callable[[st.SearchStrategy[Any]], Any]]:
-    """A ``draw`` (as a composite strategy gets) whose choices come from ``rng`` alone."""
-    data = ConjectureData(random=rng, provider=_OwnChoices)
+def drawing(rng: random.Random, strings: list[str] | None = None) -> Iterator[Callable[[st.SearchStrategy[Any]], Any]]:
+    """A ``draw`` (as a composite strategy gets) whose choices come from ``rng`` alone; every string drawn as
+    text is appended to ``strings`` when it is given."""
+    if strings is None:
+        data = ConjectureData(random=rng, provider=_OwnChoices)
+    else:
+        provider = type("_KeptTexts", (_Texts,), {"strings": strings})
+        data = ConjectureData(random=rng, provider=provider)
     with BuildContext(data, wrapped_test=lambda: None):
         yield data.draw

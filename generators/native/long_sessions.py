@@ -16,11 +16,22 @@ a drawn session at a turn boundary until it holds the drawn number of extra line
   on by the stretch's length, so that time still only moves forward.
 
 A long shape (``long_sessions``) is drawn per example: none in most, a stretch of thousands of lines
-(past a MiB) in one example in ``TIERS``; it shrinks to none, so a shrunk counterexample is the
-drawn session alone.  Claude Code sessions and Codex rollouts (but legacy ones, which record no
-times) are lengthened (``FORMATS``); a Codex stretch is whole turns of rollouts of the same variant
-(``task_started`` or ``turn_context`` on), with fresh call, turn and message IDs and the session's
-folder, spliced in before one of the rollout's turns or after its last.
+and at least ``LEAST_BYTES`` in one example in ``TIERS``; it shrinks to none, so a shrunk counterexample is
+the drawn session alone.  That rate alone would leave most runs without one, so the producer fuzz also
+has one long property per format (``long_transcripts``: every example lengthened, shrinking to the
+shortest stretch), which every run holds.  Claude Code sessions, Codex rollouts (but legacy ones, which
+record no times) and Gemini CLI sessions are lengthened (``FORMATS``):
+
+* a Codex stretch is whole turns of rollouts of the same variant (``task_started`` or ``turn_context``
+  on), with fresh call, turn and message IDs and the session's folder, spliced in before one of the
+  rollout's turns or after its last;
+* a Gemini CLI stretch is whole sessions (plain turns, tool calls, parallel calls; their metadata line
+  left out, so the session's own ``sessionId`` and ``projectHash`` hold), with fresh message IDs and
+  call IDs (``<tool>-<epoch ms>-<hex>``, the time moved with the call), each session's times moved on
+  as one so that every copy of a re-recorded message keeps one time, and the session's model; spliced
+  before a prompt past the last ``$rewindTo`` and checkpoint (which would drop it), or after the last
+  message when no call is left pending; as records (JSON Lines) or as messages of the one-object layout,
+  whose ``lastUpdated`` moves to the new end.
 """
 
 from __future__ import annotations
@@ -36,21 +47,25 @@ from typing import Any
 from hypothesis import strategies as st
 
 from asr_conformance.generators import filler
-from asr_conformance.generators.native import claude_code, codex
+from asr_conformance.generators.native import claude_code, codex, gemini
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import Overrun, drawing
 
-#: One example in ``TIERS`` draws a long stretch, of ``SHORTEST`` to ``LONGEST`` lines (Claude Code: a MiB
-#: or more from about 1,400 lines, its pool's lines average about 780 bytes; Codex: about 300 to 400 bytes a
-#: line).  Rare, because a producer example is converted twice (the session and one source edit) and judged:
-#: a default certification draws about four long sessions (the cost benchmark, suite/benchmarks/).
-TIERS = 96
-SHORTEST, LONGEST = 1_100, 2_000
+#: One example in ``TIERS`` draws a long stretch, of ``SHORTEST`` to ``LONGEST`` lines (Gemini CLI: messages)
+#: and at least ``LEAST_BYTES`` (Claude Code: about 1,400 lines, its pool's lines average about 780 bytes;
+#: Codex: about 300 to 400 bytes a line, so 2,500 to 3,500 lines).  Rare, because a producer example is
+#: converted twice (the session and one source edit) and judged: with the long property of each format, a
+#: default certification draws three or four long sessions (the cost benchmark, suite/benchmarks/).
+TIERS = 768
+SHORTEST, LONGEST = 1_100, 1_400
+#: Every stretch holds at least this many bytes as well as its drawn number of lines (Codex's lines are
+#: shorter: its stretches run to more of them).
+LEAST_BYTES = 2**20
 #: Transcripts per pool, and the most bytes one may hold (a drawn tool output can run to megabytes).
 POOL_SIZE = 12
 POOL_MOST_BYTES = 24 * 1024
 #: The formats a stretch can be spliced into (Codex: its envelope variants; a legacy rollout has no times).
-FORMATS = frozenset({claude_code.FORMAT, codex.FORMAT})
+FORMATS = frozenset({claude_code.FORMAT, codex.FORMAT, gemini.FORMAT})
 CODEX_VARIANTS = ("cli", "desktop", "old")
 
 _enabled = [True]
@@ -76,9 +91,28 @@ def long_sessions() -> st.SearchStrategy[LongSession]:
     """None in most examples, ``SHORTEST`` to ``LONGEST`` lines in one in ``TIERS``; shrinks to none."""
     if not _enabled[0]:
         return st.just(NONE)
-    counts = st.integers(0, TIERS - 1).flatmap(lambda tier: st.integers(SHORTEST, LONGEST) if tier == TIERS - 1
+    # The long tier is a middle value: Hypothesis draws an integer range's ends far more often than the rest.
+    counts = st.integers(0, TIERS - 1).flatmap(lambda tier: st.integers(SHORTEST, LONGEST) if tier == TIERS // 2
                                                 else st.just(0))
     return st.builds(lambda count, seed: LongSession(count, seed if count else 0), counts, st.integers(0, 2**16))
+
+
+def always_long() -> st.SearchStrategy[LongSession]:
+    """``SHORTEST`` to ``LONGEST`` lines in every example (the long property); shrinks to ``SHORTEST``."""
+    return st.builds(LongSession, st.integers(SHORTEST, LONGEST), st.integers(0, 2**16))
+
+
+def lengthenable(format: str) -> bool:
+    """Whether the format's sessions are lengthened (and the producer fuzz has a long property for it)."""
+    return _enabled[0] and format in FORMATS
+
+
+def long_transcripts(format: str, transcripts: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
+    """``transcripts``, each lengthened (those with no place for a stretch are drawn again)."""
+    if not lengthenable(format):
+        raise ValueError(f"sessions of {format!r} are not lengthened (lengthened: {', '.join(sorted(FORMATS))})")
+    return st.tuples(transcripts, always_long()).map(
+        lambda pair: (pair[0], lengthened(*pair))).filter(lambda pair: pair[1] is not pair[0]).map(lambda pair: pair[1])
 
 
 def with_long_sessions(format: str, transcripts: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
@@ -151,6 +185,8 @@ def lengthened(transcript: NativeTranscript, shape: LongSession) -> NativeTransc
         return transcript
     if transcript.format == codex.FORMAT:
         return _lengthened_rollout(transcript, shape)
+    if transcript.format == gemini.FORMAT:
+        return _lengthened_gemini(transcript, shape)
     rng = random.Random(shape.seed)
     parsed = [json.loads(line) for line in transcript.lines]
     places = [i for i, line in enumerate(parsed) if i and _is_prompt(line)]
@@ -191,7 +227,8 @@ def _stretch(rng: random.Random, count: int, host: dict[str, Any], parent: str |
     out: list[str] = []
     now = start
     last_uuid = parent
-    while len(out) < count:
+    size = 0
+    while len(out) < count or size < LEAST_BYTES:
         piece = pieces[rng.randrange(len(pieces))]
         names: dict[str, str] = {piece.session_id: host["sessionId"]}
 
@@ -214,6 +251,7 @@ def _stretch(rng: random.Random, count: int, host: dict[str, Any], parent: str |
             if index == 0:
                 text = text.replace('"parentUuid":null', f'"parentUuid":{json.dumps(last_uuid)}', 1)
             out.append(text)
+            size += len(text) + 1
         last_uuid = json.loads(out[-1])["uuid"]
     return out, last_uuid or "", now
 
@@ -303,7 +341,8 @@ def _lengthened_rollout(transcript: NativeTranscript, shape: LongSession) -> Nat
         return transcript
     start = now = _moment(max(stamps))
     stretch: list[str] = []
-    while len(stretch) < shape.lines:
+    size = 0
+    while len(stretch) < shape.lines or size < LEAST_BYTES:
         piece = pieces[rng.randrange(len(pieces))]
         names: dict[str, str] = {}
 
@@ -321,6 +360,7 @@ def _lengthened_rollout(transcript: NativeTranscript, shape: LongSession) -> Nat
         own, host = json.dumps(piece.cwd)[1:-1], json.dumps(cwd)[1:-1]
         for line in piece.lines:
             stretch.append(_CODEX_IDS.sub(fresh, _STAMP.sub(tick, line.replace(own, host))))
+            size += len(stretch[-1]) + 1
     shift = now - start + timedelta(seconds=1)
     later = [_STAMP.sub(lambda m: _stamp(_moment(m.group()) + shift), line) for line in transcript.lines[at:]]
     features = transcript.features
@@ -338,3 +378,158 @@ def _fresh_codex(rng: random.Random, found: str, now: datetime) -> str:
     millis = f"{int(now.replace(tzinfo=UTC).timestamp() * 1000) % 16**12:012x}"
     rest = f"{rng.getrandbits(80):020x}"
     return f"{millis[:8]}-{millis[8:]}-7{rest[:3]}-{'89ab'[rng.randrange(4)]}{rest[3:6]}-{rest[8:20]}"
+
+
+# --- Gemini CLI --------------------------------------------------------------------------------
+
+_GEMINI_IDS = re.compile(rf"{_UUID}|\b[a-z][a-z_]*-(\d{{13}})-[0-9a-f]{{8}}\b")
+_GEMINI_POOL_VARIANT = "jsonl"
+
+
+@dataclass(frozen=True, slots=True)
+class _Conversation:
+    """One pool session: its records after the metadata line (JSON Lines, each message recorded again as it
+    changes), its final messages as the older one-object layout holds them, its model, and its times."""
+
+    records: tuple[str, ...]
+    messages: tuple[str, ...]
+    model: str | None
+    first: datetime
+    last: datetime
+
+
+@cache
+def gemini_pool(seed: int) -> tuple[_Conversation, ...]:
+    """``POOL_SIZE`` everyday Gemini CLI sessions (plain turns, tool calls, parallel calls) drawn from ``seed``:
+    no rewinds, checkpoints or ``$set`` records, which would reach past the session they were drawn in."""
+    rng = random.Random(f"{seed}:gemini")
+    pieces: list[_Conversation] = []
+    while len(pieces) < POOL_SIZE:
+        feature = ("plain", "calls")[len(pieces) % 2] if len(pieces) % 3 else "parallel"
+        try:
+            with drawing(rng) as draw:
+                session = draw(gemini.transcripts(feature, _GEMINI_POOL_VARIANT))
+        except Overrun:
+            continue
+        records = session.lines[1:]
+        parsed = [json.loads(line) for line in records]
+        if not records or sum(map(len, records)) > POOL_MOST_BYTES or any("id" not in value for value in parsed):
+            continue
+        final: dict[str, dict[str, Any]] = {}
+        for value in parsed:
+            final[value["id"]] = value  # the last copy wins and keeps the place of the first
+        stamps = [_moment(s) for line in records for s in _STAMP.findall(line)]
+        model = next((v["model"] for v in parsed if isinstance(v.get("model"), str)), None)
+        messages = tuple(_indented(json.dumps(m, ensure_ascii=False, indent=2)) for m in final.values())
+        pieces.append(_Conversation(records, messages, model, min(stamps), max(stamps)))
+    return tuple(pieces)
+
+
+def _indented(text: str) -> str:
+    """A message as the one-object layout writes it inside ``messages`` (four spaces in)."""
+    return "\n".join("    " + line for line in text.split("\n"))
+
+
+def _message_starts(lines: tuple[str, ...], document: bool) -> tuple[list[tuple[int, dict[str, Any]]], int]:
+    """Where each message of a session begins (its first copy) and its value; and the line after the last
+    ``$rewindTo`` or checkpoint (0 when there is none), which drop what came before them."""
+    if not document:
+        seen: set[str] = set()
+        found: list[tuple[int, dict[str, Any]]] = []
+        barrier = 0
+        for index, line in enumerate(lines[1:], 1):
+            value = json.loads(line)
+            if not isinstance(value, dict):
+                continue
+            held = value.get("$set")
+            if "$rewindTo" in value or (isinstance(held, dict) and "messages" in held):
+                barrier = index + 1
+            elif isinstance(value.get("id"), str) and value["id"] not in seen:
+                seen.add(value["id"])
+                found.append((index, value))
+        return found, barrier
+    messages = json.loads("\n".join(lines)).get("messages") or []
+    starts = [i for i, line in enumerate(lines) if line == "    {"]
+    return (list(zip(starts, messages, strict=True)) if len(starts) == len(messages) else []), 0
+
+
+def _lengthened_gemini(transcript: NativeTranscript, shape: LongSession) -> NativeTranscript:
+    """Whole pool sessions, re-keyed, spliced before one of the session's prompts (or after its last message
+    when no call is left pending at the end), past its last rewind and checkpoint."""
+    document = transcript.variant == "json"
+    rng = random.Random(shape.seed)
+    starts, barrier = _message_starts(transcript.lines, document)
+    if not starts:
+        return transcript
+    first = starts[0][0]
+    places = [i for i, value in starts if value.get("type") == "user" and i > max(barrier, first)]
+    if "awaiting-approval" not in transcript.features:
+        places.append(len(transcript.lines) - 2 if document else len(transcript.lines))
+    if not places:
+        return transcript
+    at = places[rng.randrange(len(places))]
+    # The conversation's own times (the header's lastUpdated may be its end), up to the place.
+    before = [_moment(s) for line in transcript.lines[first:at] for s in _STAMP.findall(line)]
+    if not before:
+        return transcript
+    model = next((v["model"] for _, v in starts if isinstance(v.get("model"), str)), None)
+    start = max(before)
+    stretch, end_time = _gemini_stretch(rng, shape.lines, start, model, document)
+    shift = end_time - start + timedelta(seconds=1)
+    later = [_STAMP.sub(lambda m: _stamp(_moment(m.group()) + shift), line) for line in transcript.lines[at:]]
+    lines = list(transcript.lines[:at])
+    if document:
+        if lines[-1] == "    }":
+            lines[-1] = "    },"  # the message before the stretch now has one after it
+        if later[0] == "  ]":
+            stretch[-1] = stretch[-1].rstrip(",")
+        # The header's lastUpdated (written before the messages) is the session's last time.
+        last = _stamp(max([end_time, *(_moment(s) for line in later for s in _STAMP.findall(line))]))
+        lines = [re.sub(r'^(  "lastUpdated": )"[^"]*"', lambda m: f'{m.group(1)}"{last}"', line) for line in lines]
+    features = transcript.features
+    if any('"toolCalls"' in line for line in stretch):
+        features = (features - {"plain"}) | {"calls"}
+    return replace(transcript, lines=(*lines, *stretch, *later), features=features)
+
+
+def _gemini_stretch(rng: random.Random, count: int, start: datetime, model: str | None,
+                    document: bool) -> tuple[list[str], datetime]:
+    """At least ``count`` messages and ``LEAST_BYTES`` of whole pool sessions, each with fresh message and call IDs
+    and its times moved on as one (so every copy of a message keeps one time), one after the other from ``start``;
+    records of JSON Lines, or the one-object layout's message lines (each but the last followed by a comma)."""
+    pieces = gemini_pool(filler.run_seed())
+    out: list[str] = []
+    now = start
+    messages = size = 0
+    while messages < count or size < LEAST_BYTES:
+        piece = pieces[rng.randrange(len(pieces))]
+        shift = now - piece.first + timedelta(milliseconds=rng.randint(1, 30_000))
+        names: dict[str, str] = {}
+
+        def fresh(match: re.Match[str], names: dict[str, str] = names, shift: timedelta = shift) -> str:
+            found = match.group()
+            if found not in names:
+                if match.group(1) is None:
+                    names[found] = _fresh_like(rng, found)
+                else:  # <tool name>-<epoch ms>-<8 hex>: the time the call was made, moved on with the rest
+                    name, millis, _ = found.rsplit("-", 2)
+                    moved = int(millis) + int(shift / timedelta(milliseconds=1))
+                    names[found] = f"{name}-{moved}-{rng.getrandbits(32):08x}"
+            return names[found]
+
+        def moved(match: re.Match[str], shift: timedelta = shift) -> str:
+            return _stamp(_moment(match.group()) + shift)
+
+        texts = piece.messages if document else piece.records
+        for text in texts:
+            if model is not None and piece.model is not None:
+                text = text.replace(f'"model":{json.dumps(piece.model)}', f'"model":{json.dumps(model)}')
+                text = text.replace(f'"model": {json.dumps(piece.model)}', f'"model": {json.dumps(model)}')
+            text = _GEMINI_IDS.sub(fresh, _STAMP.sub(moved, text))
+            out.append(text + ("," if document else ""))
+            size += len(text) + 1
+        messages += len(piece.messages)
+        now = piece.last + shift
+    if document:
+        out = [line for text in out for line in text.split("\n")]
+    return out, now

@@ -12,7 +12,12 @@ seeds); with the generator's own records as filler (``generators.filler``) and t
 ``long_streams`` now: 1.27 (94.6 s against 74.3 s, two seeds, a more loaded machine); with long native sessions in the producer fuzz as well
 (``generators.native.long_sessions``, the baseline drawing none): 1.50 at one example in twenty-four
 and up to 3,000 lines (116.8 s against 77.6 s), 1.16 at one in ninety-six and up to 2,000 lines
-(86.8 s against 74.7 s, two seeds, a loaded machine).
+(86.8 s against 74.7 s, two seeds, a loaded machine).  With Gemini CLI sessions lengthened too, every stretch a
+MiB or more and one long property per format in every run: 2.31 (168.5 s against 72.9 s) while the other
+properties' long tier, the end of its range, came up about one example in fifty and each long example was
+converted twice; 1.32 (93.3 s against 70.8 s) with the long property converted once, without a source edit,
+and the tier a middle value of 384; 1.21 (96.4 s against 79.6 s) with the tier one example in 768 (two seeds
+each, a loaded machine: the baseline itself moved from 70.8 s to 79.6 s between the two).
 
 ``test_long_shapes_cost_in_the_fuzz_and_corpus_alone``: only the part the long shapes change, the
 validator and reader fuzz properties and the corpus, judged in process by the reference, so the

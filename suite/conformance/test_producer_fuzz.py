@@ -1,7 +1,9 @@
 """Producer role, fuzzed: generated native transcripts through the converter, the witness as oracle.
 
 One property per feature of each native format the producer converts (``--source-format``,
-a manifest's ``source_formats``, else the formats its inputs are in): each generated
+a manifest's ``source_formats``, else the formats its inputs are in), and one of sessions of real
+size per format that is lengthened (``FORMAT-mixed-long``, fewer examples: each is a MiB or more,
+``harness.producer_fuzzing.LONG_SHARE``, and no source edit): each generated
 transcript, valid by construction, must be converted to a stream that conforms, keeps every
 fact of its source, and follows one drawn source edit (``harness.producer_fuzzing``). A
 failure is shrunk and written as a ready producer input with a replay command."""
@@ -29,10 +31,10 @@ def test_converts_generated_transcripts(generated_input: GeneratedInput, asr_pro
                                         asr_record: Callable[..., None]) -> None:
     name = generated_input.id
 
-    @asr_producer_fuzz.settings
+    @asr_producer_fuzz.settings_for(generated_input)
     @given(generated_input.strategy(), st.data())
     def faithful(transcript: Transcript, data: st.DataObject) -> None:
-        asr_producer_fuzz.expect_faithful(transcript, data.draw, name)
+        asr_producer_fuzz.expect_faithful(transcript, data.draw, name, edit=not generated_input.long)
 
     asr_record(expected="every generated transcript converted to a conforming stream that follows its source")
     judge = pack_named(generated_input.format)

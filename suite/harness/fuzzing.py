@@ -45,6 +45,7 @@ from types import FrameType
 from typing import Any, NoReturn
 
 from hypothesis import HealthCheck, Phase, settings
+from hypothesis import settings as HypothesisSettings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
@@ -288,10 +289,19 @@ class PropertyRunner:
         self.failed_expected: str | None = None
 
     def settings(self, test: Callable[..., None]) -> Callable[..., None]:
+        """``test`` under the run's settings, seed and database key."""
+        return self._decorated(test, self._settings)
+
+    def settings_with(self, **changes: Any) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """Like ``settings``, with some settings changed (a property of fewer, costlier examples)."""
+        chosen = HypothesisSettings(self._settings, **changes)
+        return lambda test: self._decorated(test, chosen)
+
+    def _decorated(self, test: Callable[..., None], chosen: HypothesisSettings) -> Callable[..., None]:
         from hypothesis import seed as seed_decorator
 
         # Any: Hypothesis attaches the ``hypothesis`` handle to the decorated test at run time.
-        decorated: Any = self._settings(test)
+        decorated: Any = chosen(test)
         if self.database_key:
             # One database key per test (the inner property's source is the same for every parameter),
             # so a shared database replays a rule's failures for that rule first.

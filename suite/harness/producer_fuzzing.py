@@ -33,7 +33,7 @@ from hypothesis import strategies as st
 
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.mutations import SourceMutation
-from asr_conformance.generators.native.long_sessions import with_long_sessions
+from asr_conformance.generators.native.long_sessions import lengthenable, long_transcripts, with_long_sessions
 from asr_conformance.harness.answers import Conversion, Outcome
 from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
@@ -68,18 +68,34 @@ class GeneratedInput:
     feature: str
     #: A variant drawn only when asked for (Codex's legacy rollouts); None lets the generator draw one.
     variant: str | None = None
+    #: Every transcript of real size (``generators.native.long_sessions``): the long property, which every run
+    #: of a lengthened format holds, so that a defect far into a session is met whatever the seed.
+    long: bool = False
 
     @property
     def id(self) -> str:
-        return "-".join(filter(None, [self.format, self.variant, self.feature]))
+        return "-".join(filter(None, [self.format, self.variant, self.feature, "long" if self.long else None]))
 
     def strategy(self) -> st.SearchStrategy[Transcript]:
         module = generator(self.format)
         if module is None:
             raise ValueError(f"no generator for format {self.format!r}; known: {', '.join(formats())}")
-        value: st.SearchStrategy[Transcript] = with_long_sessions(self.format,
-                                                                  module.transcripts(self.feature, self.variant))
+        drawn = module.transcripts(self.feature, self.variant)
+        value: st.SearchStrategy[Transcript] = (long_transcripts(self.format, drawn) if self.long
+                                                else with_long_sessions(self.format, drawn))
         return value
+
+    def examples(self, most: int) -> int:
+        """How many examples the property draws when the run's profile draws ``most``: a long transcript costs
+        about as much as ``LONG_SHARE`` short ones, so the long property draws that much fewer (one at least)."""
+        return max(1, most // LONG_SHARE) if self.long else most
+
+
+#: How many examples of an ordinary property a long property's one example stands for (the default profile's
+#: eight: one long example per lengthened format in a default run).
+LONG_SHARE = 8
+#: The feature a long property's sessions are drawn with (before their stretch is spliced in).
+LONG_FEATURE = "mixed"
 
 
 def formats(packs: Packs | None = None) -> tuple[str, ...]:
@@ -107,6 +123,8 @@ def generated_inputs(format: str, variants: Sequence[str] = ()) -> list[Generate
     if module is None:
         return []
     found = [GeneratedInput(format, feature) for feature in sorted(module.FEATURES)]
+    if lengthenable(format):
+        found.append(GeneratedInput(format, LONG_FEATURE, long=True))
     for variant in variants:
         available = getattr(module, "available", None)
         found += [GeneratedInput(format, feature, variant) for feature in sorted(module.FEATURES)
@@ -217,6 +235,12 @@ class ProducerFuzzSession(PropertyRunner):
         #: The packs' readings of the transcripts judged here: a transcript's facts serve its fidelity and its edit.
         self.readings = Readings()
 
+    def settings_for(self, generated: GeneratedInput) -> Callable[[Callable[..., None]], Callable[..., None]]:
+        """The decorator of ``generated``'s property: the run's settings, with fewer examples for a long one."""
+        if not generated.long:
+            return self.settings
+        return self.settings_with(max_examples=generated.examples(self._settings.max_examples))
+
     def disguised(self, data: bytes) -> bytes:
         """The transcript with fresh IDs, shifted times and a renamed project (``fidelity.disguise``), drawn from
         the run's seed and the bytes: Hypothesis's simplest examples are the same in every run, the copies sent
@@ -242,8 +266,10 @@ class ProducerFuzzSession(PropertyRunner):
             source.unlink(missing_ok=True)
 
     def expect_faithful(self, transcript: Transcript, draw: Callable[[st.SearchStrategy[Any]], Any],
-                        name: str) -> None:
-        """Convert one generated transcript and hold the stream, and one edited copy's, to the pack's witness."""
+                        name: str, edit: bool = True) -> None:
+        """Convert one generated transcript and hold the stream, and one edited copy's (unless ``edit`` is
+        false: the long property, whose sessions of a MiB or more would cost a second conversion and an
+        edit tried on each), to the pack's witness."""
         assume(self.pack_error is None)
         data = self.disguised(transcript.data())
         pack = pack_named(transcript.format)
@@ -253,7 +279,7 @@ class ProducerFuzzSession(PropertyRunner):
             facts = read_facts(pack, data, self.readings)
             # Drawn before anything is asked, so that the same transcript always draws the same way,
             # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
-            edits = [m for m in mutations_of(pack) if _applies(pack, m, data)]
+            edits = [m for m in mutations_of(pack) if _applies(pack, m, data)] if edit else []
         except PackError as error:
             self.pack_error = str(error)
             assume(False)

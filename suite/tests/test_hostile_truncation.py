@@ -246,3 +246,58 @@ def test_with_the_tagged_filler_the_filler_skipping_validator_conforms(
     truncating = InProcessValidator(_program("checks-only-the-first-lines").judge, 64)
     session = _validator_session(truncating, tmp_path / "truncates", "asr-fixed")
     assert _first_failure(_validator_properties(validator_fuzz, session, list(SLICE))) is not None
+
+
+@pytest.fixture
+def verbatim_filler(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The filler's pool used word for word, as it once was: texts kept, times kept."""
+    from asr_conformance.generators import filler
+
+    kept_times = filler.moved
+    monkeypatch.setattr(filler, "relettered", lambda text, letters: text)
+    monkeypatch.setattr(filler, "moved", lambda stamps, span: kept_times(stamps, span * 0))
+
+
+def _late_defect() -> bytes:
+    """A header, a MiB of filler and a broken last line (no JSON value)."""
+    from asr_conformance.generators.filler import generated_filler
+    from asr_conformance.generators.long_streams import MIB_RECORDS
+    from asr_conformance.generators.mutators import serialize
+
+    header = serialize([{"type": "session", "seq": 0, "id": "h", "formatVersion": "0.1", "agent": {"name": "codex"},
+                         "sessionId": "s", "producer": {"name": "p", "version": "1", "method": "native",
+                                                        "instance": "i"}, "profiles": ["core"], "contentLevel": "full"}])
+    (lines,), _ = generated_filler(header, [(1, MIB_RECORDS)], 4)
+    return header + "".join(lines).encode() + b'{"type":"state","seq":' + str(MIB_RECORDS + 1).encode() + b',\n'
+
+
+def _repeat_skipper_on_a_late_defect(tmp_path: Path) -> tuple[bool, bool]:
+    """Whether the reference and the repeat-skipping validator (N = 1,000) accept a late defect."""
+    from asr_conformance.reference.checks import validate_bytes
+
+    stream = tmp_path / "late.jsonl"
+    stream.write_bytes(_late_defect())
+    conforms, _ = _program("skips-repeated-records").judge(str(stream), 1_000)
+    return validate_bytes(stream.read_bytes()).valid, conforms
+
+
+def test_a_validator_that_skips_repeated_records_misses_a_defect_past_the_filler(tmp_path: Path) -> None:
+    """The filler's texts and times change at each use of its pool: the validator keeps most of it and its
+    first 1,000 records end long before the broken last line, which it accepts (the fuzz puts the larger
+    block of filler before the defect in most long examples: test below, with --campaigns)."""
+    assert _repeat_skipper_on_a_late_defect(tmp_path) == (False, True)
+
+
+@pytest.mark.usefixtures("verbatim_filler")
+def test_with_the_verbatim_filler_the_repeat_skipping_validator_sees_the_defect(tmp_path: Path) -> None:
+    """With the pool used word for word, the repeats it skips leave a few hundred records: the broken last
+    line is among its first 1,000 and it rejects the stream, as a correct validator does (so the test above,
+    run with the verbatim filler, would fail)."""
+    assert _repeat_skipper_on_a_late_defect(tmp_path) == (False, False)
+
+
+@pytest.mark.campaign
+def test_a_validator_that_skips_repeated_records_fails_the_fuzz_under_every_fresh_seed(
+        validator_fuzz: ModuleType, tmp_path: Path) -> None:
+    _fails_under_every_seed(validator_fuzz, InProcessValidator(_program("skips-repeated-records").judge, 1_000),
+                            tmp_path)

@@ -197,8 +197,13 @@ def test_every_mutation_applies_to_some_sample() -> None:
 # --- seeded bugs ------------------------------------------------------------------------------
 
 
+#: Misbehaves only past the 1,000th message, right on every sample: found by the producer fuzz's long property
+#: (suite/tests/generators/test_fuzzing_finds_seeded_bugs.py).
+LONG_ONLY = ("gemini-drops-late-calls",)
+
+
 def test_every_gemini_seeded_converter_is_listed() -> None:
-    assert sorted(p.name for p in MISBEHAVING.glob("gemini-*")) == sorted(BUGS)
+    assert sorted(p.name for p in MISBEHAVING.glob("gemini-*")) == sorted([*BUGS, *LONG_ONLY])
 
 
 @pytest.mark.parametrize("bug", sorted(BUGS))

@@ -7,8 +7,10 @@ must fail with the bug's rule and write a counterexample that holds it."""
 
 from __future__ import annotations
 
+import random
 import tomllib
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -17,10 +19,16 @@ from test_native_claude_code import CATCHES
 from test_native_codex import BUGS
 from test_native_gemini import BUGS as GEMINI_BUGS
 
+from asr_conformance.generators import filler
 from asr_conformance.generators.native import long_sessions
-from asr_conformance.harness.fuzzing import ShrinkBudget
+from asr_conformance.harness.fuzzing import DEFAULT_PROFILE, ShrinkBudget, ensure_profiles
 from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession
+from asr_conformance.harness.producer_fuzzing import (
+    LONG_FEATURE,
+    GeneratedInput,
+    ProducerFuzzSession,
+    generated_inputs,
+)
 from asr_conformance.harness.targets import CASE_SUFFIX, Target
 
 MISBEHAVING = Path(__file__).resolve().parents[3] / "examples" / "misbehaving"
@@ -32,9 +40,15 @@ SEEDED = {
 }
 
 
-#: Seeded bugs that show only on a session of real size (``generators.native.long_sessions``): the format,
-#: the feature whose property runs, the rule.
-LONG_ONLY = {"cc-drops-late-calls": ("claude-code-jsonl", "plain", "ASR-157")}
+#: Seeded bugs that show only on a session of real size (``generators.native.long_sessions``): the format and
+#: the rule.  Each misbehaves only past its 1,000th record (Gemini CLI: message), right on any short session.
+LONG_ONLY = {
+    "cc-drops-late-calls": ("claude-code-jsonl", "ASR-157"),
+    "codex-drops-late-calls": ("codex-rollout-jsonl", "ASR-157"),
+    "gemini-drops-late-calls": ("gemini-cli-session", "ASR-157"),
+}
+#: Fresh seeds per long-only bug in the campaign proof (the default run proves the fixed profile's run).
+FRESH_SEEDS = 3
 
 
 def test_every_seeded_converter_is_fuzzed() -> None:
@@ -42,33 +56,42 @@ def test_every_seeded_converter_is_fuzzed() -> None:
         p.name for p in MISBEHAVING.iterdir() if p.name.startswith(("cc-", "codex-", "gemini-")))
 
 
-def _session(name: str, tmp_path: Path, examples: int = 8) -> tuple[ProducerFuzzSession, ProducerRunner]:
+def _session(name: str, tmp_path: Path, examples: int = 8, profile: str | None = None,
+             seed: int | None = None) -> tuple[ProducerFuzzSession, ProducerRunner]:
+    """A fuzz session of the seeded bug: ``examples`` derandomized examples, or a profile's settings (under
+    ``seed``, as a certification with ``--hypothesis-seed`` runs)."""
     program = MISBEHAVING / name
     target = Target(key=name, name=name, version=None, command=(str(program),), protocol="oneshot", timeout=60.0,
                     roles=("producer",))
     runner = ProducerRunner(target, tmp_path / "conversions")
+    if profile is not None:
+        ensure_profiles()
+        chosen = settings.get_profile(profile)
+    else:
+        chosen = settings(max_examples=examples, derandomize=True, database=None, deadline=None)
     session = ProducerFuzzSession(lambda source: runner.convert(source, "baseline"), tmp_path / "scratch",
                                   tmp_path / "counterexamples", [f"--implementation={program}"],
-                                  settings(max_examples=examples, derandomize=True, database=None, deadline=None),
-                                  None, ShrinkBudget(seconds=0.2, steps=2))
+                                  chosen, seed, ShrinkBudget(seconds=0.2, steps=2))
     return session, runner
 
 
 def _property(session: ProducerFuzzSession, generated: GeneratedInput):
-    @session.settings
+    @session.settings_for(generated)
     @given(generated.strategy(), st.data())
     def faithful(transcript, data: st.DataObject) -> None:
-        session.expect_faithful(transcript, data.draw, generated.id)
+        session.expect_faithful(transcript, data.draw, generated.id, edit=not generated.long)
 
     return faithful
 
 
-def _failing_run(name: str, folder: Path, format: str, feature: str, rule: str, **options: int) -> Path:
-    """Fuzz the seeded bug's feature; the run must fail with ``rule`` and write a counterexample (returned)."""
+def _failing_run(name: str, folder: Path, format: str, feature: str, rule: str, long: bool = False,
+                 **options: Any) -> Path:
+    """Fuzz the seeded bug's feature (or the long property); the run must fail with ``rule`` and write a
+    counterexample (returned)."""
     session, runner = _session(name, folder, **options)
     try:
         with pytest.raises(pytest.fail.Exception) as failure:
-            session.run(_property(session, GeneratedInput(format, feature)))
+            session.run(_property(session, GeneratedInput(format, feature, long=long)))
     finally:
         runner.close()
     assert rule in session.broken, str(failure.value)[:3000]
@@ -84,22 +107,49 @@ def test_fuzzing_alone_finds_the_seeded_bug(name: str, tmp_path: Path) -> None:
     assert rule in case["rules"] and case["format"] == format
 
 
+def _long_property(format: str) -> GeneratedInput:
+    """The one long property of the format in a default run's plan (a producer that converts that format)."""
+    long = [generated for generated in generated_inputs(format) if generated.long]
+    assert long == [GeneratedInput(format, LONG_FEATURE, long=True)]
+    return long[0]
+
+
 @pytest.mark.parametrize("name", sorted(LONG_ONLY))
-def test_a_bug_past_the_thousandth_record_is_found_only_with_long_sessions(
-        name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Without long sessions the fuzz passes the bug (every drawn session is short); with them (here
-    in every example, as one example in ``TIERS`` draws one in a certification) it fails with its rule."""
-    format, feature, rule = LONG_ONLY[name]
+def test_a_bug_past_the_thousandth_record_is_found_by_the_default_run_only_with_long_sessions(
+        name: str, tmp_path: Path) -> None:
+    """Every default run holds the format's long property, whose one example (the default profile's eight
+    over ``LONG_SHARE``) is a session of real size: under the fixed profile it fails the bug with its rule.
+    Without long sessions the plan has no long property and the fuzz passes the bug (every drawn session
+    is short), so this test fails if the long shapes stop reaching the bug."""
+    format, rule = LONG_ONLY[name]
     long_sessions.enable(False)
     try:
+        assert not any(generated.long for generated in generated_inputs(format))
         session, runner = _session(name, tmp_path / "short", examples=4)
         try:
-            session.run(_property(session, GeneratedInput(format, feature)))
+            session.run(_property(session, GeneratedInput(format, "calls")))
         finally:
             runner.close()
     finally:
         long_sessions.enable(True)
     assert not session.broken and session.counterexample is None
-    monkeypatch.setattr(long_sessions, "TIERS", 1)
-    written = _failing_run(name, tmp_path / "long", format, feature, rule, examples=2)
+    long = _long_property(format)
+    assert long.examples(settings.get_profile("asr-fixed").max_examples) == 1
+    written = _failing_run(name, tmp_path / "long", format, long.feature, rule, long=True, profile="asr-fixed")
     assert written.read_bytes().count(b"\n") > 1_000  # the shrunk input keeps the long stretch the bug needs
+
+
+@pytest.mark.campaign
+@pytest.mark.parametrize("name", sorted(LONG_ONLY))
+def test_a_bug_past_the_thousandth_record_is_found_under_fresh_seeds(name: str, tmp_path: Path) -> None:
+    """The default profile under ``FRESH_SEEDS`` fresh seeds (each a run's ``--hypothesis-seed``, the long
+    stretch's pool drawn from it as a certification draws it): the long property fails the bug every time."""
+    format, rule = LONG_ONLY[name]
+    long = _long_property(format)
+    for number in [random.getrandbits(32) for _ in range(FRESH_SEEDS)]:
+        filler.seed_pool(number)
+        try:
+            _failing_run(name, tmp_path / str(number), format, long.feature, rule, long=True, profile=DEFAULT_PROFILE,
+                         seed=number)
+        finally:
+            filler.seed_pool(0)

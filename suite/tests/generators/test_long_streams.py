@@ -154,6 +154,33 @@ def test_filler_changes_no_view_member_of_the_records_around_it(records: list[di
         assert _without(_view(splice.data), splice) == _view(short)
 
 
+#: A filler record with its seq and every name of the filler's shapes masked: what is left to tell it by.
+MASKED = re.compile(r'"seq":-?\d+|(?:term_later_|unknown_call_|call_|turn-|perm_|req_|term_|r)\d+')
+
+
+def _distinct_share(lines: list[str]) -> float:
+    return len({MASKED.sub("#", line) for line in lines}) / len(lines)
+
+
+def test_filler_repeats_no_record_of_its_pool_word_for_word(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A MiB of filler is some hundreds of pool records used again and again: each use re-letters the
+    texts the builders drew and moves the chunk's times, so that most records, names and seq masked,
+    occur once (a validator that skips repeated records skips little: examples/hostile/
+    skips-repeated-records).  Used word for word, as the pool once was, nearly every record repeats."""
+    from asr_conformance.generators import filler
+
+    lines, _ = _filler(HEADER, MIB_RECORDS, seed=9)
+    assert _distinct_share(lines) > 0.7
+    texts = [json.loads(line).get("title") for line in lines]
+    assert len({t for t in texts if isinstance(t, str) and len(t) > 3}) > 100
+    monkeypatch.setattr(filler, "relettered", lambda text, letters: text)
+    kept_times = filler.moved
+    monkeypatch.setattr(filler, "moved", lambda stamps, span: kept_times(stamps, span * 0))
+    verbatim, _ = _filler(HEADER, MIB_RECORDS, seed=9)
+    assert validate_bytes(HEADER + "".join(verbatim).encode()).valid
+    assert _distinct_share(verbatim) < 0.15
+
+
 def test_the_defect_lands_last_after_thousands_of_records_and_in_the_middle() -> None:
     """ASR-171's mutator appends its broken config_change: spliced, it is the last line after the
     filler in some examples, and has filler after it in others.  (Filler goes only where seqs leave

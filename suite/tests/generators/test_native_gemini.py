@@ -199,7 +199,8 @@ def test_every_mutation_applies_to_some_generated_session() -> None:
 
 
 def test_every_gemini_seeded_bug_has_a_feature() -> None:
-    assert sorted(BUGS) == sorted(p.name for p in MISBEHAVING.glob("gemini-*"))
+    long_only = ("gemini-drops-late-calls",)  # only past the 1,000th message: test_fuzzing_finds_seeded_bugs.py
+    assert sorted([*BUGS, *long_only]) == sorted(p.name for p in MISBEHAVING.glob("gemini-*"))
 
 
 @pytest.mark.parametrize("bug", sorted(BUGS))
