@@ -10,14 +10,12 @@ from pathlib import Path
 
 import pytest
 from certifying import Certification, Certify, shared_certification
-
-from asr_conformance import CORPUS_DIR
-from asr_conformance.vocabulary.cases import iter_cases
+from corpus_cases import corpus_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 MISBEHAVING = EXAMPLES / "misbehaving"
-READER_CASES = list(iter_cases(CORPUS_DIR, role="reader"))
+READER_CASES = corpus_cases("reader")
 COUNT = len(READER_CASES)
 #: Cases whose expected view rests on an open assumption, and impl- cases: reported (skipped), never scored.
 UNSCORED = sum(not case.view_scored for case in READER_CASES)

@@ -15,10 +15,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from corpus_cases import corpus_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asr_conformance import CORPUS_DIR
 from asr_conformance.reference import stream as stream_module
 from asr_conformance.reference.checks import validate_bytes, validate_items, validate_path, validate_stream
 from asr_conformance.reference.checks.context import RecordContext, StreamIndex
@@ -26,9 +26,8 @@ from asr_conformance.reference.checks.envelope import ENVELOPE, _check_capture, 
 from asr_conformance.reference.checks.shapes import check_members
 from asr_conformance.reference.diagnostics import Diagnostic, StreamDiagnostics
 from asr_conformance.reference.stream import StreamReader
-from asr_conformance.vocabulary.cases import iter_cases
 
-STREAMS = sorted({case.stream for case in iter_cases(CORPUS_DIR, role="validator")})
+STREAMS = sorted({case.stream for case in corpus_cases("validator")})
 
 
 def _said(outcome: StreamDiagnostics) -> tuple[int, list[Diagnostic]]:
