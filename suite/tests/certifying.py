@@ -158,17 +158,28 @@ class PreloadedPytest:
         self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("preloaded_pytest.py"))],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment, text=True,
                                         cwd=os.path.dirname(os.path.abspath(__file__)))
+        self._pending = b""
 
     def alive(self) -> bool:
         return self.process.poll() is None
 
     def _answer(self, timeout: float | None) -> dict[str, int] | None:
+        """The server's next answer line, or None when none came within ``timeout`` seconds.
+
+        Read from the pipe's descriptor into a buffer of this object's own: the server often writes both
+        answers of a quick run at once, and a buffered ``readline`` would take the second into the file
+        object's buffer, where ``select`` on the descriptor cannot see it (the wait then lasted the whole
+        run timeout, and the run failed as hung)."""
         assert self.process.stdout is not None
-        if timeout is not None and not select.select([self.process.stdout], [], [], timeout)[0]:
-            return None
-        line = self.process.stdout.readline()
-        if not line:
-            raise RuntimeError("the preloaded pytest server ended")
+        descriptor = self.process.stdout.fileno()
+        while b"\n" not in self._pending:
+            if timeout is not None and not select.select([descriptor], [], [], timeout)[0]:
+                return None
+            chunk = os.read(descriptor, 65536)
+            if not chunk:
+                raise RuntimeError("the preloaded pytest server ended")
+            self._pending += chunk
+        line, _, self._pending = self._pending.partition(b"\n")
         answer: dict[str, int] = json.loads(line)
         return answer
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import os
 import re
 from collections import defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
+from corpus_cases import corpus_cases
 
-from asr_conformance import CORPUS_DIR
 from asr_conformance.reference.checks import validate_path
-from asr_conformance.vocabulary.cases import iter_cases
 from asr_conformance.vocabulary.rules import load_catalog
 
 #: The pages under test live beside the checkout (../shared/spec); ASR_SPEC_DIR overrides.
@@ -63,16 +63,17 @@ def test_catalog_only_names_rules_that_exist() -> None:
     assert not sorted(numbered - mentioned), "catalog entries that no page defines or mentions"
 
 
-def _reference_findings() -> dict[str, set[str]]:
-    """rule -> the case IDs on which the reference reports it (any level)."""
+@cache
+def findings() -> dict[str, set[str]]:
+    """rule -> the case IDs on which the reference reports it (any level), on first use: validating the
+    whole corpus at import took a quarter of the project's collection."""
     found: dict[str, set[str]] = defaultdict(set)
-    for case in iter_cases(CORPUS_DIR):
+    for case in corpus_cases():
         for diagnostic in validate_path(case.stream).diagnostics:
             found[diagnostic.rule].add(case.id)
     return found
 
 
-FINDINGS = _reference_findings()
 STREAM_RULES = sorted(r.id for r in CATALOG.values() if r.tested == "stream")
 
 
@@ -81,12 +82,12 @@ def test_every_stream_rule_has_a_check(rule_id: str) -> None:
     """The reference reports the rule on some case (or a rule that carries it)."""
     rule = CATALOG[rule_id]
     carriers = {rule_id, *rule.checked_by}
-    assert any(FINDINGS.get(r) for r in carriers), f"no case makes the reference report {rule_id}"
+    assert any(findings().get(r) for r in carriers), f"no case makes the reference report {rule_id}"
 
 
 @pytest.mark.parametrize("rule_id", STREAM_RULES)
 def test_every_stream_rule_has_cases_on_both_sides(rule_id: str) -> None:
-    cases = [c for c in iter_cases(CORPUS_DIR) if rule_id in c.rules]
+    cases = [c for c in corpus_cases() if rule_id in c.rules]
     accepting = [c for c in cases if c.verdict == "valid" or c.reference == "accept"]
     rejecting = [c for c in cases if c.verdict == "invalid" or c.reference == "reject"]
     if rule_id == "X-UNKNOWN-TYPE":
@@ -98,12 +99,12 @@ def test_every_stream_rule_has_cases_on_both_sides(rule_id: str) -> None:
 
 
 def test_every_rule_a_case_names_is_in_the_catalog() -> None:
-    unknown = {(c.id, r) for c in iter_cases(CORPUS_DIR) for r in c.rules if r not in CATALOG}
+    unknown = {(c.id, r) for c in corpus_cases() for r in c.rules if r not in CATALOG}
     assert not sorted(unknown)
 
 
 def test_rules_the_reference_reports_are_in_the_catalog() -> None:
-    assert not sorted(set(FINDINGS) - set(CATALOG))
+    assert not sorted(set(findings()) - set(CATALOG))
 
 
 def test_rules_not_tested_on_streams_say_why() -> None:

@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+from corpus_cases import corpus_cases
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.corpus_check import disagreement
-from asr_conformance.vocabulary.cases import CorpusError, iter_cases, load_case, orphan_streams
+from asr_conformance.vocabulary.cases import CorpusError, load_case, orphan_streams
 from asr_conformance.vocabulary.seen_digests import SeenDigests
 
-CASES = list(iter_cases(CORPUS_DIR))
+CASES = corpus_cases()
 
 
 def test_the_corpus_is_not_empty() -> None:

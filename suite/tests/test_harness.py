@@ -14,14 +14,12 @@ from pathlib import Path
 import miniatures
 import pytest
 from certifying import Certify
-
-from asr_conformance import CORPUS_DIR
-from asr_conformance.vocabulary.cases import iter_cases
+from corpus_cases import corpus_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 MISBEHAVING = EXAMPLES / "misbehaving"
-CASES = list(iter_cases(CORPUS_DIR, role="validator"))
+CASES = corpus_cases("validator")
 COUNT = Counter(case.verdict for case in CASES)
 VALID, INVALID, DEFINED = COUNT["valid"], COUNT["invalid"], COUNT["implementation-defined"]
 

@@ -11,7 +11,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from certifying import Certification, Certify
+from certifying import Certification, Certify, shared_certification
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.integrity import snapshot
@@ -226,22 +226,51 @@ def two_samples(tmp_path: Path) -> Path:
     return folder
 
 
+#: The two hostile converters below, certified side by side in one run (one report column each).
+TEXT_RECOGNISERS = ("fingerprints-its-samples", "recognises-texts")
+
+
+@pytest.fixture(scope="module")
+def recognisers(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """Both converters that recognise what they are judged on, on the same two samples in one run under the
+    default profile (a fresh seed, fresh disguised copies): one pytest start-up and collection for both."""
+    samples = ROOT / "examples" / "claude-code-converter" / "samples"
+    return shared_certification(
+        tmp_path_factory, "hostile-recognisers", *(f"--implementation={HOSTILE / name}" for name in TEXT_RECOGNISERS),
+        *(f"--inputs={samples / name}" for name in FINGERPRINTED), "-m", "not fuzz", "-p", "no:xdist",
+        env=DEFAULT_PROFILE)
+
+
+def column(result: Certification, name: str) -> tuple[list[str], dict[str, set[str]], set[str]]:
+    """One implementation of a side-by-side run: its block of the summary, the outcomes of each of its tests
+    (by test function) and the rules of its failing results."""
+    start = result.outlines.index(next(line for line in result.outlines if line.startswith(f"implementation: {name} ")))
+    end = next((i for i in range(start + 1, len(result.outlines)) if not result.outlines[i].startswith("  ")),
+               len(result.outlines))
+    outcomes: dict[str, set[str]] = {}
+    failing: set[str] = set()
+    results = [r for r in result.report["results"] if r["implementation"] == name]
+    assert results, f"no results of {name}"
+    for r in results:
+        outcomes.setdefault(r["id"].split("[", 1)[0].removeprefix("producer/"), set()).add(r["outcome"])
+        if r["outcome"] == "fail":
+            failing.update(r["rules"])
+    return result.outlines[start:end], outcomes, failing
+
+
 @pytest.mark.e2e
-def test_a_converter_that_fingerprints_its_samples_does_not_conform(certify: Certify, two_samples: Path) -> None:
+def test_a_converter_that_fingerprints_its_samples_does_not_conform(recognisers: Certification) -> None:
     """It converts the samples it recognises honestly and passes test_fidelity on them; the disguised copies
     and the disguised source edits it cannot recognise show the user messages it drops (ASR-157)."""
-    result = certify(f"--implementation={HOSTILE / 'fingerprints-its-samples'}", f"--inputs={two_samples}",
-                     "-m", "not fuzz", "-p", "no:xdist", env=DEFAULT_PROFILE)
+    result = recognisers
     assert "verdict: DOES NOT CONFORM" in result.text, result.text[-3000:]
+    result.stdout.fnmatch_lines(["  fingerprints-its-samples producer: DOES NOT CONFORM*"])
     assert isinstance(result.report["hypothesis"]["seed"], int), "the default profile: a fresh seed"
-    result.stdout.fnmatch_lines(["*rules with failing cases: ASR-157*"])
-    outcomes = {r["id"].split("[", 1)[0].removeprefix("producer/"): set() for r in result.report["results"]}
-    for r in result.report["results"]:
-        outcomes[r["id"].split("[", 1)[0].removeprefix("producer/")].add(r["outcome"])
+    block, outcomes, failing = column(result, "fingerprints-its-samples")
+    assert any(line.startswith("  rules with failing cases: ASR-157") for line in block), block
     assert outcomes["test_fidelity"] == {"pass"}, "on the samples themselves it behaves"
     assert outcomes["test_fidelity_disguised"] == {"fail"}
     assert "fail" in outcomes["test_follows_source_edit"]
-    failing = {rule for r in result.report["results"] if r["outcome"] == "fail" for rule in r["rules"]}
     assert failing == {"ASR-157"}
 
 
@@ -256,20 +285,17 @@ def test_the_honest_converter_conforms_on_the_same_samples(certify: Certify, two
 
 
 @pytest.mark.e2e
-def test_a_converter_that_recognises_texts_does_not_conform(certify: Certify, two_samples: Path) -> None:
+def test_a_converter_that_recognises_texts_does_not_conform(recognisers: Certification) -> None:
     """It converts honestly when a prompt is a sample's or none reads as English, and drops the user messages
     of anything else: each run's disguised copies (fresh seeds, words swapped) show it (ASR-157), so one run
     per session is a fresh trial of that claim. That it passes on copies that keep their texts is shown in
     fidelity/test_disguised_texts.py."""
-    result = certify(f"--implementation={HOSTILE / 'recognises-texts'}", f"--inputs={two_samples}",
-                     "-m", "not fuzz", "-p", "no:xdist", env=DEFAULT_PROFILE)
-    assert "verdict: DOES NOT CONFORM" in result.text, result.text[-3000:]
-    outcomes: dict[str, set[str]] = {}
-    for r in result.report["results"]:
-        outcomes.setdefault(r["id"].split("[", 1)[0].removeprefix("producer/"), set()).add(r["outcome"])
+    assert "verdict: DOES NOT CONFORM" in recognisers.text, recognisers.text[-3000:]
+    recognisers.stdout.fnmatch_lines(["  recognises-texts producer: DOES NOT CONFORM*"])
+    _, outcomes, failing = column(recognisers, "recognises-texts")
     assert outcomes["test_fidelity"] == {"pass"}, "on the samples themselves it behaves"
     assert outcomes["test_fidelity_disguised"] == {"fail"}
-    assert {rule for r in result.report["results"] if r["outcome"] == "fail" for rule in r["rules"]} == {"ASR-157"}
+    assert failing == {"ASR-157"}
 
 
 def test_a_passed_secret_reaches_no_report_and_the_widening_is_named_everywhere(certify: Certify,

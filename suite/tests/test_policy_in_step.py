@@ -12,14 +12,14 @@ import re
 from pathlib import Path
 
 import pytest
+from corpus_cases import corpus_cases
 
-from asr_conformance import CORPUS_DIR
 from asr_conformance.generators.mutators import Mode, declared_modes
 from asr_conformance.generators.registry import registry
 from asr_conformance.harness.answers import Outcome, Verdict
 from asr_conformance.harness.fuzzing import ValidatorFuzzSession
 from asr_conformance.harness.judging.validator import judge
-from asr_conformance.vocabulary.cases import Case, iter_cases
+from asr_conformance.vocabulary.cases import Case
 
 ROOT = Path(__file__).resolve().parents[2]
 #: The shapes the issue found under two policies.
@@ -35,7 +35,7 @@ def _pairs() -> list[tuple[Case, Mode]]:
     by_defect: dict[str, list[Mode]] = {}
     for mode in _modes():
         by_defect.setdefault(mode.defect, []).append(mode)
-    return [(case, mode) for case in iter_cases(CORPUS_DIR, role="validator") if case.defect
+    return [(case, mode) for case in corpus_cases("validator") if case.defect
             for mode in by_defect.get(case.defect, [])]
 
 

@@ -308,10 +308,10 @@ def test_a_producer_in_no_generated_format_is_told_why_it_is_not_fuzzed(pytester
 
 
 def test_a_format_alone_fuzzes_a_producer_and_says_its_own_input_tests_did_not_run(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess(
+    result = run_certification(
         f"--implementation={ROOT / 'examples' / 'codex-converter' / 'asr-from-codex'}", "--persistent",
         "--source-format=codex", "-k", "plain or no-inputs", "-rs", "-p", "no:cacheprovider", "-p", "no:xdist",
-        "--report-dir=none")
+        "--report-dir=none", cwd=pytester.path)
     text = result.stdout.str()
     assert result.ret == 0 and result.parseoutcomes().get("passed") == 1, text[-3000:]  # the plain property
     assert "no producer inputs of its own (--inputs, or inputs in the manifest)" in text

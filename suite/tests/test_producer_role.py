@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from certifying import Certification, Certify
+from certifying import Certification, Certify, shared_certification
 
 from asr_conformance.harness.judging import producer as producing
 from asr_conformance.harness.judging.producer import (
@@ -123,17 +123,41 @@ def test_nondeterministic_records_are_caught_by_repetition(certify: Certify, see
     assert "ASR-169" in text and re.search(r"line \d+ \(\S+ r[0-9a-f]{8}\) /id: ", text)
 
 
-def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(certify: Certify, seeded: tuple[str, ...]) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'emits-invalid-stream'}", *seeded, *NO_FIDELITY)
+#: Two seeded producers judged on the stream and its environment (not fidelity), certified side by side.
+STREAM_AND_ENVIRONMENT = ("emits-invalid-stream", "reads-working-directory")
+
+
+@pytest.fixture(scope="module")
+def stream_and_environment(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """Both on SEEDED_SAMPLES (as ``seeded``, the files named one by one) in one run, one report column each:
+    one pytest start-up, collection and report for both."""
+    return shared_certification(tmp_path_factory, "producers-stream-and-environment",
+                                *(f"--implementation={MISBEHAVING / name}" for name in STREAM_AND_ENVIRONMENT),
+                                *(f"--inputs={sample}" for sample in SEEDED_SAMPLES), *PRODUCER[1:], *NO_FIDELITY)
+
+
+def column(result: Certification, name: str) -> tuple[set[str], str]:
+    """One implementation of a side-by-side run: its failed tests as ``failed`` names them (fidelity left out)
+    and the messages of its failing results."""
+    results = [r for r in result.report["results"] if r["implementation"] == name]
+    assert results, f"no results of {name}"
+    failing = [r for r in results if r["outcome"] in ("fail", "crash", "timeout")]
+    names = {r["id"].removeprefix("producer/") for r in failing}
+    return {n for n in names if not n.startswith(FIDELITY_TESTS)}, "\n".join(r.get("message", "") for r in failing)
+
+
+def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(stream_and_environment: Certification) -> None:
+    result = stream_and_environment
+    failed_here, text = column(result, "emits-invalid-stream")
     # a damaged copy that still converts gets the same invalid stream, and so does a generated transcript:
     # only damaged-input and fuzz tests may join
-    assert few("test_output_conforms") <= failed(result)
+    assert few("test_output_conforms") <= failed_here
     assert all(name.startswith(("test_output_conforms", "test_damaged_input", "test_converts_generated_transcripts"))
-               for name in failed(result))
-    text = result.stdout.str()
+               for name in failed_here)
     assert "the stream breaks ASR-260:" in text and "exitCode 4294967296" in text
     assert "plain-chat.jsonl: the stream breaks ASR-003" in text  # no tool results: the header is dropped
-    assert "verdict: DOES NOT CONFORM" in text and result.ret == 1
+    result.stdout.fnmatch_lines(["  emits-invalid-stream producer: DOES NOT CONFORM*"])
+    assert "verdict: DOES NOT CONFORM" in result.text and result.ret == 1
 
 
 def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(certify: Certify, seeded: tuple[str, ...]) -> None:
@@ -144,11 +168,11 @@ def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(certify: Certif
     assert "crash on damaged input" in text and "a traceback is not a refusal" in text and "docs/contract.md §6" in text
 
 
-def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(certify: Certify, seeded: tuple[str, ...]) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'reads-working-directory'}", *seeded, *NO_FIDELITY)
-    assert failed(result) == few("test_independent_of", "-cwd")
-    text = result.stdout.str()
+def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(stream_and_environment: Certification) -> None:
+    failed_here, text = column(stream_and_environment, "reads-working-directory")
+    assert failed_here == few("test_independent_of", "-cwd")
     assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
+    stream_and_environment.stdout.fnmatch_lines(["  reads-working-directory producer: DOES NOT CONFORM*"])
 
 
 def test_rule_markers_select_producer_tests(certify: Certify) -> None:

@@ -7,6 +7,7 @@ import re
 from pathlib import Path
 
 import pytest
+from certifying import run_certification
 
 ROOT = Path(__file__).resolve().parents[2]
 CASE = "ASR-075/valid-continuation-turn-ref"
@@ -23,9 +24,9 @@ def _slow_validator(folder: Path) -> Path:
 @pytest.mark.parametrize("workers", [(), ("-n", "2")], ids=["without-xdist", "with-xdist"])
 def test_progress_shows_during_a_long_case_with_its_phase(pytester: pytest.Pytester, workers: tuple[str, ...]) -> None:
     validator = _slow_validator(pytester.path)
-    result = pytester.runpytest_subprocess(f"--implementation={validator}", "-p", "no:cacheprovider", "-q",
-                                           "--asr-progress=0.5", "--report-dir=none", "-m", "corpus", "-k", CASE,
-                                           *workers)
+    result = run_certification(f"--implementation={validator}", "-p", "no:cacheprovider", "-q",
+                               "--asr-progress=0.5", "--report-dir=none", "-m", "corpus", "-k", CASE,
+                               *workers, cwd=pytester.path)
     assert result.ret == 0, result.stdout.str()[-2000:]
     lines = [line for line in result.stdout.lines if line.startswith("asr-conformance progress")]
     during = [line for line in lines if re.search(r"validator 0/1 done, 0 failing, phase: corpus$", line)]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from corpus_cases import corpus_cases
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.answers import Outcome, ReadAnswer
@@ -28,7 +29,7 @@ from asr_conformance.vocabulary.rules import load_catalog
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = ROOT / "examples" / "misbehaving"
-READER_CASES = list(iter_cases(CORPUS_DIR, role="reader"))
+READER_CASES = corpus_cases("reader")
 CASES_BY_ID = {case.id: case for case in READER_CASES}
 HEADER = ('{"type":"session","seq":0,"id":"h","formatVersion":"0.1","agent":{"name":"a"},"sessionId":"s",'
           '"producer":{"name":"p","version":"1","method":"native","instance":"i"},"profiles":["core"],'

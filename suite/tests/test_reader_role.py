@@ -5,18 +5,17 @@ failures name the rule it breaks."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from pathlib import Path
 
 import pytest
-from certifying import Certify
-
-from asr_conformance import CORPUS_DIR
-from asr_conformance.vocabulary.cases import iter_cases
+from certifying import Certification, Certify, shared_certification
+from corpus_cases import corpus_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
 MISBEHAVING = EXAMPLES / "misbehaving"
-READER_CASES = list(iter_cases(CORPUS_DIR, role="reader"))
+READER_CASES = corpus_cases("reader")
 COUNT = len(READER_CASES)
 #: Cases whose expected view rests on an open assumption, and impl- cases: reported (skipped), never scored.
 UNSCORED = sum(not case.view_scored for case in READER_CASES)
@@ -82,22 +81,40 @@ SEEDED = {
 }
 
 
+@pytest.fixture(scope="module")
+def seeded_readers(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """Every seeded-bug reader side by side in one run, one report column each, over the persistent protocol
+    with its check (one process per reader for the run, not one per case): the bugs, not the protocol, are
+    under test here; the one-shot protocol is the reference reader's test above.  One run instead of one per
+    reader spares a pytest start-up, a collection and a report each; every assertion reads its own reader's
+    column (the report's results, its block of the summary, its failed tests)."""
+    readers = [f"--implementation={MISBEHAVING / name}" for name in sorted(SEEDED)]
+    return shared_certification(tmp_path_factory, "seeded-readers", *READER, *readers, "--persistent",
+                                "--check-protocol")
+
+
+def failed_cases(result: Certification, name: str) -> set[str]:
+    """The reader cases ``name`` failed, from the short summary (a side-by-side test ID ends in ``-name``)."""
+    suffix = f"-{name}"
+    return {case[: -len(suffix)] for case in result.failed("test_reader_case") if case.endswith(suffix)}
+
+
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", sorted(SEEDED))
-def test_seeded_bug_reader_fails_naming_its_rule(certify: Certify, name: str) -> None:
-    """Over the persistent protocol (one process for the run, not one per case): the bug, not the protocol, is
-    under test here; the one-shot protocol is the reference reader's test above."""
+def test_seeded_bug_reader_fails_naming_its_rule(seeded_readers: Certification, name: str) -> None:
     rule, must_fail = SEEDED[name]
-    result = certify(*READER, f"--implementation={MISBEHAVING / name}", "--persistent", report_dir=None)
-    failed = result.failed("test_reader_case")
-    assert must_fail <= failed, result.stdout.str()
-    outcomes = result.parseoutcomes()
-    assert outcomes["failed"] == len(failed) and outcomes.get("passed", 0) == SCORED - len(failed)
-    text = result.stdout.str()
-    assert re.search(rf"^(ASR-\d+, )*{rule}(, ASR-\d+)*: ", text, re.MULTILINE), f"no failure message names {rule}"
-    assert re.search(rf"rules with failing cases: .*{rule}", text)
-    result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])
-    assert result.ret == 1
+    failed = failed_cases(seeded_readers, name)
+    assert must_fail <= failed, seeded_readers.stdout.str()
+    results = [r for r in seeded_readers.report["results"] if r["implementation"] == name]
+    outcomes = Counter(r["outcome"] for r in results)
+    assert outcomes["fail"] == len(failed) and outcomes["pass"] == SCORED - len(failed), outcomes
+    messages = "\n".join(r["message"] for r in results if r["outcome"] == "fail")
+    assert re.search(rf"^(ASR-\d+, )*{rule}(, ASR-\d+)*: ", messages, re.MULTILINE), f"no failure message names {rule}"
+    text = seeded_readers.stdout.str()
+    block = re.search(rf"^implementation: {name} .*\n  reader: .*\n  rules with failing cases: (.*)$", text, re.MULTILINE)
+    assert block and rule in block.group(1).split(", "), text[-3000:]
+    seeded_readers.stdout.fnmatch_lines([f"  {name} reader: DOES NOT CONFORM*"])
+    assert seeded_readers.ret == 1
 
 
 def test_reader_fuzzing_end_to_end_finds_a_seeded_bug_and_its_case_replays(certify: Certify, tmp_path: Path) -> None:
@@ -122,9 +139,11 @@ def test_reader_fuzzing_end_to_end_finds_a_seeded_bug_and_its_case_replays(certi
 
 
 @pytest.mark.e2e
-def test_seeded_bug_reader_fails_through_the_persistent_protocol(certify: Certify) -> None:
-    result = certify(*READER, f"--implementation={MISBEHAVING / 'dangling-as-completed'}", "--persistent",
-                     "--check-protocol", report_dir=None)
-    assert SEEDED["dangling-as-completed"][1] <= result.failed("test_reader_case")
-    assert "call r1: status: expected unknown (null), got \"completed\"" in result.stdout.str()
-    assert result.ret == 1
+def test_seeded_bug_reader_fails_through_the_persistent_protocol(seeded_readers: Certification) -> None:
+    """Read from the side-by-side run, which checks the protocol (--check-protocol)."""
+    assert "--check-protocol" in seeded_readers.args
+    assert SEEDED["dangling-as-completed"][1] <= failed_cases(seeded_readers, "dangling-as-completed")
+    messages = [r.get("message", "") for r in seeded_readers.report["results"]
+                if r["implementation"] == "dangling-as-completed"]
+    assert any("call r1: status: expected unknown (null), got \"completed\"" in m for m in messages)
+    assert seeded_readers.ret == 1

@@ -7,18 +7,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from asr_conformance import CORPUS_DIR
+from corpus_cases import corpus_cases
+
 from asr_conformance.generators.scale_cases import all_files, differences, main
 from asr_conformance.harness.answers import Outcome
 from asr_conformance.harness.persistent import PersistentImplementation
 from asr_conformance.harness.views import compare_views
 from asr_conformance.reference.checks import validate_path
 from asr_conformance.reference.reader import read_view
-from asr_conformance.vocabulary.cases import Case, iter_cases
+from asr_conformance.vocabulary.cases import Case
 
 HOSTILE = Path(__file__).resolve().parents[2] / "examples" / "hostile"
-VALIDATOR_CASES = list(iter_cases(CORPUS_DIR, role="validator"))
-READER_CASES = list(iter_cases(CORPUS_DIR, role="reader"))
+VALIDATOR_CASES = corpus_cases("validator")
+READER_CASES = corpus_cases("reader")
 
 
 def _scale(case: Case) -> bool:

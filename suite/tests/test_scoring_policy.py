@@ -18,10 +18,10 @@ from pathlib import Path
 
 import pytest
 from certifying import Certify
+from corpus_cases import corpus_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from asr_conformance import CORPUS_DIR
 from asr_conformance.generators import damage as damage_module
 from asr_conformance.generators.damage import DAMAGES
 from asr_conformance.generators.mutators import Mode, serialize
@@ -29,7 +29,7 @@ from asr_conformance.generators.reach import stream_features
 from asr_conformance.generators.registry import all_modes
 from asr_conformance.generators.streams import valid_streams
 from asr_conformance.reference.checks import validate_bytes
-from asr_conformance.vocabulary.cases import Case, iter_cases
+from asr_conformance.vocabulary.cases import Case
 from asr_conformance.vocabulary.rules import load_catalog
 from asr_conformance.vocabulary.scoring import (
     KINDS,
@@ -47,7 +47,7 @@ from asr_conformance.vocabulary.scoring import (
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = ROOT / "examples" / "misbehaving"
 OTHER_SIDE = Path(__file__).resolve().parent / "validators" / "takes-the-other-side"
-CASES = list(iter_cases(CORPUS_DIR, role="validator"))
+CASES = corpus_cases("validator")
 MODES = all_modes()
 
 

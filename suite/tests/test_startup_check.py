@@ -14,6 +14,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
+from certifying import run_certification
 
 from asr_conformance.harness.startup import TINY_STREAM, check_start
 from asr_conformance.harness.targets import Target, resolve_targets
@@ -100,7 +101,7 @@ def test_a_broken_set_up_is_one_usage_error_and_no_case_runs(pytester: pytest.Py
     manifest = _manifest(pytester.path, ["bin/not-built-yet"])
     (pytester.path / "out").mkdir()
     (pytester.path / "out" / "report.json").write_text("{}\n")
-    result = pytester.runpytest_subprocess(f"--implementation={manifest}", "--report-dir=out", "-p", "no:cacheprovider")
+    result = run_certification(f"--implementation={manifest}", "--report-dir=out", "-p", "no:cacheprovider", cwd=pytester.path)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     errors = [line for line in result.stderr.lines if "asr-conformance" in line]
     assert len(errors) == 1 and str(manifest) in errors[0] and "does not exist" in errors[0]

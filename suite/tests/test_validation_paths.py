@@ -17,10 +17,10 @@ from pathlib import Path
 
 import orjson
 import pytest
+from corpus_cases import corpus_cases
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from asr_conformance import CORPUS_DIR
 from asr_conformance.reference import stream as stream_module
 from asr_conformance.reference.checks import envelope as envelope_module
 from asr_conformance.reference.checks import session_records, tool_records, validate_bytes, validate_items, validate_path, validate_stream
@@ -39,10 +39,9 @@ from asr_conformance.reference.checks.shapes import (
 )
 from asr_conformance.reference.diagnostics import Diagnostic, StreamDiagnostics
 from asr_conformance.reference.stream import StreamReader
-from asr_conformance.vocabulary.cases import iter_cases
 from asr_conformance.vocabulary.strict_json import is_timestamp
 
-STREAMS = sorted({case.stream for case in iter_cases(CORPUS_DIR, role="validator")})
+STREAMS = sorted({case.stream for case in corpus_cases("validator")})
 
 
 def _said(outcome: StreamDiagnostics) -> tuple[int, list[Diagnostic]]:

@@ -14,20 +14,20 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from corpus_cases import corpus_cases
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
-from asr_conformance import CORPUS_DIR
 from asr_conformance.generators.mutators import declared_modes, drawn_mode, serialize
 from asr_conformance.generators.reach import defect_signature, stream_features
 from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import ADVERSARIAL_FEATURES, adversarial_streams, valid_streams
 from asr_conformance.reference.checks import validate_bytes
-from asr_conformance.vocabulary.cases import Case, iter_cases
+from asr_conformance.vocabulary.cases import Case
 
 pytestmark = pytest.mark.fuzz
 
-CASES = list(iter_cases(CORPUS_DIR, role="validator"))
+CASES = corpus_cases("validator")
 VALID = [case for case in CASES if case.verdict == "valid"]
 INVALID = [case for case in CASES if case.verdict == "invalid"]
 OUT_OF_REACH: dict[str, str] = tomllib.loads((Path(__file__).with_name("out_of_reach.toml"))

@@ -17,7 +17,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from certifying import Certify
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certify, run_certification
 from sandbox_marks import as_root, contained, needs_sandbox
 
 from asr_conformance import CORPUS_DIR
@@ -288,7 +288,7 @@ def test_a_certification_run_of_an_escaper_does_not_conform_and_leaves_the_machi
     scratch = pytester.path / "machine-tmp"
     scratch.mkdir()
     monkeypatch.setenv("TMPDIR", str(scratch))
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_subprocess(  # a fresh interpreter: it reads TMPDIR as set here
         f"--implementation={HOSTILE / 'remounts-and-plants-bytecode'}", "-p", "no:cacheprovider", "--report-dir=out",
         "--sandbox=strict", "-m", "corpus", "-k", "ASR-164", timeout=600)
     assert result.ret == 1 and "verdict: DOES NOT CONFORM" in result.stdout.str()
@@ -314,12 +314,12 @@ def test_pids_cgroups_of_dead_runs_are_removed_and_live_ones_kept() -> None:
 
 
 def test_limit_options_are_checked_and_shown_in_the_header(pytester: pytest.Pytester) -> None:
-    wrong = pytester.runpytest_subprocess("--implementation=" + str(HOSTILE / "fork-bomb"), "--limit-memory=lots",
-                                          "--co", "-p", "no:cacheprovider")
+    wrong = run_certification("--implementation=" + str(HOSTILE / "fork-bomb"), "--limit-memory=lots",
+                              "--co", "-p", "no:cacheprovider", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
     assert "--limit-memory: a size in bytes (suffix K, M or G), not 'lots'" in wrong.stderr.str()
-    shown = pytester.runpytest_subprocess("--implementation=" + str(HOSTILE / "fork-bomb"), "--limit-memory=1G",
-                                          "--limit-cpu=33", "--co", "-p", "no:cacheprovider", "--report-dir=none")
+    shown = run_certification("--implementation=" + str(HOSTILE / "fork-bomb"), "--limit-memory=1G",
+                              "--limit-cpu=33", "--co", "-p", "no:cacheprovider", "--report-dir=none", cwd=pytester.path)
     assert "address space 1 GiB, CPU 33 s" in shown.stdout.str()
 
 

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, run_certification
 from sandbox_marks import contained
 
 from asr_conformance import CORPUS_DIR
@@ -185,8 +186,8 @@ def test_fuzz_examples_are_named_by_digest(tmp_path: Path) -> None:
 
 
 def test_reads_verdict_from_path_fails_certification(pytester: pytest.Pytester) -> None:
-    result = pytester.runpytest_subprocess(
+    result = run_certification(
         f"--implementation={HOSTILE / 'reads-verdict-from-path'}", "-p", "no:cacheprovider", "-m", "corpus",
-        "-k", "ASR-164 or ASR-260")
+        "-k", "ASR-164 or ASR-260", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
     assert "FAILED" in result.stdout.str()
     result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])

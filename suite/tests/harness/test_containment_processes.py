@@ -16,7 +16,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import pytest
-from certifying import Certify
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certify, run_certification
 from sandbox_marks import contained, machine_facts_forgotten
 
 from asr_conformance.harness import containment, limits
@@ -183,8 +183,8 @@ def test_a_manifest_timeout_is_finite_and_capped(tmp_path: Path, value: str) -> 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-1", "1e9"])
 def test_asr_timeout_is_finite_and_capped(pytester: pytest.Pytester, value: str) -> None:
-    result = pytester.runpytest_subprocess(f"--implementation={MISBEHAVING / 'hangs'}", f"--asr-timeout={value}",
-                                           "-p", "no:cacheprovider")
+    result = run_certification(f"--implementation={MISBEHAVING / 'hangs'}", f"--asr-timeout={value}",
+                               "-p", "no:cacheprovider", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--asr-timeout" in result.stderr.str()
 
@@ -270,9 +270,9 @@ def test_under_xdist_no_worker_sees_another_workers_staging(pytester: pytest.Pyt
                      "run = Path(sys.argv[1]).parents[4]\n"
                      "sys.exit(0 if len(os.listdir(run)) == 1 else 3)\n")
     probe.chmod(0o755)
-    result = pytester.runpytest_subprocess(f"--implementation={probe}", "-n", "2", "--sandbox=bwrap",
-                                           "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164 and valid-",
-                                           "--report-dir=none")
+    result = run_certification(f"--implementation={probe}", "-n", "2", "--sandbox=bwrap",
+                               "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164 and valid-",
+                               "--report-dir=none", cwd=pytester.path)
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) >= 3 and "exit status 3" not in result.stdout.str()
 
@@ -283,7 +283,9 @@ def test_under_xdist_no_worker_sees_another_workers_staging(pytester: pytest.Pyt
 def test_a_certification_run_leaves_nothing_running(pytester: pytest.Pytester, tag: str, name: str,
                                                     sandbox_option: str) -> None:
     """No case waits for the daemon: one that did would time out ("no exit within 60 s"), not pass; the limit is
-    generous so that a busy machine's slow start is no timeout (the daemon sleeps an hour)."""
+    generous so that a busy machine's slow start is no timeout (the daemon sleeps an hour).  The run is a fresh
+    interpreter started by this process, as a vendor's is: forked from the preloaded server (``certify``) instead,
+    the daemon of daemonizes-and-holds-stdout outlives a run under --sandbox=none."""
     result = pytester.runpytest_subprocess(
         f"--implementation={HOSTILE / name}", "--timeout=60", "--pass-env=ASR_LEFTOVER_TAG", "-n", "2",
         f"--sandbox={sandbox_option}", "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164",
