@@ -13,6 +13,7 @@ has exited the case ends at once, whoever still holds its stdout.
 from __future__ import annotations
 
 import os
+import re
 import selectors
 import signal
 import subprocess
@@ -21,7 +22,7 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.harness import containment, limits, mounts
+from asr_conformance.harness import containment, limits, mounts, sandbox
 from asr_conformance.harness.containment import Box, Policy
 from asr_conformance.harness.limits import Limits, ProcessGroup
 
@@ -278,11 +279,36 @@ class Finished:
     limit: str = ""
 
 
+#: What bwrap says when it cannot make a mount point (for a file or folder it was told to cover).
+_MOUNT_POINT_FAILED = re.compile(r"^bwrap: Can't (?:create file at|mkdir) (/[^:\n]*):", re.MULTILINE)
+
+
+def vanished_mount_point(failure: str) -> bool:
+    """Whether the sandbox failed only because an entry it was told to cover is gone since it was listed (a
+    root-only file of the machine removed between the listing and the start): the machine changed, the
+    implementation did nothing, so the start is tried again on a fresh listing."""
+    found = _MOUNT_POINT_FAILED.search(failure.removeprefix("the sandbox (bwrap) could not run the implementation: "))
+    return found is not None and not os.path.lexists(found.group(1))
+
+
 def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
                 env: Mapping[str, str] | None = None, stdout_limit: int = STDOUT_LIMIT,
                 box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = (),
                 policy: Policy | None = None) -> Finished:
-    """Run one process to completion within ``timeout`` seconds, bounded output."""
+    """Run one process to completion within ``timeout`` seconds, bounded output; a start the machine's own
+    churn spoiled (``vanished_mount_point``) is made once more, within what is left of the time."""
+    deadline = time.monotonic() + timeout
+    finished = _run_bounded(command, timeout, cwd, env, stdout_limit, box, writable, pass_env, policy)
+    left = deadline - time.monotonic()
+    if finished.failure and left > 0 and vanished_mount_point(finished.failure):
+        sandbox.forget_root_only()
+        finished = _run_bounded(command, left, cwd, env, stdout_limit, box, writable, pass_env, policy)
+    return finished
+
+
+def _run_bounded(command: Sequence[str], timeout: float, cwd: str | None, env: Mapping[str, str] | None,
+                 stdout_limit: int, box: Box | None, writable: Iterable[str], pass_env: Iterable[str],
+                 policy: Policy | None) -> Finished:
     child = spawn(command, cwd, subprocess.DEVNULL, env, box, writable, pass_env, policy)
     collected = bytearray()
     flooded = timed_out = False

@@ -177,6 +177,11 @@ def root_only_entries(trees: tuple[str, ...] = MASKED_TREES) -> tuple[tuple[str,
     return listing
 
 
+def forget_root_only() -> None:
+    """Drop the kept listings: an entry listed is gone (``processes.vanished_mount_point``)."""
+    _root_only.clear()
+
+
 def _mtime(path: str) -> float:
     try:
         return os.stat(path).st_mtime

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
 import threading
 import time
 from pathlib import Path
 
 import pytest
+from sandbox_marks import needs_sandbox
 
-from asr_conformance.harness import containment
+from asr_conformance.harness import containment, processes, sandbox
 
 
 def test_removing_a_folder_that_is_gone_leaves_its_parent_alone(tmp_path: Path) -> None:
@@ -55,3 +57,53 @@ def test_staging_is_removed_even_while_another_thread_still_writes_in_it(
     containment.remove_staging(patience=5.0)
     thread.join()
     assert not staging.exists()
+
+
+# --- the machine changing under a start ----------------------------------------------------------
+
+
+def test_a_mount_point_that_vanished_is_told_apart_from_other_sandbox_failures(tmp_path: Path) -> None:
+    gone, there = tmp_path / "gone", tmp_path / "there"
+    there.write_text("x")
+    prefix = "the sandbox (bwrap) could not run the implementation: "
+    assert processes.vanished_mount_point(f"{prefix}bwrap: Can't create file at {gone}: Read-only file system")
+    assert processes.vanished_mount_point(f"{prefix}bwrap: Can't mkdir {gone}: Read-only file system")
+    assert not processes.vanished_mount_point(f"{prefix}bwrap: Can't create file at {there}: Read-only file system")
+    assert not processes.vanished_mount_point(f"{prefix}bwrap: execvp ./x: No such file or directory")
+
+
+@needs_sandbox
+def test_bubblewrap_names_the_mount_point_it_could_not_make() -> None:
+    """The wording the retry reads is bubblewrap's own: a covered entry missing from a read-only folder."""
+    missing = "/etc/asr-conformance-no-such-entry"
+    assert not os.path.lexists(missing)
+    said = subprocess.run([sandbox.executable() or "bwrap", "--ro-bind", "/", "/", "--ro-bind", "/dev/null", missing,
+                           "true"], capture_output=True, text=True, timeout=30)
+    assert said.returncode == 1 and processes.vanished_mount_point(said.stderr), said.stderr
+
+
+SPOILED = "bwrap: Can't create file at {gone}: Read-only file system"
+OTHER = "bwrap: execvp x: No such file or directory"
+
+
+@pytest.mark.parametrize(("first", "starts"), [(SPOILED, 2), (OTHER, 1), ("", 1)], ids=["vanished-entry", "other", "ran"])
+def test_a_start_spoiled_by_a_vanished_entry_is_made_once_more(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                                               first: str, starts: int) -> None:
+    """A root-only file of the machine removed between the listing and bwrap's start failed the case as the
+    implementation's crash; now the listing is made anew and the start tried again, once, and only then."""
+    answered = processes.Finished(0, b"ok", "")
+    said = first.format(gone=tmp_path / "gone")
+    script = iter((processes.Finished(None, b"", "", failure=f"the sandbox (bwrap) could not run the implementation: {said}")
+                   if said else answered, answered))
+    timeouts: list[float] = []
+    forgotten: list[bool] = []
+
+    def fake(command: object, timeout: float, *rest: object) -> processes.Finished:
+        timeouts.append(timeout)
+        return next(script)
+
+    monkeypatch.setattr(processes, "_run_bounded", fake)
+    monkeypatch.setattr(sandbox, "forget_root_only", lambda: forgotten.append(True))
+    finished = processes.run_bounded(["x"], 5.0)
+    assert len(timeouts) == starts and forgotten == [True] * (starts - 1) and all(t <= 5.0 for t in timeouts)
+    assert (finished is answered) == (first != OTHER)
