@@ -742,19 +742,29 @@ def _subreaper_possible() -> bool:
     return sys.platform.startswith("linux") and os.path.isdir("/proc")
 
 
-@cache
-def become_subreaper() -> bool:
-    """Make this process adopt orphaned descendants (Linux), so the sweep can find them."""
-    if not _subreaper_possible():
-        return False
-    try:
-        import ctypes
+#: The process (pid) that made itself a subreaper, and whether it could.
+_subreaper: tuple[int, bool] | None = None
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        value: bool = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
-        return value
-    except (OSError, AttributeError):
-        return False
+
+def become_subreaper() -> bool:
+    """Make this process adopt orphaned descendants (Linux), so the sweep can find them.
+
+    Done once per process: the setting is cleared in a forked child, so a run forked from a process that
+    had made itself one (a server that forks runs) makes itself one again."""
+    global _subreaper
+    if _subreaper is not None and _subreaper[0] == os.getpid():
+        return _subreaper[1]
+    value = False
+    if _subreaper_possible():
+        try:
+            import ctypes
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            value = libc.prctl(_PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            value = False
+    _subreaper = (os.getpid(), value)
+    return value
 
 
 @cache

@@ -154,7 +154,10 @@ class PreloadedPytest:
     """This process's ``preloaded_pytest.py`` server: each run is a child forked from it (see its docstring)."""
 
     def __init__(self) -> None:
-        environment = {key: value for key, value in os.environ.items() if key not in (*OUTER_VARIABLES, "PYTHONPATH")}
+        # Each run gets its own environment when it is forked; the server keeps none of a test's own variables
+        # (ASR_*), or a test that finds its leftovers by a variable would find the server, started during it.
+        environment = {key: value for key, value in os.environ.items()
+                       if key not in (*OUTER_VARIABLES, "PYTHONPATH") and not key.startswith("ASR_")}
         self.process = subprocess.Popen([sys.executable, str(Path(__file__).with_name("preloaded_pytest.py"))],
                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=environment, text=True,
                                         cwd=os.path.dirname(os.path.abspath(__file__)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
+import sys
 import threading
 import time
 from pathlib import Path
@@ -107,3 +108,21 @@ def test_a_start_spoiled_by_a_vanished_entry_is_made_once_more(monkeypatch: pyte
     finished = processes.run_bounded(["x"], 5.0)
     assert len(timeouts) == starts and forgotten == [True] * (starts - 1) and all(t <= 5.0 for t in timeouts)
     assert (finished is answered) == (first != OTHER)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the subreaper is a Linux process attribute")
+def test_a_forked_run_makes_itself_a_subreaper_again() -> None:
+    """The setting is cleared in a forked child: a run forked from a process that had made itself a subreaper must
+    ask again, or its implementations' orphans go to the parent and escape the sweep."""
+    import ctypes
+
+    assert containment.become_subreaper()
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child's verdict is its exit status
+        status = ctypes.c_int(0)
+        libc = ctypes.CDLL(None, use_errno=True)
+        containment.become_subreaper()
+        libc.prctl(37, ctypes.byref(status), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
+        os._exit(0 if status.value == 1 else 3)
+    _, code = os.waitpid(child, 0)
+    assert os.waitstatus_to_exitcode(code) == 0, "the forked child is no subreaper"

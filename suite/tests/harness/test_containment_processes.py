@@ -283,13 +283,12 @@ def test_under_xdist_no_worker_sees_another_workers_staging(pytester: pytest.Pyt
 def test_a_certification_run_leaves_nothing_running(pytester: pytest.Pytester, tag: str, name: str,
                                                     sandbox_option: str) -> None:
     """No case waits for the daemon: one that did would time out ("no exit within 60 s"), not pass; the limit is
-    generous so that a busy machine's slow start is no timeout (the daemon sleeps an hour).  The run is a fresh
-    interpreter started by this process, as a vendor's is: forked from the preloaded server (``certify``) instead,
-    the daemon of daemonizes-and-holds-stdout outlives a run under --sandbox=none."""
-    result = pytester.runpytest_subprocess(
+    generous so that a busy machine's slow start is no timeout (the daemon sleeps an hour).  The run is forked
+    from the preloaded server (``run_certification``), as the project's runs are."""
+    result = run_certification(
         f"--implementation={HOSTILE / name}", "--timeout=60", "--pass-env=ASR_LEFTOVER_TAG", "-n", "2",
         f"--sandbox={sandbox_option}", "-p", "no:cacheprovider", "-m", "corpus", "-k", "ASR-164",
-        "--report-dir=none")
+        "--report-dir=none", cwd=pytester.path)
     assert "passed" in result.parseoutcomes()
     assert "no exit within" not in result.stdout.str()
     assert leftovers(tag) == []
