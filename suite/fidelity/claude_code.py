@@ -52,10 +52,12 @@ from typing import Any
 
 from asr_conformance.fidelity.facts import (
     ABSENT,
+    PERMISSION_PROVENANCE,
     NativeCall,
     NativeConfig,
     NativeHook,
     NativeMessage,
+    NativePermission,
     NativeQuestion,
     NativeResult,
     NativeSubagent,
@@ -105,6 +107,11 @@ ANSWERED = "User has answered your questions:"
 #: Placeholder text Claude Code writes for an empty response; a converter may leave it out.
 PLACEHOLDERS = frozenset({"(no content)"})
 ANY_DECIDER = frozenset({"*"})
+#: The text Claude Code returns to the model when the person refuses a tool use at its permission prompt
+#: (followed, when the person typed one, by what they said). It records a request shown and a refusal.
+REJECTED_PREFIX = "The user doesn't want to proceed with this tool use."
+#: The decisions a person's refusal at the prompt is consistent with; the transcript does not say which.
+REFUSALS = frozenset({"reject_once", "reject_always"})
 
 
 def _excerpt(line: bytes | str) -> str:
@@ -237,6 +244,8 @@ class _Reading:
         self.call_responses: list[str | None] = []
         self.transitions: list[NativeTransition] = []
         self.hooks: list[NativeHook] = []
+        #: Approvals: refusals at the permission prompt, and decisions that lines about one tool use speak of.
+        self.permissions: list[NativePermission] = []
         #: Side conversations by the uuid of their first line: where, agentId, calls, message uuids, prompt.
         self.chains: dict[str, dict[str, Any]] = {}
         self.chain_of: dict[str, str] = {}  # a sidechain line's uuid -> the first line of its conversation
@@ -273,6 +282,7 @@ class _Reading:
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
         facts.transitions = tuple(self.transitions)
         facts.hooks = tuple(self.hooks)
+        facts.permissions = tuple(self.permissions)
         # A background shell's later reads (BashOutput) are not followed: its exit code and output not checked.
         facts.terminals = tuple(NativeTerminal(where, call_id, task, details_read=False)
                                 for call_id, (where, task) in self.background.items())
@@ -311,7 +321,7 @@ class _Reading:
             self.message_line(number, where, raw, line, ts)
         elif kind == "progress":
             self.progress(line)
-            self.decision_near(raw, line)
+            self.decision_near(where, raw, line)
             self.hook(where, line)
         elif kind == "file-history-snapshot":
             snapshot = line.get("snapshot")
@@ -319,7 +329,7 @@ class _Reading:
                 self.timestamp(number, snapshot.get("timestamp"), required=False)
             self.skipped[kind] += 1
         else:
-            self.decision_near(raw, line)
+            self.decision_near(where, raw, line)
             self.skipped[f"{kind}:{line.get('subtype')}" if "subtype" in line else kind] += 1
             if kind in TRANSITION_LINES:
                 self.transition(where, line, ts)
@@ -363,7 +373,7 @@ class _Reading:
         prompt = line.get("promptId")
         self.transitions.append(NativeTransition(where=where, turn_id=prompt if isinstance(prompt, str) else None, ts=ts))
 
-    def decision_near(self, raw: bytes, line: dict[str, Any]) -> None:
+    def decision_near(self, where: Where, raw: bytes, line: dict[str, Any]) -> None:
         """A hook, attachment or system line that speaks of a decision for one tool use (ASR-270).
 
         Which decider such a line establishes is not documented, so any ``decidedBy`` for that call
@@ -372,6 +382,10 @@ class _Reading:
         tool = line.get("toolUseID")
         if isinstance(tool, str) and b"ecision" in raw:
             self.facts.decided_by[tool] = ANY_DECIDER
+            # What the decision was, and its decider, rule or review, is not documented: any of them passes.
+            self.permissions.append(NativePermission(
+                where, tool, decisions=frozenset(), decided_by=ANY_DECIDER,
+                provenance=frozenset(PERMISSION_PROVENANCE)))
 
     def timestamp(self, number: int, value: Any, required: bool = True) -> str | None:
         if value is None:
@@ -533,6 +547,12 @@ class _Reading:
         if isinstance(native, str) and native in self.background and isinstance(raw, dict) \
                 and isinstance(raw.get("backgroundTaskId"), str):
             self.background[native] = (self.background[native][0], raw["backgroundTaskId"])
+        if isinstance(native, str) and is_error is True and any(t.startswith(REJECTED_PREFIX) for t in texts):
+            # The person refused the call at the permission prompt: a request shown and decided (ASR-279, ASR-157),
+            # by the person (ASR-270). Nothing else about the request (title, options, rule) is recorded.
+            self.permissions.append(NativePermission(
+                where, native, request_recorded=True, status="resolved", decisions=REFUSALS,
+                decided_by=frozenset({"user"})))
         if isinstance(native, str):
             answers = _answers(raw, texts)
             if answers is not None:
