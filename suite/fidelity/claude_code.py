@@ -35,6 +35,11 @@ faithful converter must preserve. What the format is, as learned from real trans
   are change points whose values are not read. Background shells (``run_in_background``) are the
   processes whose lifecycle the transcript records (``terminals``). Side conversations
   (``isSidechain`` chains of ``parentUuid``; a subagent file is one) are ``subagents``.
+* Approvals (ASR-279, 157, 270): a ``tool_result`` with ``is_error`` whose text is the refusal at the
+  permission prompt (``The user doesn't want to proceed with this tool use.``, the person's words
+  after it when they typed some) is a request shown and refused by the person; nothing else about
+  the request is recorded. A hook, attachment or system line with ``toolUseID`` that speaks of a
+  decision allows any decision, decider, rule and reviews for that call.
 * Transitions (ASR-169): ``system`` and ``queue-operation`` lines, interrupt markers and the
   harness's own API-error replies are where the transcript records a change of status, without
   saying which; a ``state`` record elsewhere (at a prompt, at a reply) is synthesized.
