@@ -40,6 +40,8 @@ faithful converter must preserve. What the format is, as learned from real trans
   after it when they typed some) is a request shown and refused by the person; nothing else about
   the request is recorded. A hook, attachment or system line with ``toolUseID`` that speaks of a
   decision allows any decision, decider, rule and reviews for that call.
+* Triggers (ASR-186): the strings a ``turnOrigin`` member holds, wherever a line has one; none of
+  the transcripts the suite knows has one, so a ``trigger`` in their streams is invented.
 * Transitions (ASR-169): ``system`` and ``queue-operation`` lines, interrupt markers and the
   harness's own API-error replies are where the transcript records a change of status, without
   saying which; a ``state`` record elsewhere (at a prompt, at a reply) is synthesized.
@@ -72,6 +74,7 @@ from asr_conformance.fidelity.facts import (
     SourceFacts,
     Timing,
     Where,
+    strings_under,
 )
 from asr_conformance.fidelity.timestamps import parse_instant
 from asr_conformance.vocabulary.strict_json import no_constant
@@ -117,6 +120,8 @@ ANY_DECIDER = frozenset({"*"})
 REJECTED_PREFIX = "The user doesn't want to proceed with this tool use."
 #: The decisions a person's refusal at the prompt is consistent with; the transcript does not say which.
 REFUSALS = frozenset({"reject_once", "reject_always"})
+#: The member in which Claude Code records what started a turn (a scheduled task's ``scheduled``...).
+TRIGGER_KEYS = frozenset({"turnOrigin"})
 
 
 def _excerpt(line: bytes | str) -> str:
@@ -251,6 +256,7 @@ class _Reading:
         self.hooks: list[NativeHook] = []
         #: Approvals: refusals at the permission prompt, and decisions that lines about one tool use speak of.
         self.permissions: list[NativePermission] = []
+        self.triggers: set[str] = set()
         #: Side conversations by the uuid of their first line: where, agentId, calls, message uuids, prompt.
         self.chains: dict[str, dict[str, Any]] = {}
         self.chain_of: dict[str, str] = {}  # a sidechain line's uuid -> the first line of its conversation
@@ -288,6 +294,7 @@ class _Reading:
         facts.transitions = tuple(self.transitions)
         facts.hooks = tuple(self.hooks)
         facts.permissions = tuple(self.permissions)
+        facts.triggers = frozenset(self.triggers)
         # A background shell's later reads (BashOutput) are not followed: its exit code and output not checked.
         facts.terminals = tuple(NativeTerminal(where, call_id, task, details_read=False)
                                 for call_id, (where, task) in self.background.items())
@@ -319,6 +326,8 @@ class _Reading:
                 self.configs[index] = replace(self.configs[index], other_ts=self.configs[index].other_ts | {ts})
             self.untimed.clear()
         self.config(where, raw, line, ts)
+        if b'"turnOrigin"' in raw:
+            self.triggers |= strings_under(line, TRIGGER_KEYS)
         if ts is not None:
             self.last_time = ts
         kind = line["type"]

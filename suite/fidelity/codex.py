@@ -31,6 +31,9 @@ they are read too. The witness reads what every faithful converter must keep:
   ``write_stdin``) no process lifecycle is recorded (``terminals`` empty); with them, terminals are
   not reported. Each ``turn_context`` is the configuration in force (model, effort, approval
   policy, sandbox), a change where it differs from the last (``configs``).
+- **Triggers** (ASR-186): the strings a ``turn_trigger`` or ``thread_source`` member holds, wherever
+  a line has one; none of the rollouts the suite knows has one, so a ``trigger`` in their streams
+  is invented.
 - **Exit codes** come only from ``exec_command_end.exit_code``, a number. "Exit code: N",
   "Process exited with code N" and ``{"metadata": {"exit_code": N}}`` inside an output
   string are text the model read, never an exit code (ASR-260).
@@ -65,6 +68,7 @@ from asr_conformance.fidelity.facts import (
     SourceFacts,
     Timing,
     Where,
+    strings_under,
 )
 from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 
@@ -86,6 +90,8 @@ FAILED = STATUS_WORDS["failed"]
 NO_REFUSAL = frozenset({"denied"})
 COMPLETED = STATUS_WORDS["completed"]
 #: The stream decisions a declined outcome is consistent with.
+#: The members in which Codex records what started a turn or a thread (ASR-186).
+TRIGGER_KEYS = frozenset({"turn_trigger", "thread_source"})
 REFUSALS = frozenset({"reject_once", "reject_always", "cancelled", "timeout"})
 #: Tool names of Codex's unified exec, whose sessions are processes that outlive a call.
 UNIFIED_EXEC = frozenset({"exec_command", "write_stdin"})
@@ -289,6 +295,8 @@ class _Reader:
         facts.optional_ids = frozenset(self.optional)
         facts.transitions = self._transitions()
         facts.permissions = self._refusals()
+        facts.triggers = frozenset(t for line in self.lines if any(f'"{k}"' in line.raw for k in TRIGGER_KEYS)
+                                   for t in strings_under(loads(line.raw), TRIGGER_KEYS))
         facts.configs = self._configs()
         # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
         # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).

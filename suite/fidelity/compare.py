@@ -63,6 +63,7 @@ class Checker(CallChecks, ResultChecks, MessageChecks, PermissionChecks, StateCh
         self.modes()
         self.configs()
         self.states()
+        self.triggers()
         self.hooks()
         self.terminals()
         self.subagents()

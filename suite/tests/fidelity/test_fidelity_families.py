@@ -388,3 +388,42 @@ def test_a_mode_that_differs_after_a_command_is_still_a_change() -> None:
     facts = claude_code.WITNESS.read(b"\n".join(json.dumps(line).encode() for line in lines))
     assert facts.configs is not None
     assert [(c.where.line, c.change) for c in facts.configs] == [(1, False), (2, True), (3, True)]
+
+
+# --- triggers -----------------------------------------------------------------------------------------
+
+
+SCHEDULED = {"type": "message", "turnId": "t1", "role": "user", "trigger": {"kind": "schedule", "native": "scheduled"}}
+
+
+def test_a_trigger_comes_only_from_a_value_the_source_records() -> None:
+    none = SourceFacts(format="x", triggers=frozenset())
+    assert _rules(none, SCHEDULED) == ["ASR-186"]
+    assert _rules(none, {**SCHEDULED, "trigger": {"kind": "schedule"}}) == ["ASR-186"]  # a kind from nothing
+    header_trigger = [{**_stream()[0], "trigger": {"kind": "schedule"}}]
+    assert [f.rule for f in check_fidelity(none, header_trigger)] == ["ASR-186"]
+    assert _rules(none, {"type": "compaction", "turnId": "t1", "trigger": "auto"}) == []  # the compaction's own
+    recorded = SourceFacts(format="x", triggers=frozenset({"scheduled"}))
+    assert _rules(recorded, SCHEDULED) == []
+    assert _rules(recorded, {**SCHEDULED, "trigger": {"kind": "schedule", "native": "cron"}}) == ["ASR-186"]
+    scored, reported = observe_fidelity(recorded, _stream({**SCHEDULED, "trigger": {"kind": "schedule"}}))
+    assert scored == [] and [f.rule for f in reported] == ["trigger"]  # which mapping gave the kind: not checked
+    # An unreporting pack checks no trigger: the reading is what catches an invented one.
+    assert _rules(SourceFacts(format="x"), SCHEDULED) == []
+
+
+def test_the_witnesses_read_trigger_values_wherever_a_line_records_them() -> None:
+    data = FIX_PARSER.read_bytes()
+    assert claude_code.WITNESS.read(data).triggers == frozenset()
+    line = json.loads(data.split(b"\n")[0])
+    for origin in ("scheduled", {"kind": "scheduled", "taskId": "8c41d2e7"}):
+        marked = json.dumps({**line, "turnOrigin": origin}).encode() + b"\n" + data
+        assert "scheduled" in (claude_code.WITNESS.read(marked).triggers or ())
+    for path in sorted(CODEX.glob("*.jsonl")):
+        assert codex.WITNESS.read(path.read_bytes()).triggers == frozenset(), path.name
+    rollout = (CODEX / "user-shell-bare-patch-aborted.jsonl").read_bytes()
+    event = (b'{"timestamp":"2026-01-01T00:00:09.000Z","type":"event_msg","payload":{"type":"task_started",'
+             b'"turn_id":"t9","turn_trigger":"automation"}}\n')
+    assert codex.WITNESS.read(rollout.rstrip(b"\n") + b"\n" + event).triggers == {"automation"}
+    bad: Any = ["automation"]
+    assert "SourceFacts.triggers" in str(malformed(SourceFacts(format="x", triggers=bad)))

@@ -41,6 +41,7 @@ SEEDED = {
     "cc-invents-model-changes": "ASR-172",
     "cc-drops-refusal-permissions": "ASR-157",
     "cc-refusal-as-compact-permission": "ASR-279",
+    "cc-invents-trigger": "ASR-186",
 }
 
 

@@ -52,6 +52,7 @@ CATCHES = {
     "cc-flattens-nested-calls": ("code-caller", "ASR-157"),
     "cc-invents-hook-exit-codes": ("plain", "ASR-287"),
     "cc-invents-terminals": ("calls", "ASR-291"),
+    "cc-invents-trigger": ("plain", "ASR-186"),
     "cc-invents-model-changes": ("plain", "ASR-172"),
     "cc-kind-from-input": ("calls", "ASR-253"),
     "cc-lowercases-tool-names": ("calls", "ASR-252"),
