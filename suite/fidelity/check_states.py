@@ -1,6 +1,6 @@
 """Fidelity checks of states, turns and hooks: a state record only for a transition the source records,
 each at most once, its turnId and stopReason not contradicting it (ASR-169); a trigger only from a value the
-source records (ASR-186); a hook's execution details only as recorded (ASR-287)."""
+source records (ASR-186); a state's parentTurn and rootTurn only as recorded (ASR-183); a hook's execution details only as recorded (ASR-287)."""
 
 from __future__ import annotations
 
@@ -58,6 +58,26 @@ class StateChecks(CheckerBase):
                  f"state {clip(str(record.get('state')))}{turn} at {record.get('ts', 'no time')} is not a transition "
                  f"the source records ({recorded}); state records are never synthesized from message boundaries or "
                  f"timing", record=record)
+
+    def turn_links(self) -> None:
+        """ASR-183: a state's ``parentTurn`` and ``rootTurn`` come from a link the source records for that turn,
+        never from timing or order. Other links, attempts and error details are not checked here."""
+        links = self.facts.turn_links
+        if links is None:
+            return  # the pack does not say which turn links its source records
+        for record in self.stream.records:
+            if record.get("type") != "state":
+                continue
+            for member in ("parentTurn", "rootTurn"):
+                link = record.get(member)
+                linked = link.get("turnId") if isinstance(link, dict) else None
+                if linked is None:
+                    continue
+                if (record.get("turnId"), member, linked) not in links:
+                    self.add("ASR-183", "nothing-invented",
+                             f"state for turn {clip(str(record.get('turnId')))} has {member} turn "
+                             f"{clip(str(linked))}, a link the source does not record for that turn; turn links come "
+                             f"only from the source, never from timing or order", record=record)
 
     def triggers(self) -> None:
         """ASR-186: a turn's or the header's ``trigger`` comes from the source: its ``native`` is a value the source

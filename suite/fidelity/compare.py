@@ -64,6 +64,7 @@ class Checker(CallChecks, ResultChecks, MessageChecks, PermissionChecks, StateCh
         self.configs()
         self.states()
         self.triggers()
+        self.turn_links()
         self.hooks()
         self.terminals()
         self.subagents()

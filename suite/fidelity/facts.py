@@ -342,6 +342,10 @@ class SourceFacts:
     #: ``turnOrigin``, Codex's ``turn_trigger`` and ``thread_source``), tri-state: ``None`` not reported;
     #: empty: none recorded, so every ``trigger`` is invented; else a trigger's ``native`` is one of them (ASR-186).
     triggers: frozenset[str] | None = None
+    #: The turn links the source records (ASR-183), tri-state: ``None`` not reported; else each link as
+    #: ``(turn ID, member, linked turn ID)`` with member ``parentTurn`` or ``rootTurn`` (Codex's ``parent_turn_id``,
+    #: ``root_turn_id`` on a line of that turn); a state's ``parentTurn`` or ``rootTurn`` must be one of them.
+    turn_links: frozenset[tuple[str, str, str]] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

@@ -427,3 +427,29 @@ def test_the_witnesses_read_trigger_values_wherever_a_line_records_them() -> Non
     assert codex.WITNESS.read(rollout.rstrip(b"\n") + b"\n" + event).triggers == {"automation"}
     bad: Any = ["automation"]
     assert "SourceFacts.triggers" in str(malformed(SourceFacts(format="x", triggers=bad)))
+
+
+# --- turn links ---------------------------------------------------------------------------------------
+
+
+PARENTED = {"type": "state", "turnId": "t2", "state": "running", "parentTurn": {"turnId": "t1"}}
+
+
+def test_a_turn_link_comes_only_from_the_source() -> None:
+    recorded = SourceFacts(format="x", turn_links=frozenset({("t2", "parentTurn", "t1")}))
+    assert _rules(recorded, PARENTED) == []
+    assert _rules(recorded, {**PARENTED, "parentTurn": {"turnId": "t0"}}) == ["ASR-183"]
+    assert _rules(recorded, {**PARENTED, "rootTurn": {"turnId": "t1"}}) == ["ASR-183"]  # recorded as the parent only
+    assert _rules(SourceFacts(format="x", turn_links=frozenset()), PARENTED) == ["ASR-183"]
+    assert _rules(SourceFacts(format="x"), PARENTED) == []  # not reported: the reading is what catches it
+    bad: Any = {("t2", "parentTurn")}
+    assert "SourceFacts.turn_links" in str(malformed(SourceFacts(format="x", turn_links=bad)))
+
+
+def test_codex_reads_turn_links_beside_a_turn_id() -> None:
+    rollout = (CODEX / "user-shell-bare-patch-aborted.jsonl").read_bytes()
+    assert codex.WITNESS.read(rollout).turn_links == frozenset()
+    event = (b'{"timestamp":"2026-01-01T00:00:09.000Z","type":"event_msg","payload":{"type":"task_started",'
+             b'"turn_id":"t9","parent_turn_id":"t8","root_turn_id":"t1"}}\n')
+    links = codex.WITNESS.read(rollout.rstrip(b"\n") + b"\n" + event).turn_links
+    assert links == {("t9", "parentTurn", "t8"), ("t9", "rootTurn", "t1")}
