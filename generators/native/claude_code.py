@@ -70,6 +70,10 @@ INTERRUPTED_TOOL = "[Request interrupted by user for tool use]"
 REJECTED = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file "
             "edit, the new_string was NOT written to the file). STOP what you are doing and wait for the user to "
             "tell you how to proceed.")
+#: The refusal when the person typed words for the agent; the words follow it.
+REJECTED_WITH_WORDS = ("The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was "
+                       "a file edit, the new_string was NOT written to the file). To tell you how to proceed, the user "
+                       "said:\n")
 CLAUDE_LINE_TYPES = frozenset({
     "user", "assistant", "system", "summary", "progress", "file-history-snapshot", "queue-operation",
     "permission-mode", "attachment", "custom-title", "last-prompt",
@@ -460,8 +464,9 @@ def interrupted(s: Session, draw: st.DrawFn) -> None:
     s.prompt()
     tool, _ = _everyday(s, draw)
     source = s.response([*_preamble(s, draw), s.call_block(tool)])[-1]
-    if draw(st.booleans()):
-        outcome = ResultEntry(tool.call_id, REJECTED, True, f"Error: {REJECTED}" if draw(st.booleans()) else "User rejected tool use")
+    if draw(st.booleans()):  # refused at the permission prompt, sometimes with the person's words
+        text = REJECTED if draw(st.booleans()) else f"{REJECTED_WITH_WORDS}{draw(prose)}"
+        outcome = ResultEntry(tool.call_id, text, True, f"Error: {text}" if draw(st.booleans()) else "User rejected tool use")
     else:
         raw = {"stdout": draw(output_text), "stderr": "", "interrupted": True, "isImage": False}
         outcome = ResultEntry(tool.call_id, INTERRUPTED_TOOL, True, raw)

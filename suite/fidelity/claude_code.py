@@ -35,6 +35,13 @@ faithful converter must preserve. What the format is, as learned from real trans
   are change points whose values are not read. Background shells (``run_in_background``) are the
   processes whose lifecycle the transcript records (``terminals``). Side conversations
   (``isSidechain`` chains of ``parentUuid``; a subagent file is one) are ``subagents``.
+* Approvals (ASR-279, 157, 270): a ``tool_result`` with ``is_error`` whose text is the refusal at the
+  permission prompt (``The user doesn't want to proceed with this tool use.``, the person's words
+  after it when they typed some) is a request shown and refused by the person; nothing else about
+  the request is recorded. A hook, attachment or system line with ``toolUseID`` that speaks of a
+  decision allows any decision, decider, rule and reviews for that call.
+* Triggers (ASR-186): the strings a ``turnOrigin`` member holds, wherever a line has one; none of
+  the transcripts the suite knows has one, so a ``trigger`` in their streams is invented.
 * Transitions (ASR-169): ``system`` and ``queue-operation`` lines, interrupt markers and the
   harness's own API-error replies are where the transcript records a change of status, without
   saying which; a ``state`` record elsewhere (at a prompt, at a reply) is synthesized.
@@ -52,10 +59,12 @@ from typing import Any
 
 from asr_conformance.fidelity.facts import (
     ABSENT,
+    PERMISSION_PROVENANCE,
     NativeCall,
     NativeConfig,
     NativeHook,
     NativeMessage,
+    NativePermission,
     NativeQuestion,
     NativeResult,
     NativeSubagent,
@@ -65,6 +74,7 @@ from asr_conformance.fidelity.facts import (
     SourceFacts,
     Timing,
     Where,
+    strings_under,
 )
 from asr_conformance.fidelity.timestamps import parse_instant
 from asr_conformance.vocabulary.strict_json import no_constant
@@ -105,6 +115,13 @@ ANSWERED = "User has answered your questions:"
 #: Placeholder text Claude Code writes for an empty response; a converter may leave it out.
 PLACEHOLDERS = frozenset({"(no content)"})
 ANY_DECIDER = frozenset({"*"})
+#: The text Claude Code returns to the model when the person refuses a tool use at its permission prompt
+#: (followed, when the person typed one, by what they said). It records a request shown and a refusal.
+REJECTED_PREFIX = "The user doesn't want to proceed with this tool use."
+#: The decisions a person's refusal at the prompt is consistent with; the transcript does not say which.
+REFUSALS = frozenset({"reject_once", "reject_always"})
+#: The member in which Claude Code records what started a turn (a scheduled task's ``scheduled``...).
+TRIGGER_KEYS = frozenset({"turnOrigin"})
 
 
 def _excerpt(line: bytes | str) -> str:
@@ -237,6 +254,9 @@ class _Reading:
         self.call_responses: list[str | None] = []
         self.transitions: list[NativeTransition] = []
         self.hooks: list[NativeHook] = []
+        #: Approvals: refusals at the permission prompt, and decisions that lines about one tool use speak of.
+        self.permissions: list[NativePermission] = []
+        self.triggers: set[str] = set()
         #: Side conversations by the uuid of their first line: where, agentId, calls, message uuids, prompt.
         self.chains: dict[str, dict[str, Any]] = {}
         self.chain_of: dict[str, str] = {}  # a sidechain line's uuid -> the first line of its conversation
@@ -273,6 +293,8 @@ class _Reading:
         facts.parent_links = {k: frozenset(v) for k, v in self.parent_links.items()}
         facts.transitions = tuple(self.transitions)
         facts.hooks = tuple(self.hooks)
+        facts.permissions = tuple(self.permissions)
+        facts.triggers = frozenset(self.triggers)
         # A background shell's later reads (BashOutput) are not followed: its exit code and output not checked.
         facts.terminals = tuple(NativeTerminal(where, call_id, task, details_read=False)
                                 for call_id, (where, task) in self.background.items())
@@ -304,6 +326,8 @@ class _Reading:
                 self.configs[index] = replace(self.configs[index], other_ts=self.configs[index].other_ts | {ts})
             self.untimed.clear()
         self.config(where, raw, line, ts)
+        if b'"turnOrigin"' in raw:
+            self.triggers |= strings_under(line, TRIGGER_KEYS)
         if ts is not None:
             self.last_time = ts
         kind = line["type"]
@@ -311,7 +335,7 @@ class _Reading:
             self.message_line(number, where, raw, line, ts)
         elif kind == "progress":
             self.progress(line)
-            self.decision_near(raw, line)
+            self.decision_near(where, raw, line)
             self.hook(where, line)
         elif kind == "file-history-snapshot":
             snapshot = line.get("snapshot")
@@ -319,7 +343,7 @@ class _Reading:
                 self.timestamp(number, snapshot.get("timestamp"), required=False)
             self.skipped[kind] += 1
         else:
-            self.decision_near(raw, line)
+            self.decision_near(where, raw, line)
             self.skipped[f"{kind}:{line.get('subtype')}" if "subtype" in line else kind] += 1
             if kind in TRANSITION_LINES:
                 self.transition(where, line, ts)
@@ -363,7 +387,7 @@ class _Reading:
         prompt = line.get("promptId")
         self.transitions.append(NativeTransition(where=where, turn_id=prompt if isinstance(prompt, str) else None, ts=ts))
 
-    def decision_near(self, raw: bytes, line: dict[str, Any]) -> None:
+    def decision_near(self, where: Where, raw: bytes, line: dict[str, Any]) -> None:
         """A hook, attachment or system line that speaks of a decision for one tool use (ASR-270).
 
         Which decider such a line establishes is not documented, so any ``decidedBy`` for that call
@@ -372,6 +396,10 @@ class _Reading:
         tool = line.get("toolUseID")
         if isinstance(tool, str) and b"ecision" in raw:
             self.facts.decided_by[tool] = ANY_DECIDER
+            # What the decision was, and its decider, rule or review, is not documented: any of them passes.
+            self.permissions.append(NativePermission(
+                where, tool, decisions=frozenset(), decided_by=ANY_DECIDER,
+                provenance=frozenset(PERMISSION_PROVENANCE)))
 
     def timestamp(self, number: int, value: Any, required: bool = True) -> str | None:
         if value is None:
@@ -533,6 +561,12 @@ class _Reading:
         if isinstance(native, str) and native in self.background and isinstance(raw, dict) \
                 and isinstance(raw.get("backgroundTaskId"), str):
             self.background[native] = (self.background[native][0], raw["backgroundTaskId"])
+        if isinstance(native, str) and is_error is True and any(t.startswith(REJECTED_PREFIX) for t in texts):
+            # The person refused the call at the permission prompt: a request shown and decided (ASR-279, ASR-157),
+            # by the person (ASR-270). Nothing else about the request (title, options, rule) is recorded.
+            self.permissions.append(NativePermission(
+                where, native, request_recorded=True, status="resolved", decisions=REFUSALS,
+                decided_by=frozenset({"user"})))
         if isinstance(native, str):
             answers = _answers(raw, texts)
             if answers is not None:

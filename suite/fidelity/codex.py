@@ -31,6 +31,12 @@ they are read too. The witness reads what every faithful converter must keep:
   ``write_stdin``) no process lifecycle is recorded (``terminals`` empty); with them, terminals are
   not reported. Each ``turn_context`` is the configuration in force (model, effort, approval
   policy, sandbox), a change where it differs from the last (``configs``).
+- **Turn links** (ASR-183): ``parent_turn_id`` and ``root_turn_id`` beside a ``turn_id`` in a
+  payload; none of the rollouts the suite knows has one, so a state's ``parentTurn`` or
+  ``rootTurn`` in their streams is invented.
+- **Triggers** (ASR-186): the strings a ``turn_trigger`` or ``thread_source`` member holds, wherever
+  a line has one; none of the rollouts the suite knows has one, so a ``trigger`` in their streams
+  is invented.
 - **Exit codes** come only from ``exec_command_end.exit_code``, a number. "Exit code: N",
   "Process exited with code N" and ``{"metadata": {"exit_code": N}}`` inside an output
   string are text the model read, never an exit code (ASR-260).
@@ -65,6 +71,7 @@ from asr_conformance.fidelity.facts import (
     SourceFacts,
     Timing,
     Where,
+    strings_under,
 )
 from asr_conformance.vocabulary.strict_json import fits, is_timestamp, loads
 
@@ -86,6 +93,10 @@ FAILED = STATUS_WORDS["failed"]
 NO_REFUSAL = frozenset({"denied"})
 COMPLETED = STATUS_WORDS["completed"]
 #: The stream decisions a declined outcome is consistent with.
+#: The members in which Codex records what started a turn or a thread (ASR-186).
+TRIGGER_KEYS = frozenset({"turn_trigger", "thread_source"})
+#: Codex's turn-link members and the state record members they are written as (ASR-183).
+TURN_LINKS = {"parent_turn_id": "parentTurn", "root_turn_id": "rootTurn"}
 REFUSALS = frozenset({"reject_once", "reject_always", "cancelled", "timeout"})
 #: Tool names of Codex's unified exec, whose sessions are processes that outlive a call.
 UNIFIED_EXEC = frozenset({"exec_command", "write_stdin"})
@@ -289,6 +300,9 @@ class _Reader:
         facts.optional_ids = frozenset(self.optional)
         facts.transitions = self._transitions()
         facts.permissions = self._refusals()
+        facts.turn_links = self._turn_links()
+        facts.triggers = frozenset(t for line in self.lines if any(f'"{k}"' in line.raw for k in TRIGGER_KEYS)
+                                   for t in strings_under(loads(line.raw), TRIGGER_KEYS))
         facts.configs = self._configs()
         # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
         # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
@@ -441,6 +455,20 @@ class _Reader:
         return tuple(NativePermission(line.where(), call_id, decisions=REFUSALS)
                      for call_id, line in self._outcomes().items()
                      if line.payload.get("status") in ("declined", "rejected"))
+
+    def _turn_links(self) -> frozenset[tuple[str, str, str]]:
+        """Each ``parent_turn_id`` and ``root_turn_id`` a line of a turn records, with that line's ``turn_id``
+        (ASR-183): the only turn links a state record of that turn may carry."""
+        links: set[tuple[str, str, str]] = set()
+        for line in self.lines:
+            if not any(f'"{key}"' in line.raw for key in TURN_LINKS):
+                continue
+            turn = _text(line.payload, "turn_id")
+            for key, member in TURN_LINKS.items():
+                linked = _text(line.payload, key)
+                if turn and linked:
+                    links.add((turn, member, linked))
+        return frozenset(links)
 
     def _transitions(self) -> tuple[NativeTransition, ...]:
         """Turn starts, ends and aborts, errors and shutdown, as recorded (ASR-169); an abort's reason is

@@ -63,6 +63,8 @@ class Checker(CallChecks, ResultChecks, MessageChecks, PermissionChecks, StateCh
         self.modes()
         self.configs()
         self.states()
+        self.triggers()
+        self.turn_links()
         self.hooks()
         self.terminals()
         self.subagents()

@@ -41,7 +41,10 @@ TEXT_MEMBERS = frozenset({
     "error", "details", "response", "llmContent", "returnDisplay", "thought", "subject",
 })
 #: Openings of text an agent writes itself, which a witness may recognise by its words: kept whole.
-KEPT_OPENINGS = ("<", "{", "[", "(no content)", "User has answered", "Caveat:", "# AGENTS.md", "Warmup")
+KEPT_OPENINGS = (
+    "<", "{", "[", "(no content)", "User has answered", "Caveat:", "# AGENTS.md", "Warmup",
+    "The user doesn't want to proceed",  # Claude Code's refusal at its permission prompt
+)
 #: A JSON string (its body in group 1), and whether a colon follows (a key).
 _STRING = re.compile(r'"([^"\\]*+(?:\\.[^"\\]*+)*+)"(\s*:)?')
 #: In a raw JSON string body: an escape (kept) or a run of letters and digits.

@@ -338,6 +338,14 @@ class SourceFacts:
     #: The configuration the source records, tri-state: ``None`` not reported (only ``permission_modes``
     #: checked); ``()`` none (every ``config_change`` without ``snapshot`` is invented, ASR-172); else each point.
     configs: tuple[NativeConfig, ...] | None = None
+    #: The native trigger values the source records (every string under its trigger members: Claude Code's
+    #: ``turnOrigin``, Codex's ``turn_trigger`` and ``thread_source``), tri-state: ``None`` not reported;
+    #: empty: none recorded, so every ``trigger`` is invented; else a trigger's ``native`` is one of them (ASR-186).
+    triggers: frozenset[str] | None = None
+    #: The turn links the source records (ASR-183), tri-state: ``None`` not reported; else each link as
+    #: ``(turn ID, member, linked turn ID)`` with member ``parentTurn`` or ``rootTurn`` (Codex's ``parent_turn_id``,
+    #: ``root_turn_id`` on a line of that turn); a state's ``parentTurn`` or ``rootTurn`` must be one of them.
+    turn_links: frozenset[tuple[str, str, str]] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)
@@ -401,3 +409,20 @@ class Witness(Protocol):
     def read(self, data: bytes) -> SourceFacts:
         """The facts of one input; ``NotThisFormat`` when it is not in this format."""
         ...
+
+
+def strings_under(value: Any, keys: frozenset[str]) -> set[str]:
+    """Every string inside the members named ``keys``, anywhere in ``value`` (a trigger's native value, whatever
+    shape the source gives it: a string, or an object holding one)."""
+    found: set[str] = set()
+    stack: list[tuple[Any, bool]] = [(value, False)]
+    while stack:
+        item, inside = stack.pop()
+        if isinstance(item, str):
+            if inside:
+                found.add(item)
+        elif isinstance(item, dict):
+            stack.extend((v, inside or k in keys) for k, v in item.items())
+        elif isinstance(item, list):
+            stack.extend((v, inside) for v in item)
+    return found

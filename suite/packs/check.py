@@ -123,6 +123,8 @@ def describe(facts: SourceFacts) -> list[str]:
         _family("approvals", facts.permissions),
         _family("terminals", facts.terminals),
         _family("subagents", facts.subagents),
+        _family("trigger values", None if facts.triggers is None else tuple(facts.triggers)),
+        _family("turn links", None if facts.turn_links is None else tuple(facts.turn_links)),
     ]
     if facts.skipped:
         lines.append("not demanded: " + ", ".join(f"{k} {v}" for k, v in sorted(facts.skipped.items())))

@@ -117,6 +117,13 @@ def malformed(facts: Any) -> str | None:
         value = getattr(facts, member)
         if not isinstance(value, (frozenset, set)) or not all(isinstance(v, str) for v in value):
             return f"gave SourceFacts.{member} that is not a set of strings"
+    triggers: Any = facts.triggers  # tri-state: None, or a set of strings
+    if triggers is not None and (not isinstance(triggers, (frozenset, set)) or not all(isinstance(v, str) for v in triggers)):
+        return "gave SourceFacts.triggers that is neither None nor a set of strings"
+    links: Any = facts.turn_links  # tri-state: None, or a set of (turn, member, linked turn) strings
+    if links is not None and (not isinstance(links, (frozenset, set)) or not all(
+            isinstance(v, tuple) and len(v) == 3 and all(isinstance(x, str) for x in v) for v in links)):
+        return "gave SourceFacts.turn_links that is neither None nor a set of (turn, member, turn) strings"
     transitions: Any = facts.transitions  # an untrusted pack's value, whatever its annotation says
     if transitions is not None:
         if not isinstance(transitions, (tuple, list)):

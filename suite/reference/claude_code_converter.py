@@ -306,6 +306,12 @@ class TranscriptConverter:
             raise Refused(f"line {number}: tool_result block {index} has an is_error that is not true or false")
         members["status"] = "failed" if is_error else "completed"
         members["content"] = self.result_content(number, index, block.get("content", []))
+        if is_error and isinstance(native, str) and _refused(members["content"]):
+            # The person refused the call at the permission prompt: the request was shown, so it is a
+            # permission record (ASR-279), decided by the person (ASR-270), and the result is a denial.
+            members["status"] = "denied"
+            self.emit("permission", ts, requestId=f"{native}.permission", subject={"callId": native},
+                      status="resolved", decision="reject_once", decidedBy="user")
         if has_raw:
             if fits(raw):
                 members["raw"] = raw
@@ -355,6 +361,14 @@ class TranscriptConverter:
             else:
                 self.lossy.add(f"content.{item['type']}")
         return parts
+
+
+#: The text Claude Code returns to the model when the person refuses a tool use at its permission prompt.
+REFUSED = "The user doesn't want to proceed with this tool use."
+
+
+def _refused(content: list[dict[str, Any]]) -> bool:
+    return any(part.get("type") == "text" and str(part.get("text", "")).startswith(REFUSED) for part in content)
 
 
 def _blocks(entry: dict[str, Any]) -> Iterable[dict[str, Any]]:

@@ -196,6 +196,8 @@ BUGS = {
     "codex-drops-orphan-outputs": "ASR-266",
     "codex-shifts-timestamps": "ASR-103",
     "codex-invents-turn-states": "ASR-169",
+    "codex-invents-turn-triggers": "ASR-186",
+    "codex-invents-parent-turns": "ASR-183",
     "codex-rewrites-user-shell-results": "ASR-258",
     "codex-bare-output-as-denied": "ASR-258",
     "codex-turn-configs-as-changes": "ASR-172",

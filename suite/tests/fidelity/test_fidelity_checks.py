@@ -98,7 +98,7 @@ def test_error_as_denied_or_interrupted_passes() -> None:
     facts, records = example("declined-question.jsonl")
     for status in ("denied", "interrupted", "failed"):
         changed = copy.deepcopy(records)
-        next(r for r in of(changed, "tool_result") if r["status"] == "failed")["status"] = status
+        next(r for r in of(changed, "tool_result") if r["status"] in ("failed", "denied"))["status"] = status
         assert check_fidelity(facts, changed) == []
 
 

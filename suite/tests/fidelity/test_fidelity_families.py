@@ -131,6 +131,65 @@ def test_codex_records_no_approval_request_and_a_decline_as_a_refusal() -> None:
     assert refusal.decisions and "reject_once" in refusal.decisions and not refusal.request_recorded
 
 
+DECLINED = ROOT / "examples/claude-code-converter/samples/declined-question.jsonl"
+REFUSAL = "The user doesn't want to proceed with this tool use. The tool use was rejected"
+
+
+def test_claude_code_reports_a_refusal_at_the_prompt_as_a_request_and_the_example_keeps_it() -> None:
+    data = DECLINED.read_bytes()
+    facts = claude_code.WITNESS.read(data)
+    assert facts.permissions is not None and len(facts.permissions) == 1
+    (refusal,) = facts.permissions
+    assert refusal.call_id == "toolu_01Nq3Ua5Ns7We9Re1Dq3Uz5X" and refusal.request_recorded
+    assert refusal.decided_by == {"user"} and refusal.decisions and "reject_once" in refusal.decisions
+    stream = _records(claude_code_converter.convert(data))
+    (permission,) = [r for r in stream if r["type"] == "permission"]
+    assert permission["subject"] == {"callId": refusal.call_id} and permission["decidedBy"] == "user"
+    result = next(r for r in stream if r["type"] == "tool_result" and r.get("callId") == refusal.call_id)
+    assert result["status"] == "denied"
+    assert observe_fidelity(facts, stream) == ([], [])
+    dropped = [r for r in stream if r["type"] != "permission"]
+    assert [f.rule for f in check_fidelity(facts, dropped)] == ["ASR-157"]
+    compact = [{**r, "permission": {"decision": "reject_once"}} if r is result else r for r in dropped]
+    assert [f.rule for f in check_fidelity(facts, compact)] == ["ASR-279"]
+    # Without the reading (the family not reported), neither bug is seen: the reading is what catches them.
+    unread = dataclasses.replace(facts, permissions=None)
+    assert check_fidelity(unread, dropped) == [] and check_fidelity(unread, compact) == []
+
+
+def test_only_a_refused_error_is_a_recorded_request() -> None:
+    """The refusal with the person's words after it counts; the same text without is_error, or another
+    error, records no request."""
+    data = DECLINED.read_bytes()
+    feedback = data.replace(b"wait for the user to tell you how to proceed.", b"To tell you how to proceed, the "
+                            b"user said:\\nbump none", 1)
+    assert feedback != data
+    assert len(claude_code.WITNESS.read(feedback).permissions or ()) == 1
+    not_error = data.replace(b'how to proceed.","is_error":true', b'how to proceed.","is_error":false', 1)
+    assert not_error != data and claude_code.WITNESS.read(not_error).permissions == ()
+    other = data.replace(REFUSAL.encode(), b"Error: command not found", 1)
+    assert other != data and claude_code.WITNESS.read(other).permissions == ()
+    assert claude_code.WITNESS.read(FIX_PARSER.read_bytes()).permissions == ()
+
+
+def test_a_decision_line_about_one_tool_use_allows_any_decision_and_provenance() -> None:
+    """A hook or attachment line that speaks of a decision for one tool use: what it decided, by whom and under
+    which rule is not documented, so any of them passes; a call no such line speaks of gets none."""
+    data = FIX_PARSER.read_bytes()
+    call = next(c.call_id for c in claude_code.WITNESS.read(data).calls)
+    line = {"type": "attachment", "toolUseID": call, "sessionId": "s", "uuid": "u-decision",
+            "timestamp": "2026-01-01T00:00:00.000Z", "attachment": {"type": "permission_decision", "decision": "allow"}}
+    facts = claude_code.WITNESS.read(data + json.dumps(line).encode() + b"\n")
+    assert facts.permissions is not None
+    (native,) = facts.permissions
+    assert native.call_id == call and not native.request_recorded
+    stream = _records(claude_code_converter.convert(data))
+    ruled = [{**r, "permission": {"decision": "allow_once", "decidedBy": "policy", "rule": "Bash(cargo:*)"}}
+             if r["type"] == "tool_result" and r.get("callId") == call else r for r in stream]
+    assert check_fidelity(facts, ruled) == []
+    assert [f.rule for f in check_fidelity(claude_code.WITNESS.read(data), ruled)] == ["ASR-270", "ASR-270"]
+
+
 # --- terminals ----------------------------------------------------------------------------------------
 
 
@@ -219,7 +278,7 @@ def test_the_guard_names_a_family_in_the_wrong_shape() -> None:
 def test_samples_of_every_built_in_format_read_with_the_new_families(tmp_path: Path) -> None:
     """Each built-in witness says, per family, whether it reports it; a pack left at None checks nothing."""
     cc = claude_code.WITNESS.read(FIX_PARSER.read_bytes())
-    assert cc.permissions is None and cc.terminals == ()
+    assert cc.permissions == () and cc.terminals == ()
     assert gemini.WITNESS.read(AWAITING.read_bytes()).terminals == ()
 
 
@@ -329,3 +388,68 @@ def test_a_mode_that_differs_after_a_command_is_still_a_change() -> None:
     facts = claude_code.WITNESS.read(b"\n".join(json.dumps(line).encode() for line in lines))
     assert facts.configs is not None
     assert [(c.where.line, c.change) for c in facts.configs] == [(1, False), (2, True), (3, True)]
+
+
+# --- triggers -----------------------------------------------------------------------------------------
+
+
+SCHEDULED = {"type": "message", "turnId": "t1", "role": "user", "trigger": {"kind": "schedule", "native": "scheduled"}}
+
+
+def test_a_trigger_comes_only_from_a_value_the_source_records() -> None:
+    none = SourceFacts(format="x", triggers=frozenset())
+    assert _rules(none, SCHEDULED) == ["ASR-186"]
+    assert _rules(none, {**SCHEDULED, "trigger": {"kind": "schedule"}}) == ["ASR-186"]  # a kind from nothing
+    header_trigger = [{**_stream()[0], "trigger": {"kind": "schedule"}}]
+    assert [f.rule for f in check_fidelity(none, header_trigger)] == ["ASR-186"]
+    assert _rules(none, {"type": "compaction", "turnId": "t1", "trigger": "auto"}) == []  # the compaction's own
+    recorded = SourceFacts(format="x", triggers=frozenset({"scheduled"}))
+    assert _rules(recorded, SCHEDULED) == []
+    assert _rules(recorded, {**SCHEDULED, "trigger": {"kind": "schedule", "native": "cron"}}) == ["ASR-186"]
+    scored, reported = observe_fidelity(recorded, _stream({**SCHEDULED, "trigger": {"kind": "schedule"}}))
+    assert scored == [] and [f.rule for f in reported] == ["trigger"]  # which mapping gave the kind: not checked
+    # An unreporting pack checks no trigger: the reading is what catches an invented one.
+    assert _rules(SourceFacts(format="x"), SCHEDULED) == []
+
+
+def test_the_witnesses_read_trigger_values_wherever_a_line_records_them() -> None:
+    data = FIX_PARSER.read_bytes()
+    assert claude_code.WITNESS.read(data).triggers == frozenset()
+    line = json.loads(data.split(b"\n")[0])
+    for origin in ("scheduled", {"kind": "scheduled", "taskId": "8c41d2e7"}):
+        marked = json.dumps({**line, "turnOrigin": origin}).encode() + b"\n" + data
+        assert "scheduled" in (claude_code.WITNESS.read(marked).triggers or ())
+    for path in sorted(CODEX.glob("*.jsonl")):
+        assert codex.WITNESS.read(path.read_bytes()).triggers == frozenset(), path.name
+    rollout = (CODEX / "user-shell-bare-patch-aborted.jsonl").read_bytes()
+    event = (b'{"timestamp":"2026-01-01T00:00:09.000Z","type":"event_msg","payload":{"type":"task_started",'
+             b'"turn_id":"t9","turn_trigger":"automation"}}\n')
+    assert codex.WITNESS.read(rollout.rstrip(b"\n") + b"\n" + event).triggers == {"automation"}
+    bad: Any = ["automation"]
+    assert "SourceFacts.triggers" in str(malformed(SourceFacts(format="x", triggers=bad)))
+
+
+# --- turn links ---------------------------------------------------------------------------------------
+
+
+PARENTED = {"type": "state", "turnId": "t2", "state": "running", "parentTurn": {"turnId": "t1"}}
+
+
+def test_a_turn_link_comes_only_from_the_source() -> None:
+    recorded = SourceFacts(format="x", turn_links=frozenset({("t2", "parentTurn", "t1")}))
+    assert _rules(recorded, PARENTED) == []
+    assert _rules(recorded, {**PARENTED, "parentTurn": {"turnId": "t0"}}) == ["ASR-183"]
+    assert _rules(recorded, {**PARENTED, "rootTurn": {"turnId": "t1"}}) == ["ASR-183"]  # recorded as the parent only
+    assert _rules(SourceFacts(format="x", turn_links=frozenset()), PARENTED) == ["ASR-183"]
+    assert _rules(SourceFacts(format="x"), PARENTED) == []  # not reported: the reading is what catches it
+    bad: Any = {("t2", "parentTurn")}
+    assert "SourceFacts.turn_links" in str(malformed(SourceFacts(format="x", turn_links=bad)))
+
+
+def test_codex_reads_turn_links_beside_a_turn_id() -> None:
+    rollout = (CODEX / "user-shell-bare-patch-aborted.jsonl").read_bytes()
+    assert codex.WITNESS.read(rollout).turn_links == frozenset()
+    event = (b'{"timestamp":"2026-01-01T00:00:09.000Z","type":"event_msg","payload":{"type":"task_started",'
+             b'"turn_id":"t9","parent_turn_id":"t8","root_turn_id":"t1"}}\n')
+    links = codex.WITNESS.read(rollout.rstrip(b"\n") + b"\n" + event).turn_links
+    assert links == {("t9", "parentTurn", "t8"), ("t9", "rootTurn", "t1")}

@@ -39,6 +39,9 @@ SEEDED = {
     "cc-invents-hook-exit-codes": "ASR-287",
     "cc-invents-terminals": "ASR-291",
     "cc-invents-model-changes": "ASR-172",
+    "cc-drops-refusal-permissions": "ASR-157",
+    "cc-refusal-as-compact-permission": "ASR-279",
+    "cc-invents-trigger": "ASR-186",
 }
 
 

@@ -57,6 +57,14 @@ def _no_parent_links(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, calls=[dataclasses.replace(c, parent_call_id=None) for c in facts.calls])
 
 
+def _no_triggers(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, triggers=None)
+
+
+def _no_turn_links(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, turn_links=None)
+
+
 #: (seeded bug, its format's witness, the sample, the rules it breaks there, how the protection is removed)
 CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFacts]]] = [
     ("cc-invents-turn-states", claude_code.WITNESS, CC / "samples/plain-chat.jsonl", {"ASR-169"}, _no_transitions),
@@ -78,6 +86,13 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
     ("cc-invents-model-changes", claude_code.WITNESS, CC / "samples/compaction-question-and-hooks.jsonl", {"ASR-172"},
      _no_configs),
     ("codex-turn-configs-as-changes", codex.WITNESS, USER_SHELL, {"ASR-172"}, _no_configs),
+    ("cc-drops-refusal-permissions", claude_code.WITNESS, CC / "samples/declined-question.jsonl", {"ASR-157"},
+     _no_permissions),
+    ("cc-refusal-as-compact-permission", claude_code.WITNESS, CC / "samples/declined-question.jsonl", {"ASR-279"},
+     _no_permissions),
+    ("cc-invents-trigger", claude_code.WITNESS, CC / "samples/fix-parser-test.jsonl", {"ASR-186"}, _no_triggers),
+    ("codex-invents-turn-triggers", codex.WITNESS, USER_SHELL, {"ASR-186"}, _no_triggers),
+    ("codex-invents-parent-turns", codex.WITNESS, USER_SHELL, {"ASR-183"}, _no_turn_links),
 ]
 
 

@@ -54,6 +54,8 @@ BUGS = {
     "codex-drops-orphan-outputs": ("orphans", "ASR-266"),
     "codex-shifts-timestamps": ("calls", "ASR-103"),
     "codex-invents-turn-states": ("plain", "ASR-169"),
+    "codex-invents-turn-triggers": ("plain", "ASR-186"),
+    "codex-invents-parent-turns": ("turns", "ASR-183"),
     "codex-bare-output-as-denied": ("calls", "ASR-258"),
     "codex-rewrites-user-shell-results": ("calls", "ASR-258"),
     "codex-turn-configs-as-changes": ("plain", "ASR-172"),

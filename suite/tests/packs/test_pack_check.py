@@ -38,6 +38,8 @@ def test_a_builtin_pack_says_what_it_read_of_each_sample() -> None:
     assert code == 0
     assert "results 4 (0 orphans, 2 optional, 1 with an exit code)" in text and "transitions: 4" in text
     assert "hook runs: not reported (not checked)" in text
+    assert "trigger values: none recorded (any in a stream is invented)" in text
+    assert "turn links: none recorded (any in a stream is invented)" in text
     assert "approvals: none recorded (any in a stream is invented)" in text
 
 
