@@ -40,8 +40,11 @@ faithful converter must preserve. What the format is, as learned from real trans
   after it when they typed some) is a request shown and refused by the person; nothing else about
   the request is recorded. A hook, attachment or system line with ``toolUseID`` that speaks of a
   decision allows any decision, decider, rule and reviews for that call.
-* Triggers (ASR-186): the strings a ``turnOrigin`` member holds, wherever a line has one; none of
-  the transcripts the suite knows has one, so a ``trigger`` in their streams is invented.
+* Triggers (ASR-186): the strings the members that say how a turn started hold, wherever a line has
+  one: ``turnOrigin`` (newer versions write ``human``, ``scheduled``, ``task_notification``, ``agent``),
+  ``origin`` (its ``kind``, such as ``task-notification``), ``promptSource`` and ``scheduledTaskId``. A
+  converter may take its ``native`` from any of them; a transcript with none records no trigger, so a
+  ``trigger`` in its stream is invented.
 * Transitions (ASR-169): ``system`` and ``queue-operation`` lines, interrupt markers and the
   harness's own API-error replies are where the transcript records a change of status, without
   saying which; a ``state`` record elsewhere (at a prompt, at a reply) is synthesized.
@@ -121,7 +124,7 @@ REJECTED_PREFIX = "The user doesn't want to proceed with this tool use."
 #: The decisions a person's refusal at the prompt is consistent with; the transcript does not say which.
 REFUSALS = frozenset({"reject_once", "reject_always"})
 #: The member in which Claude Code records what started a turn (a scheduled task's ``scheduled``...).
-TRIGGER_KEYS = frozenset({"turnOrigin"})
+TRIGGER_KEYS = frozenset({"turnOrigin", "origin", "promptSource", "scheduledTaskId"})
 
 
 def _excerpt(line: bytes | str) -> str:
@@ -326,7 +329,7 @@ class _Reading:
                 self.configs[index] = replace(self.configs[index], other_ts=self.configs[index].other_ts | {ts})
             self.untimed.clear()
         self.config(where, raw, line, ts)
-        if b'"turnOrigin"' in raw:
+        if any(b'"%s"' % key.encode() in raw for key in TRIGGER_KEYS):
             self.triggers |= strings_under(line, TRIGGER_KEYS)
         if ts is not None:
             self.last_time = ts

@@ -419,6 +419,10 @@ def test_the_witnesses_read_trigger_values_wherever_a_line_records_them() -> Non
     for origin in ("scheduled", {"kind": "scheduled", "taskId": "8c41d2e7"}):
         marked = json.dumps({**line, "turnOrigin": origin}).encode() + b"\n" + data
         assert "scheduled" in (claude_code.WITNESS.read(marked).triggers or ())
+    # Newer transcripts say how a prompt entered in several members; a converter may take its native from any.
+    notified = json.dumps({**line, "origin": {"kind": "task-notification"}, "promptSource": "system",
+                           "turnOrigin": "task_notification"}).encode() + b"\n" + data
+    assert {"task-notification", "system", "task_notification"} <= (claude_code.WITNESS.read(notified).triggers or set())
     for path in sorted(CODEX.glob("*.jsonl")):
         assert codex.WITNESS.read(path.read_bytes()).triggers == frozenset(), path.name
     rollout = (CODEX / "user-shell-bare-patch-aborted.jsonl").read_bytes()
