@@ -39,10 +39,11 @@ from __future__ import annotations
 import json
 import random
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta
 from functools import cache
-from typing import Any
+from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
@@ -50,6 +51,9 @@ from asr_conformance.generators import filler
 from asr_conformance.generators.native import claude_code, codex, gemini
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import Overrun, drawing
+
+T = TypeVar("T")
+P = TypeVar("P")
 
 #: One example in ``TIERS`` draws a long stretch, of ``SHORTEST`` to ``LONGEST`` lines (Gemini CLI: messages)
 #: and at least ``LEAST_BYTES`` (Claude Code: about 1,400 lines, its pool's lines average about 780 bytes;
@@ -141,26 +145,38 @@ class _Piece:
     branch: str
 
 
-@cache
-def pool(seed: int) -> tuple[_Piece, ...]:
-    """``POOL_SIZE`` everyday Claude Code transcripts (plain turns and tool calls) drawn from ``seed``."""
-    rng = random.Random(seed)
-    pieces: list[_Piece] = []
+def _drawn_pool(rng: random.Random, strategy: Callable[[str], st.SearchStrategy[T]],
+                keep: Callable[[T], P | None]) -> tuple[P, ...]:
+    """``POOL_SIZE`` pieces: transcripts of plain turns, tool calls and parallel calls in turn, drawn from ``rng``,
+    each made a piece by ``keep`` or passed over (None), as is a draw that runs out of its bytes."""
+    pieces: list[P] = []
     while len(pieces) < POOL_SIZE:
         feature = ("plain", "calls")[len(pieces) % 2] if len(pieces) % 3 else "parallel"
         try:
             with drawing(rng) as draw:
-                transcript = draw(claude_code.transcripts(feature))
+                drawn = draw(strategy(feature))
         except Overrun:
             continue
-        kept = [line for line in transcript.lines if json.loads(line).get("type") in _CONVERSATION]
-        if not kept or sum(map(len, kept)) > POOL_MOST_BYTES:
-            continue
-        first = json.loads(kept[0])
-        if first.get("parentUuid") is not None:
-            continue
-        pieces.append(_Piece(tuple(kept), first["sessionId"], first["cwd"], first["version"], first["gitBranch"]))
+        piece = keep(drawn)
+        if piece is not None:
+            pieces.append(piece)
     return tuple(pieces)
+
+
+@cache
+def pool(seed: int) -> tuple[_Piece, ...]:
+    """``POOL_SIZE`` everyday Claude Code transcripts (plain turns and tool calls) drawn from ``seed``."""
+    return _drawn_pool(random.Random(seed), claude_code.transcripts, _claude_code_piece)
+
+
+def _claude_code_piece(transcript: NativeTranscript) -> _Piece | None:
+    kept = [line for line in transcript.lines if json.loads(line).get("type") in _CONVERSATION]
+    if not kept or sum(map(len, kept)) > POOL_MOST_BYTES:
+        return None
+    first = json.loads(kept[0])
+    if first.get("parentUuid") is not None:
+        return None
+    return _Piece(tuple(kept), first["sessionId"], first["cwd"], first["version"], first["gitBranch"])
 
 
 def _stamp(moment: datetime) -> str:
@@ -300,25 +316,20 @@ def _cwd(lines: tuple[str, ...]) -> str | None:
 @cache
 def codex_pool(seed: int, variant: str) -> tuple[_Turns, ...]:
     """``POOL_SIZE`` one-turn rollouts of ``variant`` (plain, calls, parallel calls) drawn from ``seed``."""
-    rng = random.Random(f"{seed}:{variant}")
-    pieces: list[_Turns] = []
-    while len(pieces) < POOL_SIZE:
-        feature = ("plain", "calls")[len(pieces) % 2] if len(pieces) % 3 else "parallel"
-        try:
-            with drawing(rng) as draw:
-                rollout = draw(codex.transcripts(feature, variant))
-        except Overrun:
-            continue
-        parsed = [json.loads(line) for line in rollout.lines]
-        starts = [i for i, line in enumerate(parsed) if _opens_turn(line, variant)]
-        cwd = _cwd(rollout.lines)
-        if not starts or cwd is None or any(line.get("type") == "session_meta" for line in parsed[starts[0]:]):
-            continue
-        kept = rollout.lines[starts[0]:]
-        if sum(map(len, kept)) > POOL_MOST_BYTES:
-            continue
-        pieces.append(_Turns(kept, cwd))
-    return tuple(pieces)
+    return _drawn_pool(random.Random(f"{seed}:{variant}"), lambda feature: codex.transcripts(feature, variant),
+                       lambda rollout: _codex_turns(rollout, variant))
+
+
+def _codex_turns(rollout: NativeTranscript, variant: str) -> _Turns | None:
+    parsed = [json.loads(line) for line in rollout.lines]
+    starts = [i for i, line in enumerate(parsed) if _opens_turn(line, variant)]
+    cwd = _cwd(rollout.lines)
+    if not starts or cwd is None or any(line.get("type") == "session_meta" for line in parsed[starts[0]:]):
+        return None
+    kept = rollout.lines[starts[0]:]
+    if sum(map(len, kept)) > POOL_MOST_BYTES:
+        return None
+    return _Turns(kept, cwd)
 
 
 def _lengthened_rollout(transcript: NativeTranscript, shape: LongSession) -> NativeTranscript:
@@ -402,27 +413,22 @@ class _Conversation:
 def gemini_pool(seed: int) -> tuple[_Conversation, ...]:
     """``POOL_SIZE`` everyday Gemini CLI sessions (plain turns, tool calls, parallel calls) drawn from ``seed``:
     no rewinds, checkpoints or ``$set`` records, which would reach past the session they were drawn in."""
-    rng = random.Random(f"{seed}:gemini")
-    pieces: list[_Conversation] = []
-    while len(pieces) < POOL_SIZE:
-        feature = ("plain", "calls")[len(pieces) % 2] if len(pieces) % 3 else "parallel"
-        try:
-            with drawing(rng) as draw:
-                session = draw(gemini.transcripts(feature, _GEMINI_POOL_VARIANT))
-        except Overrun:
-            continue
-        records = session.lines[1:]
-        parsed = [json.loads(line) for line in records]
-        if not records or sum(map(len, records)) > POOL_MOST_BYTES or any("id" not in value for value in parsed):
-            continue
-        final: dict[str, dict[str, Any]] = {}
-        for value in parsed:
-            final[value["id"]] = value  # the last copy wins and keeps the place of the first
-        stamps = [_moment(s) for line in records for s in _STAMP.findall(line)]
-        model = next((v["model"] for v in parsed if isinstance(v.get("model"), str)), None)
-        messages = tuple(_indented(json.dumps(m, ensure_ascii=False, indent=2)) for m in final.values())
-        pieces.append(_Conversation(records, messages, model, min(stamps), max(stamps)))
-    return tuple(pieces)
+    return _drawn_pool(random.Random(f"{seed}:gemini"),
+                       lambda feature: gemini.transcripts(feature, _GEMINI_POOL_VARIANT), _gemini_conversation)
+
+
+def _gemini_conversation(session: NativeTranscript) -> _Conversation | None:
+    records = session.lines[1:]
+    parsed = [json.loads(line) for line in records]
+    if not records or sum(map(len, records)) > POOL_MOST_BYTES or any("id" not in value for value in parsed):
+        return None
+    final: dict[str, dict[str, Any]] = {}
+    for value in parsed:
+        final[value["id"]] = value  # the last copy wins and keeps the place of the first
+    stamps = [_moment(s) for line in records for s in _STAMP.findall(line)]
+    model = next((v["model"] for v in parsed if isinstance(v.get("model"), str)), None)
+    messages = tuple(_indented(json.dumps(m, ensure_ascii=False, indent=2)) for m in final.values())
+    return _Conversation(records, messages, model, min(stamps), max(stamps))
 
 
 def _indented(text: str) -> str:

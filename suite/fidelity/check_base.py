@@ -34,6 +34,18 @@ class CheckerBase:
         self.instants = {parse_instant(t) for t in facts.times} - {None}
         self.matched: set[int] = set()  # id() of stream records tied to a native item
 
+    def next_written(self, seen: dict[str, int], call_id: str, written: dict[str, list[dict[str, Any]]]) -> dict[str, Any] | None:
+        """The stream's record for the next native item of ``call_id`` (the n-th native item of an ID goes with its
+        n-th record), marked matched; None when the stream wrote fewer."""
+        index = seen[call_id]
+        seen[call_id] += 1
+        candidates = written.get(call_id, [])
+        if index >= len(candidates):
+            return None
+        record = candidates[index]
+        self.matched.add(id(record))
+        return record
+
     def add(self, rule: str, family: str, message: str, where: Where | None = None, record: dict[str, Any] | None = None) -> None:
         seq = record.get("seq") if isinstance(record, dict) and isinstance(record.get("seq"), int) else None
         self.findings.append(Finding(rule, family, message, where, seq))

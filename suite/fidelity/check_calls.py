@@ -62,15 +62,11 @@ class CallChecks(CheckerBase):
         seen: dict[str, int] = defaultdict(int)
         unmatched = [c for c in self.stream.all_calls if c.get("callId") not in self.native_ids]
         for call in self.facts.calls:
-            index = seen[call.call_id]
-            seen[call.call_id] += 1
-            candidates = self.stream.calls.get(call.call_id, [])
-            if index < len(candidates):
-                record = candidates[index]
-                self.matched.add(id(record))
+            record = self.next_written(seen, call.call_id, self.stream.calls)
+            if record is not None:
                 self.call(call, record)
             else:
-                self.missing_call(call, index, unmatched)
+                self.missing_call(call, seen[call.call_id] - 1, unmatched)
 
     def missing_call(self, call: NativeCall, index: int, unmatched: list[dict[str, Any]]) -> None:
         if index and self.stream.calls.get(call.call_id):

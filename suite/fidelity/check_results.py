@@ -33,12 +33,8 @@ class ResultChecks(CheckerBase):
             if result.call_id is None:
                 self.unlinked_result(result, unlinked)
                 continue
-            index = seen[result.call_id]
-            seen[result.call_id] += 1
-            candidates = self.stream.results.get(result.call_id, [])
-            if index < len(candidates):
-                record = candidates[index]
-                self.matched.add(id(record))
+            record = self.next_written(seen, result.call_id, self.stream.results)
+            if record is not None:
                 self.result(result, record, call_counts[result.call_id])
             elif not result.optional:  # an optional result is value-checked when written, never demanded
                 self.missing_result(result, call_counts[result.call_id])
