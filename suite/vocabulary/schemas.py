@@ -13,14 +13,16 @@ from typing import Any
 import jsonschema
 
 from asr_conformance.vocabulary.bounded_files import InputFileError, check_depth, read_regular_file
+from asr_conformance.vocabulary.schema_proof import Check, compile_proof
 
 
 def first_problem(schema: dict[str, Any], data: Any, separator: str = "/") -> str | None:
     """``where: what`` for the first problem (in document order), or None when ``data`` is valid.
 
-    ``separator`` joins the path: "/" for JSON documents, "." for TOML keys."""
-    validator = _validator(schema)
-    if validator.is_valid(data):
+    ``separator`` joins the path: "/" for JSON documents, "." for TOML keys. A document the schema's compiled
+    proof (``schema_proof.py``) shows valid is not walked again; any other is judged by jsonschema."""
+    validator, proof = _validator(schema)
+    if (proof is not None and proof(data)) or validator.is_valid(data):
         return None
     errors = sorted(validator.iter_errors(data), key=lambda e: list(map(str, e.path)))
     if not errors:
@@ -31,15 +33,16 @@ def first_problem(schema: dict[str, Any], data: Any, separator: str = "/") -> st
 
 #: Validators by the identity of their schema (the schemas are loaded once and kept), so that a corpus of
 #: hundreds of cases does not build one validator per case.
-_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator]] = {}
+_VALIDATORS: dict[int, tuple[dict[str, Any], jsonschema.Draft202012Validator, Check | None]] = {}
 
 
-def _validator(schema: dict[str, Any]) -> jsonschema.Draft202012Validator:
+def _validator(schema: dict[str, Any]) -> tuple[jsonschema.Draft202012Validator, Check | None]:
+    """The schema's jsonschema validator and its compiled proof (None where the proof cannot be compiled)."""
     kept = _VALIDATORS.get(id(schema))
     if kept is None or kept[0] is not schema:
-        kept = (schema, jsonschema.Draft202012Validator(schema))
+        kept = (schema, jsonschema.Draft202012Validator(schema), compile_proof(schema))
         _VALIDATORS[id(schema)] = kept
-    return kept[1]
+    return kept[1], kept[2]
 
 
 @cache
