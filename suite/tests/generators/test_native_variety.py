@@ -6,7 +6,7 @@ the harness disguises each copy it sends besides, so even Hypothesis's simplest 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from functools import cache
 
 import pytest
 from hypothesis import given, settings
@@ -23,8 +23,10 @@ PATH = r'"(?:cwd|directories)":\s*\[?"(/[^"]*)"'
 YEAR = r'"(20\d\d)-\d\d-\d\dT'
 
 
-def drawn(format: str) -> Iterator[str]:
-    """The text of EXAMPLES generated transcripts of the format (derandomized: the same every run)."""
+@cache
+def drawn(format: str) -> tuple[str, ...]:
+    """The text of EXAMPLES generated transcripts of the format (derandomized: the same every run), drawn once per
+    process for the module's fixture and the version test alike."""
     seen: list[NativeTranscript] = []
 
     @settings(max_examples=EXAMPLES, derandomize=True, database=None, deadline=None)
@@ -33,7 +35,7 @@ def drawn(format: str) -> Iterator[str]:
         seen.append(transcript)
 
     collect()
-    return (t.data().decode() for t in seen)
+    return tuple(t.data().decode() for t in seen)
 
 
 def first(pattern: str, text: str) -> str | None:
