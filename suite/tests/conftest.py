@@ -14,6 +14,7 @@ profile's randomness clear the variable.
 from __future__ import annotations
 
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,9 @@ os.environ.setdefault("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
 # beside the module. Where the environment forbids writing bytecode (PYTHONDONTWRITEBYTECODE), each of
 # those processes would rewrite them all again, so the variable is cleared for the processes started here.
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+# The same holds for this run: collecting rewrites the asserts of every test module (three to four CPU seconds in
+# each xdist worker), and without bytecode written pytest cannot keep the rewritten modules for the next run.
+sys.dont_write_bytecode = False
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
