@@ -2,7 +2,9 @@
 
 The project's tests start a few hundred certification runs; in each, a new interpreter spent about a
 third of a CPU second importing pytest, Hypothesis, jsonschema and orjson before it did anything else.
-This server imports them once (nothing of the suite), then for each request line forks a child that becomes ``python -m pytest ARGS``
+This server imports them once, and the suite's plugin with what it imports (a fifth of a CPU second more per run;
+at their import they only define and read the package's own files), then for each request line forks a child that becomes
+``python -m pytest ARGS``
 run in the request's folder with its environment: working directory, ``os.environ``, ``sys.path``
 (the folder, then ``PYTHONPATH``, then the interpreter's own), stdin at end of file and stdout
 and stderr into the files named.  The child ends as the interpreter would (atexit handlers, then
@@ -34,6 +36,18 @@ for _name in ("hypothesis", "_hypothesis_globals"):
     if _name in sys.modules:
         sys.modules[_name].__doc__ = (sys.modules[_name].__doc__ or "") + "\n\nPYTEST_DONT_REWRITE\n"
 del hypothesis
+
+# The suite's plugin and what it imports (harness, judges, generators): every certification run loads them, and
+# they are the same files in every child. Nothing runs at their import but definitions; what a run configures it
+# sets in its own forked copy.
+import asr_conformance.plugin.hooks  # noqa: E402,F401
+
+# Installed as a package (not editable), the suite is a plugin distribution whose modules pytest marks for
+# assertion rewriting, and it warns about those imported before it could rewrite them: said of them as of
+# Hypothesis above (their asserts are internal checks, never a certification's verdict).
+for _name, _module in list(sys.modules.items()):
+    if _name.startswith("asr_conformance"):
+        _module.__doc__ = (_module.__doc__ or "") + "\n\nPYTEST_DONT_REWRITE\n"
 
 #: The interpreter's own path, without this script's folder (a certification run does not see it).
 BASE_PATH = [entry for entry in sys.path[1:] if entry and os.path.realpath(entry) != os.path.dirname(os.path.realpath(__file__))]
