@@ -17,7 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness.views import view_schema
+from asr_conformance.harness.judging.views import view_schema
 from asr_conformance.reference.reader import UnreadableStream, read_view
 from asr_conformance.vocabulary.cases import iter_cases
 from asr_conformance.vocabulary.schema_proof import compile_proof
