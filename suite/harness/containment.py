@@ -453,10 +453,14 @@ class Box:
         if _sandboxed(self.settings):
             mounts.limit_folder(self.path / "out", effective_limits(Policy(settings=self.settings)).disk)
 
-    def stage(self, source: Path | bytes, suffix: str = ".jsonl") -> Path:
-        """A fresh read-only copy of ``source`` under a random name, alone in a private folder."""
-        folder = Path(tempfile.mkdtemp(prefix="", dir=self.path / "in"))
-        target = folder / (secrets.token_hex(8) + suffix)
+    def reserve(self, suffix: str = ".jsonl") -> Path:
+        """The random name, alone in a fresh private folder, that the next input will be staged under."""
+        return Path(tempfile.mkdtemp(prefix="", dir=self.path / "in")) / (secrets.token_hex(8) + suffix)
+
+    def stage(self, source: Path | bytes, suffix: str = ".jsonl", into: Path | None = None) -> Path:
+        """A fresh read-only copy of ``source`` under a random name, alone in a private folder (``into``: a
+        name ``reserve`` gave)."""
+        target = into or self.reserve(suffix)
         handle = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o400)
         with os.fdopen(handle, "wb") as out:
             if isinstance(source, bytes):

@@ -43,6 +43,7 @@ from asr_conformance.harness.fuzzing import (
 )
 from asr_conformance.harness.judging.fidelity import input_of
 from asr_conformance.harness.judging.producer import ProducerRunner
+from asr_conformance.harness.oneshot import started_ahead
 from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, not_fuzzed
 from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
 from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
@@ -485,7 +486,7 @@ def asr_target(request: pytest.FixtureRequest) -> Target:
 @pytest.fixture(scope="session")
 def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[ValidatorAdapter]:
     """One adapter per session (per xdist worker): one persistent process at most."""
-    adapter = asr_target.validator_adapter(request.config.getoption("check_protocol"))
+    adapter = started_ahead(asr_target.validator_adapter(request.config.getoption("check_protocol")))
     yield adapter
     adapter.close()
 
@@ -493,7 +494,7 @@ def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterato
 @pytest.fixture(scope="session")
 def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[ReaderAdapter]:
     """The reader role's adapter, one per session (per xdist worker)."""
-    adapter = asr_target.reader_adapter(request.config.getoption("check_protocol"))
+    adapter = started_ahead(asr_target.reader_adapter(request.config.getoption("check_protocol")))
     yield adapter
     adapter.close()
 
