@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -25,7 +26,7 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.verdict import EXIT_PARTIAL
 from asr_conformance.harness import containment, sandbox
-from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.oneshot import Ahead, OneShotValidator
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.vocabulary.cases import iter_cases
 
@@ -121,6 +122,50 @@ def test_certification_against_a_bare_loop(benchmark, way: str, tmp_path: Path) 
             # so their CPU seconds are not counted: only the uncontained run has a CPU ratio.
             benchmark.extra_info["cpu_ratio_to_bare_loop"] = round(cpu / bare_cpu, 3)
         print(f"\n{way}: {wall:.1f} s, {wall / bare_wall:.2f}x the bare loop's {bare_wall:.1f} s (CPU {cpu:.1f} s)")
+
+
+#: Every third corpus stream: enough cases for a ratio, each run four ways.
+INTERLEAVED = STREAMS[::3]
+
+
+def _interleaved() -> dict[str, float]:
+    """Each stream run four ways in turn, so that the machine's load, which drifts over minutes, weighs on every
+    way alike: a bare start of the program, the one-shot adapter without a sandbox, with the sandbox, and with
+    the sandbox started ahead (``oneshot.Ahead``, as a run's session adapter does)."""
+    program = str(EXAMPLES / "reference-validator")
+    ways: dict[str, Callable[[Path], object]] = {
+        "bare": lambda stream: subprocess.run([program, str(stream)], stdout=subprocess.DEVNULL,
+                                              stderr=subprocess.DEVNULL, check=False),
+        "none": OneShotValidator([program], policy=_policy("none")).validate,
+        "strict": OneShotValidator([program], policy=_policy("strict")).validate,
+    }
+    ahead = OneShotValidator([program], policy=_policy("strict"), ahead=Ahead())
+    ways["strict_ahead"] = ahead.validate
+    spent = dict.fromkeys(ways, 0.0)
+    try:
+        for stream in INTERLEAVED:
+            for way, run in ways.items():
+                started = time.perf_counter()
+                run(stream)
+                spent[way] += time.perf_counter() - started
+    finally:
+        ahead.close()
+    return spent
+
+
+def test_one_shot_cases_interleaved_with_bare_starts(benchmark) -> None:
+    """The per-case cost of the harness and of the sandbox, robust to a drifting load (the certification
+    benchmark above runs each way minutes apart): ratios of each way's total to the bare starts'."""
+    if sandbox.problem():
+        pytest.skip(f"no sandbox here: {sandbox.problem()}")
+    spent = benchmark.pedantic(_interleaved, rounds=1, iterations=1)
+    benchmark.extra_info["cases"] = len(INTERLEAVED)
+    for way, seconds in spent.items():
+        benchmark.extra_info[f"ms_per_case_{way}"] = round(1000 * seconds / len(INTERLEAVED), 1)
+        if way != "bare":
+            benchmark.extra_info[f"ratio_{way}_to_bare"] = round(seconds / spent["bare"], 3)
+    print("\n" + ", ".join(f"{way}: {1000 * seconds / len(INTERLEAVED):.1f} ms a case ({seconds / spent['bare']:.2f}x)"
+                           for way, seconds in spent.items()))
 
 
 #: Seconds one command line took to build, with and without the check of the finished line.

@@ -185,6 +185,11 @@ class Ahead:
     def __init__(self) -> None:
         self._held: _Held | None = None
 
+    @property
+    def waiting(self) -> Child | None:
+        """The held sandbox's process, waiting for its case (None when none is held)."""
+        return self._held.child if self._held else None
+
     def take(self, start: _Start) -> _Held | None:
         """The held sandbox when it was made for ``start`` and still waits, else None (it is killed)."""
         held, self._held = self._held, None
