@@ -10,7 +10,7 @@ plugin, staging, judging, recording) beside a plain loop that runs the same prog
 file: the loop, then the certification with ``--sandbox none``, then with the default sandbox, one
 round each in one run; ``extra_info`` keeps each one's ratio to the loop (the target with the
 default sandbox is 1.2).  The three ways run minutes apart, so on a shared machine whose load drifts
-one run's ratios vary by more than 0.2 (the loop alone took 34 to 82 s in six runs at load 4 to 10).
+one run's ratios vary by more than 0.2 (the loop alone took 34 to 82 s in seven runs at load 4 to 10).
 ``test_one_shot_cases_interleaved_with_bare_starts`` runs every third stream four ways in turn and is
 the figure to compare: at load 4 to 10, medians of three runs, 1.22x the bare starts without a sandbox,
 1.59x sandboxed with each case's sandbox built on the case's own path, 1.17x with the next case's
