@@ -14,10 +14,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-from asr_conformance.harness import containment
-from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
-from asr_conformance.harness.containment import Box, Policy, UsageError
-from asr_conformance.harness.processes import STDOUT_LIMIT, Child, Finished, run_bounded, spawn
+from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
+from asr_conformance.harness.isolation import policies
+from asr_conformance.harness.isolation.boxes import Box
+from asr_conformance.harness.isolation.policies import Policy, UsageError
+from asr_conformance.harness.isolation.processes import STDOUT_LIMIT, Child, Finished, run_bounded, spawn
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.scoring import rule_names
 from asr_conformance.vocabulary.strict_json import TooDeep, loads_bounded
@@ -118,8 +119,8 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
     ``ahead``, the case runs in the sandbox started for it while the case before ran, when it fits, and the
     next case's is started while this one runs."""
     started = time.monotonic()
-    settings = containment.settings_of(policy)
-    allowed, cut = containment.case_timeout(timeout, settings)
+    settings = policies.settings_of(policy)
+    allowed, cut = policies.case_timeout(timeout, settings)
     start = _Start(tuple(command), placeholder, suffix, cwd, tuple(sorted((env or {}).items())), tuple(pass_env),
                    tuple(writable), policy)
     held = ahead.take(start) if ahead else None
@@ -201,9 +202,9 @@ class Ahead:
     def prepare(self, start: _Start) -> None:
         """Start and hold the sandbox of a case started as ``start``; a failure is left to that case's own start."""
         self.close()
-        settings = containment.settings_of(start.policy)
+        settings = policies.settings_of(start.policy)
         try:
-            if containment.sandbox_mode(settings.sandbox)[0] != "bwrap" or containment.run_limit_reached(settings):
+            if policies.sandbox_mode(settings.sandbox)[0] != "bwrap" or policies.run_limit_reached(settings):
                 return
         except UsageError:
             return
@@ -253,7 +254,7 @@ def _no_answer(finished: Finished, timeout: float, cut: bool = False) -> tuple[O
     """Why a finished process gave no answer at all (timeout, flood, signal, no sandbox)."""
     if finished.timed_out:
         if cut:
-            return Outcome.TIMEOUT, containment.RUN_LIMIT_MESSAGE
+            return Outcome.TIMEOUT, policies.RUN_LIMIT_MESSAGE
         return Outcome.TIMEOUT, f"no exit within {timeout:g} s; process group killed"
     if finished.flooded:
         return Outcome.CRASH, "stdout flooded past the read limit; process group killed"
@@ -320,7 +321,7 @@ class OneShotProducer:
     policy: Policy | None = None
 
     def convert(self, source: Path) -> Conversion:
-        limit = self.limit or containment.settings_of(self.policy).max_output
+        limit = self.limit or policies.settings_of(self.policy).max_output
         run = _run_once(self.command, self.placeholder, source, self.timeout, self.cwd, self.env, limit,
                         staged_suffix(source), decode=False, pass_env=self.pass_env, writable=self.writable,
                         policy=self.policy)

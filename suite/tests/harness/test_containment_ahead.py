@@ -13,10 +13,10 @@ import pytest
 from sandbox_marks import contained, needs_sandbox
 from test_containment_processes import leftovers, tag  # noqa: F401 - tag is a fixture
 
-from asr_conformance.harness import limits
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.oneshot import Ahead, OneShotValidator, started_ahead
-from asr_conformance.harness.processes import Child
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.oneshot import Ahead, OneShotValidator, started_ahead
+from asr_conformance.harness.isolation import limits
+from asr_conformance.harness.isolation.processes import Child
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
