@@ -31,6 +31,10 @@ they are read too. The witness reads what every faithful converter must keep:
   ``write_stdin``) no process lifecycle is recorded (``terminals`` empty); with them, terminals are
   not reported. Each ``turn_context`` is the configuration in force (model, effort, approval
   policy, sandbox), a change where it differs from the last (``configs``).
+- **Input requests** (ASR-285): a ``request_user_input`` call's questions (its arguments) and the answers its
+  output records (``{"answers": {question ID: {"answers": [...]}}}``); any other output records no answer.
+- **Hooks** (ASR-287): Codex never persists its hook start and completion events, so a rollout records a hook
+  run only through the prompt the hook injected (a ``<hook_prompt>`` user message), without execution details.
 - **Turn links** (ASR-183): ``parent_turn_id`` and ``root_turn_id`` beside a ``turn_id`` in a
   payload; none of the rollouts the suite knows has one, so a state's ``parentTurn`` or
   ``rootTurn`` in their streams is invented.
@@ -63,8 +67,10 @@ from typing import Any
 from asr_conformance.fidelity.facts import (
     NativeCall,
     NativeConfig,
+    NativeHook,
     NativeMessage,
     NativePermission,
+    NativeQuestion,
     NativeResult,
     NativeTransition,
     NotThisFormat,
@@ -98,6 +104,10 @@ TRIGGER_KEYS = frozenset({"turn_trigger", "thread_source"})
 #: Codex's turn-link members and the state record members they are written as (ASR-183).
 TURN_LINKS = {"parent_turn_id": "parentTurn", "root_turn_id": "rootTurn"}
 REFUSALS = frozenset({"reject_once", "reject_always", "cancelled", "timeout"})
+#: The tool through which the model asks the person questions (Plan mode); its answers come back in its output.
+ASK_TOOL = "request_user_input"
+#: The opening of a user-role message that carries what a hook injected (``<hook_prompt hook_run_id="...">``).
+HOOK_PROMPT = "<hook_prompt"
 #: Tool names of Codex's unified exec, whose sessions are processes that outlive a call.
 UNIFIED_EXEC = frozenset({"exec_command", "write_stdin"})
 #: Events that record a change of turn or session status, and the stream states each may be written as
@@ -304,6 +314,8 @@ class _Reader:
         facts.triggers = frozenset(t for line in self.lines if any(f'"{k}"' in line.raw for k in TRIGGER_KEYS)
                                    for t in strings_under(loads(line.raw), TRIGGER_KEYS))
         facts.configs = self._configs()
+        facts.questions = self._questions()
+        facts.hooks = self._hooks()
         # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
         # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
         facts.terminals = None if any(c.name in UNIFIED_EXEC for c in facts.calls) else ()
@@ -456,6 +468,39 @@ class _Reader:
                      for call_id, line in self._outcomes().items()
                      if line.payload.get("status") in ("declined", "rejected"))
 
+    def _questions(self) -> list[NativeQuestion]:
+        """Each ``request_user_input`` call and the answers its output records (ASR-285). Codex persists neither the
+        request event nor the person's reply as such: the call's arguments hold the questions, and its output is
+        ``{"answers": {question ID: {"answers": [...]}}}`` when the person answered; any other output (the
+        cancellation message, an error, no output at all) records no answer."""
+        outputs = {line.payload.get("call_id"): line for line in self._items("function_call_output")}
+        found = []
+        for line in self._items("function_call"):
+            if line.payload.get("name") != ASK_TOOL or not isinstance(line.payload.get("call_id"), str):
+                continue
+            call_id = line.payload["call_id"]
+            asked = _json_object(line.payload.get("arguments"))
+            questions = [q for q in asked.get("questions") or () if isinstance(q, dict)] \
+                if isinstance(asked.get("questions"), list) else []
+            texts = tuple(q["question"] for q in questions if isinstance(q.get("question"), str))
+            answered = outputs.get(call_id)
+            answers = _answers(answered.payload.get("output")) if answered is not None else None
+            found.append(NativeQuestion(call_id=call_id, questions=texts, answers=answers,
+                                        where=(answered or line).where(),
+                                        secret=any(q.get("isSecret") is True for q in questions)))
+        return found
+
+    def _hooks(self) -> tuple[NativeHook, ...]:
+        """The hook runs a rollout records: only through what a hook injected, a user-role message wrapped in
+        ``<hook_prompt hook_run_id="...">``. Codex never persists its hook start and completion events, so no
+        execution detail (exit code, streams, duration, timeout) of any run is recorded (ASR-287)."""
+        found = []
+        for line in self._items("message"):
+            texts = _texts(line.payload.get("content")) or ()
+            if line.payload.get("role") == "user" and any(t.lstrip().startswith(HOOK_PROMPT) for t in texts):
+                found.append(NativeHook(line.where()))
+        return tuple(found)
+
     def _turn_links(self) -> frozenset[tuple[str, str, str]]:
         """Each ``parent_turn_id`` and ``root_turn_id`` a line of a turn records, with that line's ``turn_id``
         (ASR-183): the only turn links a state record of that turn may carry."""
@@ -515,6 +560,26 @@ class _Reader:
                 messages.append(NativeMessage(role=role, texts=(text,), where=line.where(), ts=line.ts))
         messages.sort(key=lambda m: m.where.line)
         return messages
+
+
+def _json_object(value: Any) -> dict[str, Any]:
+    """A call's arguments or an output as a JSON object (text parsed); ``{}`` when it is none."""
+    if isinstance(value, str):
+        try:
+            value = loads(value)
+        except (ValueError, RecursionError):
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _answers(output: Any) -> tuple[str, ...] | None:
+    """The answers a ``request_user_input`` output records, every question's in order; ``None`` when the output
+    is not Codex's answer object (the request was cancelled or failed: no answer is recorded)."""
+    answers = _json_object(output).get("answers")
+    if not isinstance(answers, dict):
+        return None
+    return tuple(a for entry in answers.values() if isinstance(entry, dict) and isinstance(entry.get("answers"), list)
+                 for a in entry["answers"] if isinstance(a, str))
 
 
 def _sandbox_mode(payload: dict[str, Any]) -> str | None:

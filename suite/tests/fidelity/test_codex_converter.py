@@ -201,6 +201,8 @@ BUGS = {
     "codex-rewrites-user-shell-results": "ASR-258",
     "codex-bare-output-as-denied": "ASR-258",
     "codex-turn-configs-as-changes": "ASR-172",
+    "codex-invents-answers": "ASR-285",
+    "codex-invents-hook-exit-codes": "ASR-287",
 }
 
 

@@ -457,3 +457,37 @@ def test_codex_reads_turn_links_beside_a_turn_id() -> None:
              b'"turn_id":"t9","parent_turn_id":"t8","root_turn_id":"t1"}}\n')
     links = codex.WITNESS.read(rollout.rstrip(b"\n") + b"\n" + event).turn_links
     assert links == {("t9", "parentTurn", "t8"), ("t9", "rootTurn", "t1")}
+
+
+# --- input requests and hooks in Codex rollouts ----------------------------------------------------------
+
+
+def test_codex_reads_request_user_input_answers_from_the_output_and_none_from_a_cancellation() -> None:
+    facts = codex.WITNESS.read((CODEX / "plan-mode-questions-and-hook.jsonl").read_bytes())
+    answered, cancelled = facts.questions
+    assert answered.questions == ("Which field separator should the export use?",
+                                  "Should amounts keep their currency symbol?")
+    assert answered.answers == ("Semicolon", "Plain numbers (Recommended)",
+                                "user_note: two decimals, no thousands separator")
+    assert cancelled.answers is None  # "request_user_input was cancelled before receiving a response"
+    facts = SourceFacts(format="x", questions=facts.questions)  # the answers alone, against a stream of one record
+    request = {"type": "input_request", "requestId": answered.call_id, "callId": answered.call_id, "mode": "questions",
+               "questions": [{"id": "separator", "text": answered.questions[0]}], "status": "answered",
+               "answers": [{"questionId": "separator", "selected": ["Semicolon"]}]}
+    assert _rules(facts, request) == []
+    assert _rules(facts, {**request, "answers": [{"questionId": "separator", "selected": ["Comma (Recommended)"]}]}) \
+        == ["ASR-285"]
+    assert _rules(facts, {**request, "requestId": cancelled.call_id, "callId": cancelled.call_id}) == ["ASR-285"]
+    assert _rules(facts, {**request, "requestId": cancelled.call_id, "callId": cancelled.call_id,
+                          "status": "cancelled", "answers": []}) == []
+
+
+def test_codex_records_hook_runs_only_through_injected_prompts_and_never_their_details() -> None:
+    facts = codex.WITNESS.read((CODEX / "plan-mode-questions-and-hook.jsonl").read_bytes())
+    assert facts.hooks is not None and [(h.where.line, h.event, h.details) for h in facts.hooks] == [(18, None, {})]
+    assert codex.WITNESS.read((CODEX / "cli-exec-exit-codes.jsonl").read_bytes()).hooks == ()
+    facts = SourceFacts(format="x", hooks=facts.hooks)
+    hook = {"type": "hook", "event": "stop", "status": "completed"}
+    assert _rules(facts, hook) == []  # that a hook ran may be written; its execution details may not
+    assert _rules(facts, {**hook, "exitCode": 0}) == ["ASR-287"]
+    assert _rules(dataclasses.replace(facts, hooks=None), {**hook, "exitCode": 0}) == []
