@@ -35,6 +35,9 @@ they are read too. The witness reads what every faithful converter must keep:
   output records (``{"answers": {question ID: {"answers": [...]}}}``); any other output records no answer.
 - **Hooks** (ASR-287): Codex never persists its hook start and completion events, so a rollout records a hook
   run only through the prompt the hook injected (a ``<hook_prompt>`` user message), without execution details.
+- **Subagents** (reported, never scored): a rollout whose ``session_meta`` source is ``{"subagent": ...}`` is a
+  subagent's own thread; ``collab_agent_spawn_begin``/``_end`` events record a subagent, the call that started
+  it and its prompt (its records are in its own rollout).
 - **Turn links** (ASR-183): ``parent_turn_id`` and ``root_turn_id`` beside a ``turn_id`` in a
   payload; none of the rollouts the suite knows has one, so a state's ``parentTurn`` or
   ``rootTurn`` in their streams is invented.
@@ -72,6 +75,7 @@ from asr_conformance.fidelity.facts import (
     NativePermission,
     NativeQuestion,
     NativeResult,
+    NativeSubagent,
     NativeTransition,
     NotThisFormat,
     SourceFacts,
@@ -106,6 +110,8 @@ TURN_LINKS = {"parent_turn_id": "parentTurn", "root_turn_id": "rootTurn"}
 REFUSALS = frozenset({"reject_once", "reject_always", "cancelled", "timeout"})
 #: The tool through which the model asks the person questions (Plan mode); its answers come back in its output.
 ASK_TOOL = "request_user_input"
+#: The events that record a subagent started by a call (Codex's collaboration tools, ``spawn_agent``).
+SPAWN_EVENTS = ("collab_agent_spawn_begin", "collab_agent_spawn_end")
 #: The opening of a user-role message that carries what a hook injected (``<hook_prompt hook_run_id="...">``).
 HOOK_PROMPT = "<hook_prompt"
 #: Tool names of Codex's unified exec, whose sessions are processes that outlive a call.
@@ -316,6 +322,7 @@ class _Reader:
         facts.configs = self._configs()
         facts.questions = self._questions()
         facts.hooks = self._hooks()
+        facts.subagents = self._subagents(meta)
         # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
         # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
         facts.terminals = None if any(c.name in UNIFIED_EXEC for c in facts.calls) else ()
@@ -489,6 +496,28 @@ class _Reader:
                                         where=(answered or line).where(),
                                         secret=any(q.get("isSecret") is True for q in questions)))
         return found
+
+    def _subagents(self, meta: _Line) -> tuple[NativeSubagent, ...]:
+        """A rollout whose ``session_meta`` source is ``{"subagent": ...}`` is a subagent's own thread; in any rollout
+        a ``collab_agent_spawn_begin`` or ``_end`` event records a subagent started by the call it names, with the
+        prompt it was given (its own records are in its own rollout, not here)."""
+        found: list[NativeSubagent] = []
+        source = meta.payload.get("source")
+        if isinstance(source, dict) and "subagent" in source:
+            found.append(NativeSubagent(meta.where(), _text(meta.payload, "id") or _text(meta.payload, "session_id"),
+                                        whole_input=True))
+        spawned: dict[str, int] = {}
+        for line in self._events(*SPAWN_EVENTS):
+            call_id = _text(line.payload, "call_id")
+            prompt = _text(line.payload, "prompt")
+            subagent = NativeSubagent(line.where(), _text(line.payload, "new_thread_id"),
+                                      prompts=(prompt,) if prompt else (), parent_call_id=call_id)
+            if call_id is not None and call_id in spawned:  # the end event of a begun spawn: one subagent
+                found[spawned[call_id]] = subagent
+            else:
+                spawned[call_id or f"line {line.number}"] = len(found)
+                found.append(subagent)
+        return tuple(found)
 
     def _hooks(self) -> tuple[NativeHook, ...]:
         """The hook runs a rollout records: only through what a hook injected, a user-role message wrapped in

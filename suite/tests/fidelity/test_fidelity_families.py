@@ -491,3 +491,56 @@ def test_codex_records_hook_runs_only_through_injected_prompts_and_never_their_d
     assert _rules(facts, hook) == []  # that a hook ran may be written; its execution details may not
     assert _rules(facts, {**hook, "exitCode": 0}) == ["ASR-287"]
     assert _rules(dataclasses.replace(facts, hooks=None), {**hook, "exitCode": 0}) == []
+
+
+# --- subagents in Codex rollouts and Gemini CLI sessions ---------------------------------------------------
+
+
+def _codex_lines(*payloads: tuple[str, dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps({"timestamp": f"2026-01-01T00:00:{n:02d}.000Z", "type": kind, "payload": payload}).encode()
+                    + b"\n" for n, (kind, payload) in enumerate(payloads, 1))
+
+
+def test_codex_reports_spawned_subagents_and_a_subagent_thread_of_its_own() -> None:
+    call = {"type": "function_call", "name": "spawn_agent", "call_id": "call_S", "arguments": '{"message":"Map the parser."}'}
+    spawn = {"type": "collab_agent_spawn_end", "call_id": "call_S", "sender_thread_id": "parent-1",
+             "new_thread_id": "child-1", "prompt": "Map the parser.", "status": "running"}
+    parent = _codex_lines(("session_meta", {"id": "parent-1", "cwd": "/w"}), ("response_item", call),
+                          ("event_msg", {**spawn, "type": "collab_agent_spawn_begin"}), ("event_msg", spawn))
+    facts = codex.WITNESS.read(parent)
+    assert facts.subagents is not None
+    assert [(s.agent_id, s.parent_call_id, s.prompts, s.whole_input) for s in facts.subagents] == [
+        ("child-1", "call_S", ("Map the parser.",), False)]  # begin and end of one spawn: one subagent
+    flat = {"type": "message", "role": "user", "content": [{"type": "text", "text": "Map the parser."}]}
+    assert [f.rule for f in observe_fidelity(SourceFacts(format="x", subagents=facts.subagents), _stream(flat))[1]] \
+        == ["Lineage"]  # the prompt written as the session's own user message: reported, never scored
+    assert observe_fidelity(SourceFacts(format="x", subagents=facts.subagents), _stream())[1] == []
+    child = _codex_lines(("session_meta", {"id": "child-1", "cwd": "/w", "source": {
+        "subagent": {"thread_spawn": {"parent_thread_id": "parent-1", "depth": 1}}}}))
+    subagents = codex.WITNESS.read(child).subagents
+    assert subagents is not None and [(s.agent_id, s.whole_input) for s in subagents] == [("child-1", True)]
+    own = SourceFacts(format="x", subagents=subagents)
+    assert [f.rule for f in observe_fidelity(own, [{"type": "session", "seq": 0, "id": "h", "scope": "primary"}])[1]] \
+        == ["Lineage"]
+    assert observe_fidelity(own, [{"type": "session", "seq": 0, "id": "h", "scope": "subagent"}])[1] == []
+    assert codex.WITNESS.read((CODEX / "cli-exec-exit-codes.jsonl").read_bytes()).subagents == ()
+
+
+def test_gemini_reports_a_subagent_session_and_calls_that_delegate_to_one() -> None:
+    meta = {"sessionId": "g-1", "projectHash": "ab" * 32, "startTime": "2026-01-01T00:00:01.000Z",
+            "lastUpdated": "2026-01-01T00:00:01.000Z"}
+    user = {"id": "m1", "timestamp": "2026-01-01T00:00:02.000Z", "type": "user", "content": [{"text": "Find it."}]}
+    call = {"id": "c1", "name": "codebase_investigator", "args": {"objective": "Find it."}, "status": "success",
+            "timestamp": "2026-01-01T00:00:03.000Z", "agentId": "sub-9",
+            "result": [{"functionResponse": {"id": "c1", "name": "codebase_investigator", "response": {"output": "ok"}}}]}
+    reply = {"id": "m2", "timestamp": "2026-01-01T00:00:03.000Z", "type": "gemini", "content": "", "toolCalls": [call]}
+
+    def session(**extra: Any) -> bytes:
+        return b"".join(json.dumps(v).encode() + b"\n" for v in ({**meta, **extra}, user, reply))
+
+    main = gemini.WITNESS.read(session(kind="main")).subagents
+    assert main is not None and [(s.agent_id, s.parent_call_id, s.whole_input) for s in main] == [("sub-9", "c1", False)]
+    own = gemini.WITNESS.read(session(kind="subagent")).subagents
+    assert own is not None and [(s.agent_id, s.whole_input) for s in own][0] == ("g-1", True)
+    plain = ROOT / "examples/gemini-converter/samples/calls-updates-parallel-cancelled.jsonl"
+    assert gemini.WITNESS.read(plain.read_bytes()).subagents == ()
