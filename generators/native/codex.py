@@ -503,8 +503,8 @@ class _Rollout:
     def other_call(self) -> None:
         """A call that is no command: a plan update, an MCP tool, an image, a directory listing."""
         draw = self.draw
-        kinds = ["plan", "mcp", "image", "question"] if self.variant in ("cli", "desktop") else ["plan"] \
-            if self.variant == "old" else ["shell"]
+        kinds = ["plan", "mcp", "mcp", "image", "question"] if self.variant in ("cli", "desktop") \
+            else ["plan", "mcp"] if self.variant == "old" else ["shell"]
         kind = draw(st.sampled_from(kinds))
         if kind == "shell":
             self.shell()
@@ -588,10 +588,13 @@ class _Rollout:
         text = draw(_text)
         result: dict[str, Any] = ({"Err": f"tool call failed: {text}"} if failed
                                   else {"Ok": {"content": [{"type": "text", "text": text}], "isError": False}})
-        self.event({"type": "mcp_tool_call_end", "call_id": call_id,
-                    "invocation": {"server": server, "tool": tool, "arguments": arguments},
-                    "duration": {"secs": draw(st.integers(0, 9)), "nanos": draw(st.integers(0, 999_999_999))},
-                    "result": result}, 3000)
+        # Codex persisted mcp_tool_call_end only from early 2026 (never in old rollouts): before, a success left only
+        # the composite name (a failure keeps its event here, since the outcome is what the errors feature is about).
+        if failed or (self.records_exits and draw(st.booleans())):
+            self.event({"type": "mcp_tool_call_end", "call_id": call_id,
+                        "invocation": {"server": server, "tool": tool, "arguments": arguments},
+                        "duration": {"secs": draw(st.integers(0, 9)), "nanos": draw(st.integers(0, 999_999_999))},
+                        "result": result}, 3000)
         if failed:
             self.present.add("errors")
         self.output(call_id, f"tool call failed: {text}" if failed else text)

@@ -35,6 +35,8 @@ they are read too. The witness reads what every faithful converter must keep:
   output records (``{"answers": {question ID: {"answers": [...]}}}``); any other output records no answer.
 - **Hooks** (ASR-287): Codex never persists its hook start and completion events, so a rollout records a hook
   run only through the prompt the hook injected (a ``<hook_prompt>`` user message), without execution details.
+- **Tool identities** (ASR-255): an MCP outcome event's ``invocation`` (``server``, ``tool``) and a call's
+  ``namespace`` beside its ``name`` record them in separate fields; a composite ``mcp__server__tool`` name does not.
 - **Subagents** (reported, never scored): a rollout whose ``session_meta`` source is ``{"subagent": ...}`` is a
   subagent's own thread; ``collab_agent_spawn_begin``/``_end`` events record a subagent, the call that started
   it and its prompt (its records are in its own rollout).
@@ -323,6 +325,7 @@ class _Reader:
         facts.questions = self._questions()
         facts.hooks = self._hooks()
         facts.subagents = self._subagents(meta)
+        facts.providers = self._providers()
         # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
         # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
         facts.terminals = None if any(c.name in UNIFIED_EXEC for c in facts.calls) else ()
@@ -496,6 +499,25 @@ class _Reader:
                                         where=(answered or line).where(),
                                         secret=any(q.get("isSecret") is True for q in questions)))
         return found
+
+    def _providers(self) -> dict[str, frozenset[tuple[str | None, str | None]]]:
+        """Tool identities recorded in separate fields (ASR-255): an MCP outcome event's ``invocation`` (``server``
+        and ``tool``), and a call's own ``namespace`` beside its ``name`` (newer rollouts: the tool is the name, the
+        namespace says where it comes from). A call with neither records its identity only in its composite name
+        (``mcp__server__tool``, where a server's own ``_`` make the split ambiguous)."""
+        found: dict[str, set[tuple[str | None, str | None]]] = {}
+        for line in self._items("function_call", "custom_tool_call"):
+            call_id, name = line.payload.get("call_id"), line.payload.get("name")
+            if isinstance(call_id, str) and isinstance(line.payload.get("namespace"), str):
+                found.setdefault(call_id, set()).add((None, name if isinstance(name, str) else None))
+        for line in self._events("mcp_tool_call_begin", "mcp_tool_call_end"):
+            invocation = line.payload.get("invocation")
+            call_id = line.payload.get("call_id")
+            if isinstance(call_id, str) and isinstance(invocation, dict):
+                server, tool = _text(invocation, "server"), _text(invocation, "tool")
+                if server or tool:
+                    found.setdefault(call_id, set()).add((server, tool))
+        return {call_id: frozenset(pairs) for call_id, pairs in found.items()}
 
     def _subagents(self, meta: _Line) -> tuple[NativeSubagent, ...]:
         """A rollout whose ``session_meta`` source is ``{"subagent": ...}`` is a subagent's own thread; in any rollout

@@ -346,6 +346,11 @@ class SourceFacts:
     #: ``(turn ID, member, linked turn ID)`` with member ``parentTurn`` or ``rootTurn`` (Codex's ``parent_turn_id``,
     #: ``root_turn_id`` on a line of that turn); a state's ``parentTurn`` or ``rootTurn`` must be one of them.
     turn_links: frozenset[tuple[str, str, str]] | None = None
+    #: Tool identities the source records in separate fields (ASR-255), tri-state: ``None`` not reported (a
+    #: provider's ``identity`` not checked); else call ID -> the ``(server, tool)`` pairs recorded for that call
+    #: (``None`` in a pair: recorded, any value). A call absent from it records its identity in its composite
+    #: name at most, so a ``provider`` with ``identity: exact`` on it or on its result is invented.
+    providers: dict[str, frozenset[tuple[str | None, str | None]]] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

@@ -419,6 +419,7 @@ def _facts(session: Session) -> SourceFacts:
     facts.permissions = tuple(permissions)  # only a pending confirmation; never who decided, nor a decision
     facts.terminals = ()  # a shell's output text at most, never a process's lifecycle (ASR-291)
     facts.subagents = _subagents(session, facts)
+    facts.providers = {}  # a tool call records its name (and a display name), never its server apart (ASR-255)
     if session.removed:
         facts.skipped["rewound or replaced messages"] = len(session.removed)
     for key, count in session.skipped.items():

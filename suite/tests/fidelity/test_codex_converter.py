@@ -203,6 +203,7 @@ BUGS = {
     "codex-turn-configs-as-changes": "ASR-172",
     "codex-invents-answers": "ASR-285",
     "codex-invents-hook-exit-codes": "ASR-287",
+    "codex-provider-exact-from-name": "ASR-255",
 }
 
 

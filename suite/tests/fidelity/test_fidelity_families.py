@@ -544,3 +544,37 @@ def test_gemini_reports_a_subagent_session_and_calls_that_delegate_to_one() -> N
     assert own is not None and [(s.agent_id, s.whole_input) for s in own][0] == ("g-1", True)
     plain = ROOT / "examples/gemini-converter/samples/calls-updates-parallel-cancelled.jsonl"
     assert gemini.WITNESS.read(plain.read_bytes()).subagents == ()
+
+
+# --- provider identity ------------------------------------------------------------------------------------
+
+
+def _exact(call_id: str, kind: str = "tool_call", **names: str) -> dict[str, Any]:
+    return {"type": kind, "callId": call_id, "provider": {"kind": "mcp", "identity": "exact", **names}}
+
+
+def test_an_exact_provider_only_where_the_source_records_the_identity_in_separate_fields() -> None:
+    facts = SourceFacts(format="x", providers={"c1": frozenset({("ledger_db", "describe_table")}),
+                                               "c2": frozenset({(None, "read")})})
+    assert _rules(facts, _exact("c1", server="ledger_db", tool="describe_table")) == []
+    result = _exact("c1", "tool_result", server="ledger_db", tool="describe_table")  # ASR-276: on the result
+    assert "ASR-255" not in _rules(facts, result)  # (its call is not in these facts: ASR-267 says so)
+    assert _rules(facts, _exact("c1", server="ledger", tool="db__describe_table")) == ["ASR-255"]
+    assert _rules(facts, _exact("c2", server="anything", tool="read")) == []  # a namespace: the server is not split
+    assert _rules(facts, _exact("c3", server="ledger_db", tool="list_tables")) == ["ASR-255"]
+    parsed = {"type": "tool_call", "callId": "c3", "provider": {"kind": "mcp", "identity": "parsed", "server": "x"}}
+    assert _rules(facts, parsed) == []  # a registry rule's business, not checked here
+    assert _rules(SourceFacts(format="x"), _exact("c3", server="a", tool="b")) == []  # not reported: not checked
+    bad: Any = {"c1": {("a",)}}
+    assert "SourceFacts.providers" in str(malformed(SourceFacts(format="x", providers=bad)))
+
+
+def test_the_witnesses_read_where_tool_identities_are_recorded() -> None:
+    facts = codex.WITNESS.read((CODEX / "plan-mode-questions-and-hook.jsonl").read_bytes())
+    assert facts.providers == {"call_D9pWr3Yb6KeN0aTx5QvLm2Gc": {("ledger_db", "describe_table")}}  # its end event
+    call = {"type": "function_call", "namespace": "mcp__haft", "name": "haft_method", "call_id": "call_N",
+            "arguments": "{}"}
+    rollout = _codex_lines(("session_meta", {"id": "s", "cwd": "/w"}), ("response_item", call))
+    assert codex.WITNESS.read(rollout).providers == {"call_N": {(None, "haft_method")}}
+    assert gemini.WITNESS.read(AWAITING.read_bytes()).providers == {}  # a tool call records no server apart
+    assert claude_code.WITNESS.read(FIX_PARSER.read_bytes()).providers is None

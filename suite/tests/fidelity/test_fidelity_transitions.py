@@ -66,6 +66,10 @@ def _no_turn_links(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, turn_links=None)
 
 
+def _no_providers(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, providers=None)
+
+
 def _no_questions(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, questions=[])
 
@@ -100,6 +104,7 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
     ("codex-invents-parent-turns", codex.WITNESS, USER_SHELL, {"ASR-183"}, _no_turn_links),
     ("codex-invents-answers", codex.WITNESS, PLAN_MODE, {"ASR-285"}, _no_questions),
     ("codex-invents-hook-exit-codes", codex.WITNESS, PLAN_MODE, {"ASR-287"}, _no_hooks),
+    ("codex-provider-exact-from-name", codex.WITNESS, PLAN_MODE, {"ASR-255"}, _no_providers),
 ]
 
 

@@ -61,6 +61,7 @@ BUGS = {
     "codex-turn-configs-as-changes": ("plain", "ASR-172"),
     "codex-invents-answers": ("calls", "ASR-285"),
     "codex-invents-hook-exit-codes": ("turns", "ASR-287"),
+    "codex-provider-exact-from-name": ("calls", "ASR-255"),
 }
 
 
