@@ -42,6 +42,10 @@ so the stream's ``content`` must be absent (ASR-259). Gemini records no exit cod
 (ASR-260, 261, 267). A call ``awaiting_approval`` is an approval request shown and unanswered
 (``permissions``: pending, no decision); no other approval and no process lifecycle is recorded.
 
+**Triggers and turn links**: no record says what started a turn or the session, apart from the metadata's
+``kind`` (``main``, ``subagent``), the only native trigger value (ASR-186); no turn ID is recorded, so no
+``parentTurn`` or ``rootTurn`` comes from the source (ASR-183).
+
 **Times**: every ``timestamp``, ``startTime`` and ``lastUpdated`` the file holds. The header's
 ``sessionId`` is one the metadata records (ASR-051); no agent version is recorded.
 
@@ -420,6 +424,10 @@ def _facts(session: Session) -> SourceFacts:
     facts.terminals = ()  # a shell's output text at most, never a process's lifecycle (ASR-291)
     facts.subagents = _subagents(session, facts)
     facts.providers = {}  # a tool call records its name (and a display name), never its server apart (ASR-255)
+    # No record has a member saying what started a turn or the session: the metadata's kind (main, subagent) is the
+    # only value a trigger's native may take (ASR-186). No turn ID is recorded, so no turn link either (ASR-183).
+    facts.triggers = frozenset({session.kind[0]}) if session.kind is not None else frozenset()
+    facts.turn_links = frozenset()
     if session.removed:
         facts.skipped["rewound or replaced messages"] = len(session.removed)
     for key, count in session.skipped.items():

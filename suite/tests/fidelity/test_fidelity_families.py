@@ -578,3 +578,14 @@ def test_the_witnesses_read_where_tool_identities_are_recorded() -> None:
     assert codex.WITNESS.read(rollout).providers == {"call_N": {(None, "haft_method")}}
     assert gemini.WITNESS.read(AWAITING.read_bytes()).providers == {}  # a tool call records no server apart
     assert claude_code.WITNESS.read(FIX_PARSER.read_bytes()).providers is None
+
+
+def test_gemini_records_no_turn_link_and_no_trigger_but_its_session_kind() -> None:
+    facts = gemini.WITNESS.read((ROOT / "examples/gemini-converter/samples/rewind-and-checkpoint.jsonl").read_bytes())
+    assert facts.turn_links == frozenset() and facts.triggers is not None
+    kinds = {s: gemini.WITNESS.read(s.read_bytes()).triggers
+             for s in sorted((ROOT / "examples/gemini-converter/samples").glob("*"))}
+    assert all(len(kind) <= 1 for kind in kinds.values())  # the metadata's kind, where it has one
+    assert kinds[ROOT / "examples/gemini-converter/samples/rewind-and-checkpoint.jsonl"] == {"main"}
+    assert _rules(SourceFacts(format="x", triggers=frozenset({"subagent"})),
+                  {"type": "state", "turnId": "t1", "trigger": {"kind": "agent", "native": "subagent"}}) == []

@@ -105,6 +105,10 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
     ("codex-invents-answers", codex.WITNESS, PLAN_MODE, {"ASR-285"}, _no_questions),
     ("codex-invents-hook-exit-codes", codex.WITNESS, PLAN_MODE, {"ASR-287"}, _no_hooks),
     ("codex-provider-exact-from-name", codex.WITNESS, PLAN_MODE, {"ASR-255"}, _no_providers),
+    ("gemini-invents-trigger", gemini.WITNESS, GEMINI / "samples/rewind-and-checkpoint.jsonl", {"ASR-186"},
+     _no_triggers),
+    ("gemini-invents-parent-turns", gemini.WITNESS, GEMINI / "samples/calls-updates-parallel-cancelled.jsonl",
+     {"ASR-183"}, _no_turn_links),
 ]
 
 
