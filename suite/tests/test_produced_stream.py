@@ -3,11 +3,13 @@ facts are read once and reused by every source edit; fidelity is judged on valid
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from certifying import Certify
@@ -139,6 +141,24 @@ def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypa
     reads.clear()
     assert judge_fidelity(data, stream).findings == [] and judge_fidelity(data, stream).findings == []
     assert reads.count(data) == 2
+
+
+def test_judging_an_input_hashes_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sniffing or matching the input hashes it; the reading kept for its edits reuses that digest."""
+    data = WITH_TOOLS.read_bytes()
+    stream = run(CONVERTER, data, tmp_path)
+    source = sniffed(data, installed())
+    hashed: list[int] = []
+    real = hashlib.sha256
+
+    def counting(value: bytes = b"") -> Any:
+        if value == data:
+            hashed.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(hashlib, "sha256", counting)  # the module judging, readings and selection all use
+    assert judge_fidelity(data, stream, source=source, readings=Readings()).findings == []
+    assert len(hashed) == 1  # source.matches(data); before, the kept reading hashed the input again
 
 
 # --- fidelity only on valid streams --------------------------------------------------
