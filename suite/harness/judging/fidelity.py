@@ -41,7 +41,7 @@ FIDELITY_RULES = (
     "ASR-051", "ASR-103", "ASR-104", "ASR-150", "ASR-154", "ASR-156", "ASR-157", "ASR-169", "ASR-179", "ASR-187", "ASR-250",
     "ASR-252", "ASR-253", "ASR-254", "ASR-258", "ASR-259", "ASR-260", "ASR-261", "ASR-262", "ASR-265", "ASR-266", "ASR-267",
     "ASR-270", "ASR-274", "ASR-275", "ASR-283", "ASR-285", "ASR-287", "ASR-172", "ASR-279", "ASR-291", "ASR-183",
-    "ASR-186",
+    "ASR-186", "ASR-255",
 )
 #: How many findings a failure message lists before "... and N more".
 SHOWN = 12
