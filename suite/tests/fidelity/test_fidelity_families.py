@@ -477,6 +477,7 @@ def test_codex_reads_request_user_input_answers_from_the_output_and_none_from_a_
     assert _rules(facts, request) == []
     assert _rules(facts, {**request, "answers": [{"questionId": "separator", "selected": ["Comma (Recommended)"]}]}) \
         == ["ASR-285"]
+    assert _rules(facts, {**request, "status": "cancelled", "answers": []}) == ["ASR-285"]  # it was answered
     assert _rules(facts, {**request, "requestId": cancelled.call_id, "callId": cancelled.call_id}) == ["ASR-285"]
     assert _rules(facts, {**request, "requestId": cancelled.call_id, "callId": cancelled.call_id,
                           "status": "cancelled", "answers": []}) == []
