@@ -12,7 +12,6 @@ from asr_conformance.fidelity.facts import NativeMessage
 from asr_conformance.fidelity.stream_view import clip, joined, message_categories
 from asr_conformance.fidelity.timestamps import parse_instant
 
-
 #: Input request statuses that say no answer came: a source that records the answer contradicts each (ASR-285).
 UNANSWERED = frozenset({"pending", "declined", "cancelled", "timed_out"})
 
