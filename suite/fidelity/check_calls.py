@@ -99,7 +99,7 @@ class CallChecks(CheckerBase):
             self.add("ASR-252", "nothing-invented",
                      f"tool call {call.call_id} has name {clip(str(name))}, but the source records no tool name for it "
                      f"(name is then absent, with capture.name)", call.where, record)
-        elif name is not None and name != call.name:
+        elif name is not None and name != call.name and name not in call.updates.get("name", ()):
             self.add("ASR-252", "exact-values",
                      f"tool name {clip(str(name))} is not the exact name the source records, {clip(str(call.name))} "
                      f"(no normalization, prefix stripping or splitting)", call.where, record)

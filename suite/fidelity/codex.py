@@ -385,8 +385,10 @@ class _Reader:
                             arguments, arguments_text = None, raw
                 else:
                     arguments_text = raw  # free-form input is text even when it looks like JSON
+            namespace = item.get("namespace")
+            spelled = {"name": _qualified(namespace, name)} if isinstance(namespace, str) and namespace else {}
             calls.append(NativeCall(call_id=call_id, name=name, where=line.where(), arguments=arguments,
-                                    arguments_text=arguments_text, requested_by="model", ts=line.ts))
+                                    arguments_text=arguments_text, requested_by="model", ts=line.ts, updates=spelled))
         return calls
 
     def _outcomes(self) -> dict[str, _Line]:
@@ -611,6 +613,14 @@ class _Reader:
                 messages.append(NativeMessage(role=role, texts=(text,), where=line.where(), ts=line.ts))
         messages.sort(key=lambda m: m.where.line)
         return messages
+
+
+def _qualified(namespace: str, name: str) -> tuple[str, ...]:
+    """The names a call recorded as ``namespace`` and ``name`` may be written as besides its bare name (ASR-252 does
+    not say which is the tool name as requested): joined as Codex spells MCP tools (``mcp__server__tool``) or with a
+    dot (``image_gen.imagegen``, the older spelling)."""
+    joined = namespace + name if namespace.endswith("__") else f"{namespace}__{name}"
+    return (joined, f"{namespace}.{name}")
 
 
 def _json_object(value: Any) -> dict[str, Any]:

@@ -95,8 +95,9 @@ class NativeCall:
     #: ``source-only``; ``None`` when the source records none. Each call has its own: under
     #: ``source-only`` two calls of one tool may have different kinds when the source says so.
     kind: str | None = None
-    #: Later values the source records for the call (a protocol's update of its kind, title or input):
-    #: a stream may give the call any of them instead (``{"kind": ("edit",), "arguments": ({...},)}``).
+    #: Other values the source records for the call (a protocol's later update of its kind, title or input; the
+    #: name a Codex call's ``namespace`` and ``name`` spell together): a stream may give the call any of them
+    #: instead (``{"kind": ("edit",), "arguments": ({...},), "name": ("mcp__haft__read",)}``).
     updates: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
 

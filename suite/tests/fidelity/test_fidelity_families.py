@@ -577,6 +577,13 @@ def test_the_witnesses_read_where_tool_identities_are_recorded() -> None:
             "arguments": "{}"}
     rollout = _codex_lines(("session_meta", {"id": "s", "cwd": "/w"}), ("response_item", call))
     assert codex.WITNESS.read(rollout).providers == {"call_N": {(None, "haft_method")}}
+    named = codex.WITNESS.read(rollout)
+    assert named.calls[0].name == "haft_method"  # ASR-252: the bare name, or the namespace's spelling of it
+    facts = SourceFacts(format="x", calls=named.calls)
+    call_record = {"type": "tool_call", "callId": "call_N", "callIdSource": "native", "input": {}}
+    assert _rules(facts, {**call_record, "name": "haft_method"}) == []
+    assert _rules(facts, {**call_record, "name": "mcp__haft__haft_method"}) == []
+    assert _rules(facts, {**call_record, "name": "haft__haft_method"}) == ["ASR-252"]
     assert gemini.WITNESS.read(AWAITING.read_bytes()).providers == {}  # a tool call records no server apart
     assert claude_code.WITNESS.read(FIX_PARSER.read_bytes()).providers is None
 
