@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from asr_conformance.harness.containment import Policy
-from asr_conformance.harness.manifest import ManifestError, load_manifest
-from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
-from asr_conformance.harness.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
+from asr_conformance.harness.adapters.manifest import ManifestError, load_manifest
+from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader, OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
+from asr_conformance.harness.isolation.policies import Policy
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 
@@ -36,7 +36,7 @@ REFERENCE_SAMPLES = tuple(
 )
 
 
-#: The description beside a producer counterexample (``harness.producer_fuzzing``): never an input.
+#: The description beside a producer counterexample (``harness.fuzzing.producers``): never an input.
 CASE_SUFFIX = ".case.toml"
 
 

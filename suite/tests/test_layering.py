@@ -69,7 +69,7 @@ def modules() -> dict[str, Path]:
 
 
 def side_of(module: str) -> str | None:
-    """The side a module belongs to (``harness`` for ``asr_conformance.harness.targets``), or None for the root."""
+    """The side a module belongs to (``harness`` for ``asr_conformance.harness.adapters.targets``), or None for the root."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else None
 
@@ -181,7 +181,7 @@ def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
 def test_the_check_sees_a_cycle_and_a_wrong_import() -> None:
     """The checks above must be able to fail."""
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
-    assert side_of(f"{PACKAGE}.harness.targets") == "harness"
+    assert side_of(f"{PACKAGE}.harness.adapters.targets") == "harness"
     assert "plugin" not in ALLOWED["harness"]
 
 
