@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness.oneshot import OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
 from asr_conformance.vocabulary.cases import iter_cases
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"

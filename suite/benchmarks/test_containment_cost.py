@@ -24,8 +24,8 @@ import pytest
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.verdict import EXIT_PARTIAL
-from asr_conformance.harness import containment, sandbox
-from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
+from asr_conformance.harness.isolation import containment, sandbox
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.vocabulary.cases import iter_cases
 
@@ -134,8 +134,8 @@ def test_building_a_sandbox_command_line_with_and_without_its_check(benchmark, c
     entries is reused between starts, as in a run)."""
     if sandbox.problem():
         pytest.skip(f"no sandbox here: {sandbox.problem()}")
-    from asr_conformance.harness import visibility
-    from asr_conformance.harness.containment import Box
+    from asr_conformance.harness.isolation import visibility
+    from asr_conformance.harness.isolation.containment import Box
 
     if not checked:
         monkeypatch.setattr(visibility, "violations", lambda *_: [])

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.streams import valid_streams
-from asr_conformance.harness.oneshot import OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 COUNT = 60

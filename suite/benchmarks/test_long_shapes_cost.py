@@ -63,8 +63,8 @@ from asr_conformance.generators.mutators import drawn_mode, serialize
 from asr_conformance.generators.reader_streams import FEATURES, reader_streams
 from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
-from asr_conformance.harness.reader_fuzzing import settled_view
-from asr_conformance.harness.views import compare_views
+from asr_conformance.harness.fuzzing.readers import settled_view
+from asr_conformance.harness.judging.views import compare_views
 from asr_conformance.reference.checks import validate_bytes
 from asr_conformance.reference.reader import build_view, read_records, read_view
 from asr_conformance.reference.stream import StreamReader

@@ -3,9 +3,9 @@
 One property per feature of each native format the producer converts (``--source-format``,
 a manifest's ``source_formats``, else the formats its inputs are in), and one of sessions of real
 size per format that is lengthened (``FORMAT-mixed-long``, fewer examples: each is a MiB or more,
-``harness.producer_fuzzing.LONG_SHARE``, and no source edit): each generated
+``harness.fuzzing.producers.LONG_SHARE``, and no source edit): each generated
 transcript, valid by construction, must be converted to a stream that conforms, keeps every
-fact of its source, and follows one drawn source edit (``harness.producer_fuzzing``). A
+fact of its source, and follows one drawn source edit (``harness.fuzzing.producers``). A
 failure is shrunk and written as a ready producer input with a replay command."""
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from asr_conformance.harness.fuzzing.producers import GeneratedInput, ProducerFuzzSession, pack_named
 from asr_conformance.harness.judging.fidelity import FIDELITY_RULES
 from asr_conformance.harness.judging.producer import OUTPUT_RULES
-from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, pack_named
 from asr_conformance.packs.pack import Transcript
 
 RULES = tuple(sorted(set(FIDELITY_RULES) | set(OUTPUT_RULES)))

@@ -6,8 +6,8 @@ from collections.abc import Callable
 
 import pytest
 
+from asr_conformance.harness.adapters.roles import ReaderAdapter
 from asr_conformance.harness.judging.reader import run_reader_case
-from asr_conformance.harness.roles import ReaderAdapter
 from asr_conformance.vocabulary.cases import Case
 
 pytestmark = [pytest.mark.conformance, pytest.mark.reader]

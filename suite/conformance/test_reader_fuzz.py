@@ -3,7 +3,7 @@
 One property per reader feature (``generators.reader_streams``: a construct reader rules turn
 on, forced into generated valid streams), and one each for plain valid and adversarial streams.
 The reader's view must match the view schema and equal the reference reader's on every member
-the pages settle (``harness.reader_fuzzing``). Every property draws a long shape too
+the pages settle (``harness.fuzzing.readers``). Every property draws a long shape too
 (``generators.long_streams``): in some examples thousands of generated records, a MiB or more, are
 spliced in between the records, so that what a view depends on can sit far from what it changes;
 the number shrinks to none. A failure names the rules of the members that
@@ -22,7 +22,7 @@ from asr_conformance.generators.long_streams import LongShape, long_shapes
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.reader_streams import FEATURES, reader_streams
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
-from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
+from asr_conformance.harness.fuzzing.readers import ReaderFuzzSession
 
 #: The reader rules every generated stream exercises (the plain properties name these when no member says).
 READER_RULES = ("ASR-160", "ASR-163", "ASR-263", "ASR-265", "ASR-266", "ASR-269", "ASR-279")

@@ -6,9 +6,9 @@ from collections.abc import Callable
 
 import pytest
 
+from asr_conformance.harness.adapters.roles import ValidatorAdapter
+from asr_conformance.harness.adapters.targets import Target
 from asr_conformance.harness.judging.validator import run_validator_case
-from asr_conformance.harness.roles import ValidatorAdapter
-from asr_conformance.harness.targets import Target
 from asr_conformance.vocabulary.cases import Case
 
 pytestmark = [pytest.mark.conformance, pytest.mark.validator]

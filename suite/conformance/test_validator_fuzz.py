@@ -25,7 +25,7 @@ from asr_conformance.generators.long_streams import LongShape, defect_lines, lon
 from asr_conformance.generators.mutators import drawn_mode, serialize
 from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
-from asr_conformance.harness.fuzzing import ValidatorFuzzSession
+from asr_conformance.harness.fuzzing.profiles import ValidatorFuzzSession
 
 pytestmark = [pytest.mark.conformance, pytest.mark.validator, pytest.mark.fuzz]
 

@@ -22,7 +22,7 @@ EXIT_OK, EXIT_TESTS_FAILED = 0, 1
 
 
 class GateTarget(Protocol):
-    """What the gate needs of an implementation under test (``harness.targets.Target`` is one)."""
+    """What the gate needs of an implementation under test (``harness.adapters.targets.Target`` is one)."""
 
     @property
     def key(self) -> str: ...

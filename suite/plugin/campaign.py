@@ -28,7 +28,7 @@ from typing import Any
 
 import pytest
 
-from asr_conformance.harness.fuzzing import PropertyRunner
+from asr_conformance.harness.fuzzing.profiles import PropertyRunner
 from asr_conformance.plugin.campaign_record import ProcessRecord, PropertyRecord
 from asr_conformance.plugin.entry import usage_error
 from asr_conformance.plugin.recording import recorder_of

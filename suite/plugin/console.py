@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from asr_conformance import __version__
-from asr_conformance.harness.targets import TargetError, resolve_targets
+from asr_conformance.harness.adapters.targets import TargetError, resolve_targets
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 from asr_conformance.vocabulary.untrusted import terminal_line
 
@@ -159,7 +159,7 @@ def _summary(options: argparse.Namespace, out: TextIO) -> int:
 
 
 def _smoke(options: argparse.Namespace, out: TextIO) -> int:
-    from asr_conformance.harness.startup import check_start
+    from asr_conformance.harness.adapters.startup import check_start
 
     try:
         (target,) = resolve_targets([options.implementation], options.role, options.inputs, options.persistent,

@@ -31,8 +31,11 @@ from asr_conformance.gate.baseline import load_baseline
 from asr_conformance.gate.decision import GateSettings, excuse
 from asr_conformance.gate.expectations import check_entries, load_expectations
 from asr_conformance.gate.results import TestRecord
-from asr_conformance.harness import containment
-from asr_conformance.harness.fuzzing import (
+from asr_conformance.harness.adapters.roles import ReaderAdapter, ValidatorAdapter
+from asr_conformance.harness.adapters.startup import StartCheck, check_start
+from asr_conformance.harness.adapters.targets import Target, resolve_targets
+from asr_conformance.harness.fuzzing.producers import GeneratedInput, ProducerFuzzSession, not_fuzzed
+from asr_conformance.harness.fuzzing.profiles import (
     DEFAULT_PROFILE,
     PROFILE_VARIABLE,
     PROFILES,
@@ -41,14 +44,11 @@ from asr_conformance.harness.fuzzing import (
     ValidatorFuzzSession,
     ensure_profiles,
 )
+from asr_conformance.harness.fuzzing.readers import ReaderFuzzSession
+from asr_conformance.harness.isolation import containment
 from asr_conformance.harness.judging.fidelity import input_of
 from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.producer_fuzzing import GeneratedInput, ProducerFuzzSession, not_fuzzed
-from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
-from asr_conformance.harness.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.run_context import RunContext
-from asr_conformance.harness.startup import StartCheck, check_start
-from asr_conformance.harness.targets import Target, resolve_targets
 from asr_conformance.packs.registry import Packs
 from asr_conformance.packs.selection import SourceInput
 from asr_conformance.plugin.classify import MODULES, UnclassifiedTest, classify

@@ -118,7 +118,7 @@ def add_options(parser: pytest.Parser) -> None:
 
 def _limit_option(name: str, option: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
-        from asr_conformance.harness.limits import LimitError, parse_limit
+        from asr_conformance.harness.isolation.limits import LimitError, parse_limit
 
         try:
             return parse_limit(name, text if name in LIMIT_SIZES else _whole(text, option), option)
@@ -135,7 +135,7 @@ def _whole(text: str, option: str) -> int:
 
 
 def _timeout_option(text: str) -> float:
-    from asr_conformance.harness.containment import check_timeout
+    from asr_conformance.harness.isolation.containment import check_timeout
 
     try:
         return check_timeout(float(text), "--asr-timeout")

@@ -13,12 +13,12 @@ from typing import Any
 import pytest
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import containment
-from asr_conformance.harness.fuzzing import COUNTEREXAMPLES, ShrinkBudget
+from asr_conformance.harness.adapters.targets import Target
+from asr_conformance.harness.fuzzing.producers import FuzzPlan, fuzz_plan
+from asr_conformance.harness.fuzzing.profiles import COUNTEREXAMPLES, ShrinkBudget
+from asr_conformance.harness.isolation import containment
 from asr_conformance.harness.judging.fidelity import producer_sources
-from asr_conformance.harness.producer_fuzzing import FuzzPlan, fuzz_plan
 from asr_conformance.harness.run_context import RunContext
-from asr_conformance.harness.targets import Target
 from asr_conformance.packs.registry import Packs
 from asr_conformance.packs.selection import SourceInput, source_input
 from asr_conformance.plugin.entry import CONFORMANCE_DIR

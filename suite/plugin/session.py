@@ -50,7 +50,7 @@ from asr_conformance.gate.verdict import (
     verdicts,
     widened_note,
 )
-from asr_conformance.harness.targets import Target
+from asr_conformance.harness.adapters.targets import Target
 from asr_conformance.plugin.classify import classify
 from asr_conformance.plugin.progress import Progress
 from asr_conformance.plugin.recording import recorder_of

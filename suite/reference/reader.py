@@ -5,7 +5,7 @@ runs the reference validator over the same lines, and returns a *view*: a
 JSON document, described by ``schemas/view.schema.json``, that states what the
 reader rules of the pages make of the stream (pairings, dangling calls,
 orphans, effective metadata, what is in force at each seq, terminals, ...).
-It is also the oracle of reader fuzzing (``harness/reader_fuzzing.py``).
+It is also the oracle of reader fuzzing (``harness/fuzzing/readers.py``).
 
 It never raises on a stream's content.  A stream the validator rejects still
 gets its best view, with the validator's errors in ``problems``.  Only bytes

@@ -22,8 +22,8 @@ import pytest
 from certifying import Certification, Certify, run_certification, shared_certification
 from hypothesis import settings
 
-from asr_conformance.harness.fuzzing import ensure_profiles
-from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.fuzzing.profiles import ensure_profiles
 
 pytest_plugins = ["pytester"]
 

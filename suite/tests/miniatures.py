@@ -1,4 +1,4 @@
-"""In-process validators for the project's tests: each meets ``ValidatorAdapter`` (``harness/roles.py``)
+"""In-process validators for the project's tests: each meets ``ValidatorAdapter`` (``harness/adapters/roles.py``)
 without starting a process, so that what a judge decides about an implementation's answers is tested on
 every corpus case in milliseconds.  A certification run of the matching program under ``examples/``
 proves the wiring (process, protocol, report) on a slice; these prove the judging on the whole corpus."""
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome, Verdict
+from asr_conformance.harness.adapters.answers import Outcome, Verdict
 from asr_conformance.harness.judging.validator import run_validator_case
 from asr_conformance.vocabulary.cases import Case
 

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from asr_conformance.harness import containment, sandbox
+from asr_conformance.harness.isolation import containment, sandbox
 from asr_conformance.harness.run_context import RunContext
 
 #: Why there is no sandbox here ("" when there is one).

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import pytest
 
 from asr_conformance.gate.decision import GateSettings
-from asr_conformance.harness.targets import ROLES
+from asr_conformance.harness.adapters.targets import ROLES
 from asr_conformance.plugin.classify import MODULES, OTHER, Classification, classify
 from asr_conformance.plugin.entry import CONFORMANCE_DIR
 from asr_conformance.plugin.progress import role_and_phase

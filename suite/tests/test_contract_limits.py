@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness import containment, limits, persistent, processes, sandbox, startup, visibility
-from asr_conformance.harness.oneshot import DEFAULT_TIMEOUT
+from asr_conformance.harness.adapters import persistent, startup
+from asr_conformance.harness.adapters.oneshot import DEFAULT_TIMEOUT
+from asr_conformance.harness.isolation import containment, limits, processes, sandbox, visibility
 from asr_conformance.vocabulary import redaction
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -9,7 +9,7 @@ import pytest
 from corpus_cases import corpus_cases
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness.corpus_check import disagreement
+from asr_conformance.harness.judging.corpus_check import disagreement
 from asr_conformance.vocabulary.cases import CorpusError, load_case, orphan_streams
 from asr_conformance.vocabulary.seen_digests import SeenDigests
 
@@ -72,7 +72,7 @@ def test_every_corpus_file_ships_in_the_package() -> None:
 
 
 def test_asr_corpus_fails_on_a_corpus_that_is_not_there(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    from asr_conformance.harness.corpus_check import main
+    from asr_conformance.harness.judging.corpus_check import main
 
     assert main(["check", "--corpus", str(tmp_path / "nonexistent")]) == 2
     assert "nonexistent: no such corpus folder" in capsys.readouterr().err

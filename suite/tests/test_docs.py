@@ -157,7 +157,7 @@ def test_every_protocol_looking_example_is_a_valid_message() -> None:
 
 
 def test_view_examples_validate_against_the_view_schema() -> None:
-    from asr_conformance.harness.views import check_view
+    from asr_conformance.harness.judging.views import check_view
 
     views = [example for example in _json_examples() if isinstance(example, dict) and "view_version" in example]
     views += [example["view"] for example in _json_examples() if isinstance(example, dict) and isinstance(example.get("view"), dict)]

@@ -17,8 +17,8 @@ import pytest
 from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, Certify
 
 from asr_conformance.gate.results import Result
-from asr_conformance.harness.answers import Outcome, Verdict
-from asr_conformance.harness.fuzzing import ShrinkBudget, ValidatorFuzzSession
+from asr_conformance.harness.adapters.answers import Outcome, Verdict
+from asr_conformance.harness.fuzzing.profiles import ShrinkBudget, ValidatorFuzzSession
 from asr_conformance.reports.document import rule_matrix
 from asr_conformance.vocabulary.rules import load_catalog
 

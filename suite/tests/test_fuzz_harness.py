@@ -16,7 +16,7 @@ MISBEHAVING = ROOT / "examples" / "misbehaving"
 
 QUICK_CATCH = """
 from hypothesis import Phase, settings
-from asr_conformance.harness.fuzzing import register_profiles
+from asr_conformance.harness.fuzzing.profiles import register_profiles
 
 register_profiles()
 # Whether the fuzz harness catches a bug, not how small the counterexample gets: no shrinking.

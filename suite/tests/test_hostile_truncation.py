@@ -33,9 +33,9 @@ from asr_conformance.generators.coding_turns import tagged_filler
 from asr_conformance.generators.long_streams import NO_SHAPE
 from asr_conformance.generators.reader_streams import FEATURES
 from asr_conformance.generators.registry import ALSO_NAMED, registry
-from asr_conformance.harness.answers import Outcome, ReadAnswer, Verdict
-from asr_conformance.harness.fuzzing import ShrinkBudget, ValidatorFuzzSession, ensure_profiles
-from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
+from asr_conformance.harness.adapters.answers import Outcome, ReadAnswer, Verdict
+from asr_conformance.harness.fuzzing.profiles import ShrinkBudget, ValidatorFuzzSession, ensure_profiles
+from asr_conformance.harness.fuzzing.readers import ReaderFuzzSession
 
 HOSTILE = Path(__file__).resolve().parents[2] / "examples" / "hostile"
 SEEDS = 3

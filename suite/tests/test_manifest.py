@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.manifest import ManifestError, load_manifest
-from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.manifest import ManifestError, load_manifest
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
 
 
 def write(folder: Path, text: str) -> Path:

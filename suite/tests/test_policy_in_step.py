@@ -16,8 +16,8 @@ from corpus_cases import corpus_cases
 
 from asr_conformance.generators.mutators import Mode, declared_modes
 from asr_conformance.generators.registry import registry
-from asr_conformance.harness.answers import Outcome, Verdict
-from asr_conformance.harness.fuzzing import ValidatorFuzzSession
+from asr_conformance.harness.adapters.answers import Outcome, Verdict
+from asr_conformance.harness.fuzzing.profiles import ValidatorFuzzSession
 from asr_conformance.harness.judging.validator import judge
 from asr_conformance.vocabulary.cases import Case
 

@@ -20,18 +20,8 @@ from hypothesis import strategies as st
 
 from asr_conformance.generators.native import file_name, formats
 from asr_conformance.generators.native.common import NativeTranscript
-from asr_conformance.harness.answers import Conversion, Outcome
-from asr_conformance.harness.fuzzing import ShrinkBudget
-from asr_conformance.harness.judging.fidelity import producer_sources
-from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.producer_fuzzing import (
-    GeneratedInput,
-    ProducerFuzzSession,
-    fuzz_plan,
-    not_fuzzed,
-    write_producer_counterexample,
-)
-from asr_conformance.harness.targets import (
+from asr_conformance.harness.adapters.answers import Conversion, Outcome
+from asr_conformance.harness.adapters.targets import (
     CASE_SUFFIX,
     ProducerInput,
     Target,
@@ -39,6 +29,16 @@ from asr_conformance.harness.targets import (
     canonical_formats,
     expand_inputs,
 )
+from asr_conformance.harness.fuzzing.producers import (
+    GeneratedInput,
+    ProducerFuzzSession,
+    fuzz_plan,
+    not_fuzzed,
+    write_producer_counterexample,
+)
+from asr_conformance.harness.fuzzing.profiles import ShrinkBudget
+from asr_conformance.harness.judging.fidelity import producer_sources
+from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.packs.registry import installed
 from asr_conformance.packs.selection import SourceInput
 
@@ -220,7 +220,7 @@ def test_generated_input_ids_name_format_variant_and_feature() -> None:
 
 
 def test_a_producer_needs_inputs_or_a_format(tmp_path: Path) -> None:
-    from asr_conformance.harness.targets import resolve_targets
+    from asr_conformance.harness.adapters.targets import resolve_targets
 
     with pytest.raises(TargetError, match="needs --inputs \\(or --source-format"):
         resolve_targets([str(CC_CONVERTER)], "producer", [], False, None, None)

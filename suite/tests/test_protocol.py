@@ -10,8 +10,8 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
 from asr_conformance.vocabulary import protocol
 
 MESSAGES = [

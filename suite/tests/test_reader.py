@@ -16,11 +16,11 @@ import pytest
 from corpus_cases import corpus_cases
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness.answers import Outcome, ReadAnswer
-from asr_conformance.harness.corpus_check import main as corpus_main
-from asr_conformance.harness.corpus_check import reader_disagreement
+from asr_conformance.harness.adapters.answers import Outcome, ReadAnswer
+from asr_conformance.harness.judging.corpus_check import main as corpus_main
+from asr_conformance.harness.judging.corpus_check import reader_disagreement
 from asr_conformance.harness.judging.reader import clip_json, judge_read
-from asr_conformance.harness.views import MISSING, check_partial_view, check_view, compare_views, view_schema
+from asr_conformance.harness.judging.views import MISSING, check_partial_view, check_view, compare_views, view_schema
 from asr_conformance.reference.reader import UnreadableStream, read_view
 from asr_conformance.reference.server import ROLES, serve
 from asr_conformance.vocabulary import protocol

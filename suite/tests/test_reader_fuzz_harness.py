@@ -12,15 +12,15 @@ from hypothesis import given, settings
 
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.reader_streams import reader_streams
-from asr_conformance.harness.answers import Outcome, ReadAnswer
-from asr_conformance.harness.corpus_check import reader_disagreement
-from asr_conformance.harness.fuzzing import ShrinkBudget
-from asr_conformance.harness.reader_fuzzing import (
+from asr_conformance.harness.adapters.answers import Outcome, ReadAnswer
+from asr_conformance.harness.fuzzing.profiles import ShrinkBudget
+from asr_conformance.harness.fuzzing.readers import (
     ReaderFuzzSession,
     instructions_settled,
     rules_of,
     settled_view,
 )
+from asr_conformance.harness.judging.corpus_check import reader_disagreement
 from asr_conformance.reference.reader import read_view
 from asr_conformance.vocabulary.cases import iter_cases
 

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from certifying import Certify
 
-from asr_conformance.harness.answers import named_rules
-from asr_conformance.harness.oneshot import parse_diagnostics
+from asr_conformance.harness.adapters.answers import named_rules
+from asr_conformance.harness.adapters.oneshot import parse_diagnostics
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader
-from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
 
 
 def _script(tmp_path: Path, body: str) -> list[str]:
@@ -154,7 +154,7 @@ def test_persistent_role_must_be_announced(tmp_path: Path, stream: Path) -> None
 
 def test_a_diagnostic_that_quotes_a_line_separator_is_one_diagnostic() -> None:
     """U+2028 and U+0085 may stand raw in a JSON string; they do not end a diagnostic line."""
-    from asr_conformance.harness.oneshot import parse_diagnostics
+    from asr_conformance.harness.adapters.oneshot import parse_diagnostics
 
     quoted = json.dumps({"rule": "ASR-164", "message": "content 'a\u2028b\u0085c'"}, ensure_ascii=False)
     found = parse_diagnostics(f"checking...\r\n{quoted}\r\n{{\"rule\": \"ASR-003\"}}\n")

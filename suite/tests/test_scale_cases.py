@@ -10,9 +10,9 @@ from pathlib import Path
 from corpus_cases import corpus_cases
 
 from asr_conformance.generators.scale_cases import all_files, differences, main
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.persistent import PersistentImplementation
-from asr_conformance.harness.views import compare_views
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.judging.views import compare_views
 from asr_conformance.reference.checks import validate_path
 from asr_conformance.reference.reader import read_view
 from asr_conformance.vocabulary.cases import Case

@@ -242,7 +242,7 @@ def test_the_modes_the_issue_raised_are_decided(rule: str, mode: str, scored: bo
 def test_a_damage_kind_on_an_open_assumption_never_demands_a_rejection(kind: str) -> None:
     """Its verdict is reported only, whatever the reference says (deep nesting in the header makes the
     reference name ASR-003 too, and that still demands nothing)."""
-    from asr_conformance.harness.fuzzing import damage_is_definite
+    from asr_conformance.harness.fuzzing.profiles import damage_is_definite
 
     damage = DAMAGES[kind]
 

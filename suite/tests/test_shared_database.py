@@ -125,7 +125,7 @@ def test_two_parallel_xdist_runs_share_the_database_without_losing_examples(redi
 def test_the_redis_variable_selects_a_redis_database(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     from hypothesis.database import DirectoryBasedExampleDatabase
 
-    from asr_conformance.harness.fuzzing import FuzzSetupError, deep_database
+    from asr_conformance.harness.fuzzing.profiles import FuzzSetupError, deep_database
 
     monkeypatch.delenv("ASR_HYPOTHESIS_REDIS", raising=False)
     monkeypatch.setenv("ASR_HYPOTHESIS_DB", str(tmp_path / "db"))
@@ -140,7 +140,7 @@ def test_the_redis_variable_makes_a_redis_database(monkeypatch: pytest.MonkeyPat
     pytest.importorskip("redis", reason="the redis client is not installed: pip install -e '.[redis]'")
     from hypothesis.extra.redis import RedisExampleDatabase
 
-    from asr_conformance.harness.fuzzing import deep_database
+    from asr_conformance.harness.fuzzing.profiles import deep_database
 
     monkeypatch.setenv("ASR_HYPOTHESIS_REDIS", "redis://127.0.0.1:1/0")
     assert isinstance(deep_database(), RedisExampleDatabase)  # connecting waits for the first command

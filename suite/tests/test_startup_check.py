@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 from certifying import run_certification
 
-from asr_conformance.harness.startup import TINY_STREAM, check_start
-from asr_conformance.harness.targets import Target, resolve_targets
+from asr_conformance.harness.adapters.startup import TINY_STREAM, check_start
+from asr_conformance.harness.adapters.targets import Target, resolve_targets
 from asr_conformance.reference.checks import validate_path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_a_broken_set_up_is_one_usage_error_and_no_case_runs(pytester: pytest.Py
 
 def test_a_producer_starts_on_an_input_of_its_own_format() -> None:
     """The tiny stream is an ASR stream, which a converter rightly refuses; its own first input is not."""
-    from asr_conformance.harness.startup import start_input
+    from asr_conformance.harness.adapters.startup import start_input
 
     sample = EXAMPLES / "codex-converter/samples/cli-exec-exit-codes.jsonl"
     (target,) = resolve_targets([str(EXAMPLES / "codex-converter/asr-from-codex")], "producer", [str(sample)], False,
@@ -126,7 +126,7 @@ def test_a_producer_without_inputs_starts_on_a_transcript_its_pack_generates() -
     from dataclasses import replace
 
     from asr_conformance.fidelity.codex import WITNESS
-    from asr_conformance.harness.startup import start_input
+    from asr_conformance.harness.adapters.startup import start_input
 
     sample = EXAMPLES / "codex-converter/samples/cli-exec-exit-codes.jsonl"
     (target,) = resolve_targets([str(EXAMPLES / "codex-converter/asr-from-codex")], "producer", [str(sample)], False,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.targets import TargetError, expand_inputs, resolve_targets
+from asr_conformance.harness.adapters.targets import TargetError, expand_inputs, resolve_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"

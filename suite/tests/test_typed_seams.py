@@ -1,5 +1,5 @@
 """The seams between the plugin, the judges and the adapters carry the role protocols
-(``harness/roles.py``), so that mypy --strict checks what crosses them: no adapter parameter or
+(``harness/adapters/roles.py``), so that mypy --strict checks what crosses them: no adapter parameter or
 adapter fixture typed ``Any`` or ``object``, and no ``getattr`` reading an adapter or a target there.
 Counted in the source, so that a seam erased again fails here."""
 
@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.roles import Announcing, ReaderAdapter, ValidatorAdapter, announced
+from asr_conformance.harness.adapters.roles import Announcing, ReaderAdapter, ValidatorAdapter, announced
 
 SUITE = Path(__file__).resolve().parents[1]
 #: The modules on either side of the seams.
 SEAMS = ("plugin/hooks.py", "harness/judging/validator.py", "harness/judging/reader.py",
-         "harness/judging/producer.py", "harness/fuzzing.py", "harness/reader_fuzzing.py",
+         "harness/judging/producer.py", "harness/fuzzing/profiles.py", "harness/fuzzing/readers.py",
          "conformance/test_validator_corpus.py", "conformance/test_reader_corpus.py")
 #: Parameters that hold an adapter, and the fixtures that yield one.
 ADAPTER_NAMES = {"adapter", "asr_validator", "asr_reader"}
@@ -92,7 +92,7 @@ def test_judgements_carry_their_status_as_a_type_and_record_its_word() -> None:
     """A judge's decision is a ``Status`` member (compared by identity in the judges); the record, which
     crosses to the controller and into the report, holds its word."""
     from asr_conformance import CORPUS_DIR
-    from asr_conformance.harness.answers import Outcome, ReadAnswer, Status, Verdict
+    from asr_conformance.harness.adapters.answers import Outcome, ReadAnswer, Status, Verdict
     from asr_conformance.harness.judging.reader import judge_read
     from asr_conformance.harness.judging.validator import judge_answer, run_validator_case
     from asr_conformance.vocabulary.cases import iter_cases

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome, Verdict
-from asr_conformance.harness.fuzzing import ValidatorFuzzSession
+from asr_conformance.harness.adapters.answers import Outcome, Verdict
+from asr_conformance.harness.fuzzing.profiles import ValidatorFuzzSession
 from asr_conformance.harness.judging.validator import judge, judge_answer
 from asr_conformance.vocabulary.cases import Case
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from certifying import Certify
 
-from asr_conformance.harness.views import VIEW_MEMBERS, VIEW_VERSION, at_version, declared_version
+from asr_conformance.harness.judging.views import VIEW_MEMBERS, VIEW_VERSION, at_version, declared_version
 from asr_conformance.reference import reader
 
 READER = Path(__file__).resolve().parent / "readers" / "view-version-1"

@@ -35,6 +35,6 @@ LIMIT_NAMES = {
 }
 #: The limits given in bytes (they take K, M and G suffixes).
 LIMIT_SIZES = frozenset({"memory", "file_size", "disk"})
-#: Each limit's default (``harness.limits.Limits`` holds them as its field defaults).
+#: Each limit's default (``harness.isolation.limits.Limits`` holds them as its field defaults).
 LIMIT_DEFAULTS = {"memory": 8 * 1024 * MIB, "cpu": 600, "processes": 256, "open_files": 1024,
                   "file_size": 256 * MIB, "disk": 256 * MIB}

@@ -23,12 +23,12 @@ from asr_conformance.fidelity.compare import Policy, observe_fidelity
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.facts import Finding, SourceFacts
 from asr_conformance.fidelity.mutations import EditContext, SourceMutation, edited_bytes
+from asr_conformance.harness.adapters.targets import ProducerInput
 from asr_conformance.harness.judging import readings as reading
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.readings import Readings, Unread
 from asr_conformance.harness.judging.steps import StepHung as StepHung
 from asr_conformance.harness.judging.steps import step_limit, within
-from asr_conformance.harness.targets import ProducerInput
 from asr_conformance.packs.guard import PackError, bounded
 from asr_conformance.packs.identity import PackIdentity
 from asr_conformance.packs.pack import FormatPack

@@ -24,13 +24,13 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Protocol, TypeAlias
 
-from asr_conformance.harness.answers import Conversion
-from asr_conformance.harness.containment import Policy
+from asr_conformance.harness.adapters.answers import Conversion
+from asr_conformance.harness.adapters.oneshot import OneShotProducer
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.isolation.containment import Policy
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.harness.judging.steps import step_limit, within
-from asr_conformance.harness.oneshot import OneShotProducer
-from asr_conformance.harness.persistent import PersistentImplementation
 
 #: The rules the output test is marked with: the header and producer rules a converter most often
 #: breaks, and the producer-side linkage fact (every other stream rule is checked too).

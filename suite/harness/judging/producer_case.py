@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.answers import Conversion, Outcome
+from asr_conformance.harness.adapters.answers import Conversion, Outcome
 from asr_conformance.harness.judging.fidelity import (
     FIDELITY_RULES,
     Fidelity,

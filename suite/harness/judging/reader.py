@@ -2,7 +2,7 @@
 
 The answer must be a view, the view must match the published view schema,
 and every member the expected view lists must be present and equal, compared
-as the view schema says (``harness/views.py``: whole, by keys, or member by member).
+as the view schema says (``harness/judging/views.py``: whole, by keys, or member by member).
 A failure message names the case's rules and every difference, each with its
 JSON pointer into the view.  A case whose expected view rests on an open
 assumption (cases/ASSUMPTIONS.md) is implementation-defined: its view must
@@ -18,9 +18,9 @@ from typing import Any
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome, ReadAnswer, Status
-from asr_conformance.harness.roles import ReaderAdapter, announced
-from asr_conformance.harness.views import (
+from asr_conformance.harness.adapters.answers import Outcome, ReadAnswer, Status
+from asr_conformance.harness.adapters.roles import ReaderAdapter, announced
+from asr_conformance.harness.judging.views import (
     ViewDifference,
     at_version,
     check_view,

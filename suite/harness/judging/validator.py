@@ -2,7 +2,7 @@
 
 ``judge_answer`` is the one decision (what an answer means against an expected verdict and
 the rules a validator may name); ``judge`` phrases it for a corpus case, the fuzz harness
-(``harness.fuzzing``) for a generated stream, and ``run_validator_case`` is the body of a
+(``harness.fuzzing.profiles``) for a generated stream, and ``run_validator_case`` is the body of a
 corpus test.
 """
 
@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome, Status, Verdict
-from asr_conformance.harness.roles import RoleAdapter, ValidatorAdapter, announced
+from asr_conformance.harness.adapters.answers import Outcome, Status, Verdict
+from asr_conformance.harness.adapters.roles import RoleAdapter, ValidatorAdapter, announced
 from asr_conformance.vocabulary.cases import Case
 from asr_conformance.vocabulary.inline import inline_input
 from asr_conformance.vocabulary.scoring import naming_set, preferred_rule, reasons_figure, rule_level, wrong_reason

@@ -203,8 +203,8 @@ def test_a_run_makes_each_input_once_for_every_test_and_the_fuzz_plan(tmp_path) 
 
     import pytest
 
+    from asr_conformance.harness.adapters.targets import ProducerInput
     from asr_conformance.harness.judging.fidelity import source_edits
-    from asr_conformance.harness.targets import ProducerInput
     from asr_conformance.plugin import run_config
 
     witness = CountingWitness()

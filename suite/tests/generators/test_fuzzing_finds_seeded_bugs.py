@@ -21,15 +21,15 @@ from test_native_gemini import BUGS as GEMINI_BUGS
 
 from asr_conformance.generators import filler
 from asr_conformance.generators.native import long_sessions
-from asr_conformance.harness.fuzzing import DEFAULT_PROFILE, ShrinkBudget, ensure_profiles
-from asr_conformance.harness.judging.producer import ProducerRunner
-from asr_conformance.harness.producer_fuzzing import (
+from asr_conformance.harness.adapters.targets import CASE_SUFFIX, Target
+from asr_conformance.harness.fuzzing.producers import (
     LONG_FEATURE,
     GeneratedInput,
     ProducerFuzzSession,
     generated_inputs,
 )
-from asr_conformance.harness.targets import CASE_SUFFIX, Target
+from asr_conformance.harness.fuzzing.profiles import DEFAULT_PROFILE, ShrinkBudget, ensure_profiles
+from asr_conformance.harness.judging.producer import ProducerRunner
 
 MISBEHAVING = Path(__file__).resolve().parents[3] / "examples" / "misbehaving"
 #: Every seeded bug: its format, the feature that exposes it and the rule it breaks.

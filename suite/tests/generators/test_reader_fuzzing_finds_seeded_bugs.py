@@ -14,10 +14,10 @@ from hypothesis import given, settings
 
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.reader_streams import FEATURES, reader_streams
-from asr_conformance.harness.corpus_check import reader_disagreement
-from asr_conformance.harness.fuzzing import ShrinkBudget
-from asr_conformance.harness.reader_fuzzing import ReaderFuzzSession
-from asr_conformance.harness.targets import Target
+from asr_conformance.harness.adapters.targets import Target
+from asr_conformance.harness.fuzzing.profiles import ShrinkBudget
+from asr_conformance.harness.fuzzing.readers import ReaderFuzzSession
+from asr_conformance.harness.judging.corpus_check import reader_disagreement
 from asr_conformance.vocabulary.cases import iter_cases
 
 MISBEHAVING = Path(__file__).resolve().parents[3] / "examples" / "misbehaving"

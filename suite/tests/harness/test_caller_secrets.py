@@ -11,8 +11,8 @@ import pytest
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.results import TestRecord
-from asr_conformance.harness import answers, oneshot
-from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.adapters import answers, oneshot
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
 from asr_conformance.vocabulary import redaction
 from asr_conformance.vocabulary.scoring import rule_names
 from reports.badges import badge

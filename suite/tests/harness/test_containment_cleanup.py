@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sandbox_marks import needs_sandbox
 
-from asr_conformance.harness import containment, processes, sandbox
+from asr_conformance.harness.isolation import containment, processes, sandbox
 
 
 def test_removing_a_folder_that_is_gone_leaves_its_parent_alone(tmp_path: Path) -> None:

@@ -22,11 +22,11 @@ from sandbox_marks import as_root, contained, needs_sandbox
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.verdict import EXIT_PARTIAL
-from asr_conformance.harness import containment, limits, mounts
-from asr_conformance.harness import sandbox as sandbox_module
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.containment import Policy
-from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
+from asr_conformance.harness.isolation import containment, limits, mounts
+from asr_conformance.harness.isolation import sandbox as sandbox_module
+from asr_conformance.harness.isolation.containment import Policy
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
@@ -211,7 +211,7 @@ def _tagged(tag: str) -> list[int]:
 def test_each_process_has_its_own_pids_cgroup_removed_with_it(tmp_path: Path) -> None:
     import subprocess
 
-    from asr_conformance.harness.processes import spawn
+    from asr_conformance.harness.isolation.processes import spawn
 
     child = spawn([str(_probe(tmp_path, "sleep 30"))], None, subprocess.DEVNULL, policy=Policy(limits=(("processes", 9),)))
     assert child.group is not None and child.group.folder is not None
@@ -229,7 +229,7 @@ def test_each_process_has_its_own_pids_cgroup_removed_with_it(tmp_path: Path) ->
 
 def test_every_rlimit_is_set_soft_and_hard_in_the_implementation_process(tmp_path: Path) -> None:
     """The shell that starts the process sets them; the implementation sees them and cannot raise them."""
-    from asr_conformance.harness.processes import run_bounded
+    from asr_conformance.harness.isolation.processes import run_bounded
 
     chosen = (("memory", 512 * limits.MIB), ("cpu", 7), ("open_files", 50), ("file_size", limits.MIB))
     probe = _probe(tmp_path, "cat /proc/self/limits; ulimit -n 51 2>/dev/null && echo raised")
@@ -351,7 +351,7 @@ def test_memorised_fuzz_examples_pass_only_a_fixed_run(certify: Certify, tmp_pat
 @pytest.mark.skipif(not mounts.may_mount(), reason="no tmpfs can be mounted here (the harness needs CAP_SYS_ADMIN)")
 def test_a_converter_filling_its_output_folder_meets_the_disk_limit_and_leaves_no_mount(tmp_path: Path) -> None:
     """RLIMIT_FSIZE bounds one file; the output folder's own tmpfs bounds them all (size and count)."""
-    from asr_conformance.harness.persistent import PersistentImplementation
+    from asr_conformance.harness.adapters.persistent import PersistentImplementation
 
     source = tmp_path / "native.jsonl"
     source.write_text("{}\n")

@@ -16,12 +16,12 @@ from certifying import PLUGIN_DEFAULT_REPORT_DIR, run_certification
 from sandbox_marks import contained
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.fuzzing import ValidatorFuzzSession
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.manifest import load_manifest
+from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader, OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.fuzzing.profiles import ValidatorFuzzSession
 from asr_conformance.harness.judging.reader import judge_read
-from asr_conformance.harness.manifest import load_manifest
-from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
 from asr_conformance.vocabulary.cases import iter_cases
 
 ROOT = Path(__file__).resolve().parents[3]

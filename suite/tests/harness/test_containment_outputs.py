@@ -12,11 +12,11 @@ import pytest
 from sandbox_marks import contained
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import containment, sandbox
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.containment import Box, UnsafeOutput, read_output
-from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader, OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.isolation import containment, sandbox
+from asr_conformance.harness.isolation.containment import Box, UnsafeOutput, read_output
 from asr_conformance.vocabulary import protocol, strict_json
 
 ROOT = Path(__file__).resolve().parents[3]

@@ -19,13 +19,13 @@ import pytest
 from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certify, run_certification
 from sandbox_marks import contained, machine_facts_forgotten
 
-from asr_conformance.harness import containment, limits
-from asr_conformance.harness import processes as processes_module
-from asr_conformance.harness import sandbox as sandbox_module
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.manifest import ManifestError, load_manifest
-from asr_conformance.harness.oneshot import OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.manifest import ManifestError, load_manifest
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.isolation import containment, limits
+from asr_conformance.harness.isolation import processes as processes_module
+from asr_conformance.harness.isolation import sandbox as sandbox_module
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"

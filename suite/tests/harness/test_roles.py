@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
-from asr_conformance.harness.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, ValidatorAdapter
-from asr_conformance.harness.targets import Target, TargetError
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader, OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, ValidatorAdapter
+from asr_conformance.harness.adapters.targets import Target, TargetError
 
 ONE_SHOT = {"validator": OneShotValidator, "reader": OneShotReader, "producer": OneShotProducer}
 

@@ -11,11 +11,11 @@ from dataclasses import replace
 
 import pytest
 
-from asr_conformance.harness import containment
-from asr_conformance.harness.containment import Box, Policy
-from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.targets import Target
+from asr_conformance.harness.isolation import containment
+from asr_conformance.harness.isolation.containment import Box, Policy
 from asr_conformance.harness.run_context import RunContext
-from asr_conformance.harness.targets import Target
 
 TARGET = Target(key="acme", name="acme", version=None, command=("acme",), protocol="oneshot", timeout=5.0,
                 roles=("validator",))

@@ -18,11 +18,11 @@ import pytest
 from sandbox_marks import as_root, contained, needs_sandbox
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import containment, visibility
-from asr_conformance.harness import sandbox as sandbox_module
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.containment import Policy, SandboxRefused
-from asr_conformance.harness.oneshot import OneShotValidator
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.oneshot import OneShotValidator
+from asr_conformance.harness.isolation import containment, visibility
+from asr_conformance.harness.isolation import sandbox as sandbox_module
+from asr_conformance.harness.isolation.containment import Policy, SandboxRefused
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"

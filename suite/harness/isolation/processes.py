@@ -22,9 +22,9 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.harness import containment, limits, mounts, sandbox
-from asr_conformance.harness.containment import Box, Policy
-from asr_conformance.harness.limits import Limits, ProcessGroup
+from asr_conformance.harness.isolation import containment, limits, mounts, sandbox
+from asr_conformance.harness.isolation.containment import Box, Policy
+from asr_conformance.harness.isolation.limits import Limits, ProcessGroup
 
 #: Largest stdout a one-shot validator or reader answer may have; past it the case is a flood.
 STDOUT_LIMIT = 4 * 1024 * 1024

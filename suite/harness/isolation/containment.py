@@ -65,9 +65,9 @@ from functools import cache
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness import mounts, sandbox, visibility
-from asr_conformance.harness.limits import DEFAULTS as DEFAULT_LIMITS
-from asr_conformance.harness.limits import Limits, alive, pids_cgroups, remove_stale_groups
+from asr_conformance.harness.isolation import mounts, sandbox, visibility
+from asr_conformance.harness.isolation.limits import DEFAULTS as DEFAULT_LIMITS
+from asr_conformance.harness.isolation.limits import Limits, alive, pids_cgroups, remove_stale_groups
 from asr_conformance.vocabulary import redaction
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, MAX_TIMEOUT, SANDBOXES

@@ -18,11 +18,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from asr_conformance.harness.containment import Policy
-from asr_conformance.harness.manifest import ManifestError, load_manifest
-from asr_conformance.harness.oneshot import OneShotProducer, OneShotReader, OneShotValidator
-from asr_conformance.harness.persistent import PersistentImplementation
-from asr_conformance.harness.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
+from asr_conformance.harness.adapters.manifest import ManifestError, load_manifest
+from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader, OneShotValidator
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.adapters.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
+from asr_conformance.harness.isolation.containment import Policy
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 
@@ -31,12 +31,12 @@ if TYPE_CHECKING:  # loading the packs is deferred until a format is named
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
 REFERENCE_SAMPLES = tuple(
-    Path(__file__).resolve().parents[2] / "examples" / name / "samples"
+    Path(__file__).resolve().parents[3] / "examples" / name / "samples"
     for name in ("claude-code-converter", "codex-converter", "gemini-converter")
 )
 
 
-#: The description beside a producer counterexample (``harness.producer_fuzzing``): never an input.
+#: The description beside a producer counterexample (``harness.fuzzing.producers``): never an input.
 CASE_SUFFIX = ".case.toml"
 
 

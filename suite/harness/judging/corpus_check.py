@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
-from asr_conformance.harness.views import check_partial_view, check_view, compare_views
+from asr_conformance.harness.judging.views import check_partial_view, check_view, compare_views
 from asr_conformance.reference.checks import validate_path
 from asr_conformance.reference.diagnostics import StreamDiagnostics
 from asr_conformance.reference.reader import UnreadableStream, read_view

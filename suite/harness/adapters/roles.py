@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from asr_conformance.harness.answers import Conversion, ReadAnswer, Verdict
+from asr_conformance.harness.adapters.answers import Conversion, ReadAnswer, Verdict
 from asr_conformance.vocabulary.protocol import Started
 
 

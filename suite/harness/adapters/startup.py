@@ -23,10 +23,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from asr_conformance.harness import containment
-from asr_conformance.harness.oneshot import trial_run
-from asr_conformance.harness.persistent import HandshakeFailed, PersistentImplementation
-from asr_conformance.harness.targets import Target
+from asr_conformance.harness.adapters.oneshot import trial_run
+from asr_conformance.harness.adapters.persistent import HandshakeFailed, PersistentImplementation
+from asr_conformance.harness.adapters.targets import Target
+from asr_conformance.harness.isolation import containment
 
 if TYPE_CHECKING:  # loading the packs is deferred until a start needs a generated input
     from asr_conformance.packs.registry import Packs

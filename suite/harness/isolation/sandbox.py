@@ -33,8 +33,8 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from asr_conformance.harness import visibility
-from asr_conformance.harness.visibility import Guarded, canonical, refusal
+from asr_conformance.harness.isolation import visibility
+from asr_conformance.harness.isolation.visibility import Guarded, canonical, refusal
 
 #: System folders shown read-only when they exist (a link among them is recreated as a link).
 SYSTEM_FOLDERS = visibility.SYSTEM_FOLDERS

@@ -13,10 +13,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from asr_conformance.harness import containment
-from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
-from asr_conformance.harness.containment import Box, Policy
-from asr_conformance.harness.processes import STDOUT_LIMIT, Finished, run_bounded
+from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
+from asr_conformance.harness.isolation import containment
+from asr_conformance.harness.isolation.containment import Box, Policy
+from asr_conformance.harness.isolation.processes import STDOUT_LIMIT, Finished, run_bounded
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.scoring import rule_names
 from asr_conformance.vocabulary.strict_json import TooDeep, loads_bounded

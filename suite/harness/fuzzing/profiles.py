@@ -49,9 +49,9 @@ from hypothesis import settings as HypothesisSettings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
 
-from asr_conformance.harness.answers import Verdict
+from asr_conformance.harness.adapters.answers import Verdict
+from asr_conformance.harness.adapters.roles import ValidatorAdapter
 from asr_conformance.harness.judging.validator import judge_answer
-from asr_conformance.harness.roles import ValidatorAdapter
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
 from asr_conformance.vocabulary.option_defaults import DEFAULT_SHRINK_SECONDS, DEFAULT_SHRINK_STEPS

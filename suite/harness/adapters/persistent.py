@@ -17,11 +17,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypeVar
 
-from asr_conformance.harness import containment
-from asr_conformance.harness.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
-from asr_conformance.harness.containment import Box, Policy, UnsafeOutput
-from asr_conformance.harness.oneshot import staged_suffix
-from asr_conformance.harness.processes import Child, TailBuffer, spawn, wait_readable
+from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
+from asr_conformance.harness.adapters.oneshot import staged_suffix
+from asr_conformance.harness.isolation import containment
+from asr_conformance.harness.isolation.containment import Box, Policy, UnsafeOutput
+from asr_conformance.harness.isolation.processes import Child, TailBuffer, spawn, wait_readable
 from asr_conformance.vocabulary import protocol
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.scoring import rule_names

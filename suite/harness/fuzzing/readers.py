@@ -2,14 +2,14 @@
 
 Each generated stream (valid by construction) goes to the reader under test; its view must
 match the view schema and equal the reference reader's on every member the pages settle
-(``settled_view``), compared as a case compares (``harness.views``). Members that rest on an
+(``settled_view``), compared as a case compares (``harness.judging.views``). Members that rest on an
 open assumption are left out: ``changes`` (A-FILE-CHANGE), ``problems`` (never compared), and
 the instructions lists when the stream holds an instructions record the pages leave open
 (no or another scope, turn scope without a turnId, a revision: A-INSTRUCTIONS-SCOPE,
 A-INSTRUCTIONS-TURN, A-INSTRUCTIONS-REVISION).
 
 A failure names the rules of the members that differ (``rules_of``), is shrunk by Hypothesis
-within the shrink budget of ``harness.fuzzing``, and is written as a reader case (stream,
+within the shrink budget of ``harness.fuzzing.profiles``, and is written as a reader case (stream,
 metadata and expected view) that the reader corpus test replays with ``--cases``.
 """
 
@@ -25,10 +25,10 @@ from typing import Any
 
 from hypothesis import settings
 
-from asr_conformance.harness.answers import Outcome
-from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
-from asr_conformance.harness.roles import ReaderAdapter
-from asr_conformance.harness.views import at_version, check_view, compare_views, declared_version
+from asr_conformance.harness.adapters.answers import Outcome
+from asr_conformance.harness.adapters.roles import ReaderAdapter
+from asr_conformance.harness.fuzzing.profiles import PropertyRunner, ShrinkBudget
+from asr_conformance.harness.judging.views import at_version, check_view, compare_views, declared_version
 from asr_conformance.reference.reader import UnreadableStream, read_view
 
 #: View members never compared in fuzzing: they rest on an open assumption, or are never compared.

@@ -12,7 +12,7 @@ what the format's witness reads from the same bytes:
 * one source edit the witness offers, drawn per example, moves the stream as it must
   (``judging.fidelity.judge_mutation``).
 
-A failure is shrunk by Hypothesis (within the shrink budget of ``harness.fuzzing``) and
+A failure is shrunk by Hypothesis (within the shrink budget of ``harness.fuzzing.profiles``) and
 written as a ready producer input: the native file, a ``.case.toml`` beside it that says
 what it holds and what broke, and a command that replays it as ``--inputs``.
 """
@@ -34,8 +34,9 @@ from hypothesis import strategies as st
 from asr_conformance.fidelity.disguise import disguise
 from asr_conformance.fidelity.mutations import SourceMutation
 from asr_conformance.generators.native.long_sessions import lengthenable, long_transcripts, with_long_sessions
-from asr_conformance.harness.answers import Conversion, Outcome
-from asr_conformance.harness.fuzzing import PropertyRunner, ShrinkBudget
+from asr_conformance.harness.adapters.answers import Conversion, Outcome
+from asr_conformance.harness.adapters.targets import CASE_SUFFIX
+from asr_conformance.harness.fuzzing.profiles import PropertyRunner, ShrinkBudget
 from asr_conformance.harness.judging.fidelity import (
     FIDELITY_RULES,
     describe,
@@ -47,7 +48,6 @@ from asr_conformance.harness.judging.fidelity import (
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.producer import OUTPUT_RULES, output_problems
 from asr_conformance.harness.judging.readings import Readings, Unread
-from asr_conformance.harness.targets import CASE_SUFFIX
 from asr_conformance.packs.guard import PackError
 from asr_conformance.packs.pack import Generator, Transcript
 from asr_conformance.packs.registry import Installed, Packs, installed
@@ -253,7 +253,7 @@ class ProducerFuzzSession(PropertyRunner):
         return write_producer_counterexample(self.counterexamples, replay=self.replay, **failure)
 
     def _convert(self, data: bytes, format: str) -> Conversion:
-        """Convert ``data``; the implementation gets a staged copy under a random name (``harness.containment``),
+        """Convert ``data``; the implementation gets a staged copy under a random name (``harness.isolation.containment``),
         so the file name here (the counterexample's, as the agent would name it) never reaches it."""
         digest = hashlib.sha256(data).hexdigest()
         self.scratch.mkdir(parents=True, exist_ok=True)
