@@ -25,7 +25,7 @@ import pytest
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.verdict import EXIT_PARTIAL
 from asr_conformance.harness.adapters.oneshot import OneShotValidator
-from asr_conformance.harness.isolation import containment, sandbox
+from asr_conformance.harness.isolation import policies, sandbox, wrapping
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.vocabulary.cases import iter_cases
 
@@ -43,9 +43,9 @@ def mode(request: pytest.FixtureRequest) -> str:
     return str(request.param)
 
 
-def _policy(mode: str) -> containment.Policy:
+def _policy(mode: str) -> policies.Policy:
     """The containment a run with ``--sandbox=mode`` gives an implementation (its run context's settings)."""
-    return RunContext(containment.settings_for(sandbox=mode)).policy
+    return RunContext(policies.settings_for(sandbox=mode)).policy
 
 
 def _run_all(mode: str) -> int:
@@ -135,14 +135,14 @@ def test_building_a_sandbox_command_line_with_and_without_its_check(benchmark, c
     if sandbox.problem():
         pytest.skip(f"no sandbox here: {sandbox.problem()}")
     from asr_conformance.harness.isolation import visibility
-    from asr_conformance.harness.isolation.containment import Box
+    from asr_conformance.harness.isolation.boxes import Box
 
     if not checked:
         monkeypatch.setattr(visibility, "violations", lambda *_: [])
     policy = _policy("strict")
     box = Box(policy.settings)
     try:
-        line = benchmark(containment.wrap, [str(EXAMPLES / "reference-validator")], box, None, (), policy)
+        line = benchmark(wrapping.wrap, [str(EXAMPLES / "reference-validator")], box, None, (), policy)
     finally:
         box.close()
     assert line[0].endswith("bwrap")

@@ -6,7 +6,7 @@ set on a module.  Implementations get the run's containment settings through the
 (``contained``): every adapter a target builds starts its processes under them.
 
 What stays process-wide, and why: the registry of live implementation processes, the staging folders
-this process made and the signal handlers that use both (``harness.isolation.containment``) — a signal handler
+this process made and the signal handlers that use both (``harness.isolation``) — a signal handler
 reaches nothing but a module — and the redaction of passed-through variables' values
 (``vocabulary.redaction``), which must cover every text the process writes, pytest's own included.
 """
@@ -17,7 +17,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from asr_conformance.harness.adapters.targets import Target
-from asr_conformance.harness.isolation.containment import DEFAULT_SETTINGS, Policy, Settings, settings_of
+from asr_conformance.harness.isolation.policies import DEFAULT_SETTINGS, Policy, Settings, settings_of
 
 
 @dataclass(frozen=True)

@@ -106,7 +106,7 @@ def _interrupt(signum: int, frame: object) -> None:
 
 def stop_group(process: subprocess.Popen[bytes], grace: float = STOP_GRACE) -> None:
     """End the campaign's process group (its own session): SIGTERM, then SIGKILL after ``grace`` seconds."""
-    from asr_conformance.harness.isolation.containment import remove_stale_staging
+    from asr_conformance.harness.isolation.boxes import remove_stale_staging
 
     group = process.pid
     _signal_group(group, signal.SIGTERM)

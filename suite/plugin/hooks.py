@@ -45,7 +45,7 @@ from asr_conformance.harness.fuzzing.profiles import (
     ensure_profiles,
 )
 from asr_conformance.harness.fuzzing.readers import ReaderFuzzSession
-from asr_conformance.harness.isolation import containment
+from asr_conformance.harness.isolation import boxes, disclosure, policies
 from asr_conformance.harness.judging.fidelity import input_of
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.run_context import RunContext
@@ -169,10 +169,10 @@ def _configure_containment(config: pytest.Config) -> None:
     else:
         if config.getoption("run_timeout"):
             deadline = time.time() + config.getoption("run_timeout")
-        staging = str(containment.make_staging_parent())
+        staging = str(boxes.make_staging_parent())
     config.stash[RUN_DEADLINE_KEY] = deadline
     config.stash[STAGING_KEY] = staging
-    hidden = [corpus_of(config), *containment.corpus_copies(), counterexamples_of(config)]
+    hidden = [corpus_of(config), *policies.corpus_copies(), counterexamples_of(config)]
     report_dir = config.getoption("report_dir")
     if report_dir not in ("none", ""):
         hidden.append(Path(report_dir).resolve())
@@ -180,13 +180,13 @@ def _configure_containment(config: pytest.Config) -> None:
         hidden.append(Path(config.option.basetemp).resolve())
     limits = tuple((name, config.getoption(f"limit_{name}")) for name in LIMIT_NAMES
                    if config.getoption(f"limit_{name}") is not None)
-    settings = containment.settings_for(
+    settings = policies.settings_for(
         sandbox=config.getoption("sandbox"), hidden=tuple(dict.fromkeys(hidden)),
         pass_env=tuple(config.getoption("pass_env")), max_output=config.getoption("max_output"),
         run_deadline=deadline, run_timeout=config.getoption("run_timeout"),
         staging_parent=Path(staging) if staging else None, network=config.getoption("network"), limits=limits,
         allow_read=tuple(str(Path(p).resolve()) for p in config.getoption("allow_read")))
-    containment.sandbox_mode(settings.sandbox)  # --sandbox=strict on a machine without one: a usage error now
+    policies.sandbox_mode(settings.sandbox)  # --sandbox=strict on a machine without one: a usage error now
     config.stash[RUN_CONTEXT_KEY] = RunContext(settings)
 
 
@@ -280,7 +280,7 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
     if config.stash.get(SEED_KEY, None) is not None:
         seed = config.stash[SEED_KEY]
         line += f", seed {seed} (replay with --hypothesis-seed={seed})"
-    lines = [line, f"asr-conformance: {containment.describe_sandbox(run_context_of(config).policy)}"]
+    lines = [line, f"asr-conformance: {disclosure.describe_sandbox(run_context_of(config).policy)}"]
     widened = widened_of(config)
     if widened:
         lines.append(terminal_line(f"asr-conformance: widened sandbox: {'; '.join(widened)}"))
@@ -294,8 +294,8 @@ def pytest_report_header(config: pytest.Config) -> list[str]:
         lines.append(terminal_line(f"asr-conformance: {target.label} ({target.protocol}), roles "
                                    f"{', '.join(target.roles)}{started}"))
         if target.policy and (target.policy.network or target.policy.limits or target.policy.read_only):
-            lines.append(terminal_line(f"asr-conformance:   its manifest: network {containment.effective_network(target.policy)}; "
-                                       f"limits {containment.effective_limits(target.policy).describe()}"
+            lines.append(terminal_line(f"asr-conformance:   its manifest: network {policies.effective_network(target.policy)}; "
+                                       f"limits {policies.effective_limits(target.policy).describe()}"
                                        + (f"; also shown read-only: {', '.join(target.policy.read_only)}"
                                           if target.policy.read_only else "")))
     return lines

@@ -135,7 +135,7 @@ def _whole(text: str, option: str) -> int:
 
 
 def _timeout_option(text: str) -> float:
-    from asr_conformance.harness.isolation.containment import check_timeout
+    from asr_conformance.harness.isolation.policies import check_timeout
 
     try:
         return check_timeout(float(text), "--asr-timeout")

@@ -16,7 +16,7 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.adapters.targets import Target
 from asr_conformance.harness.fuzzing.producers import FuzzPlan, fuzz_plan
 from asr_conformance.harness.fuzzing.profiles import COUNTEREXAMPLES, ShrinkBudget
-from asr_conformance.harness.isolation import containment
+from asr_conformance.harness.isolation import disclosure, policies
 from asr_conformance.harness.judging.fidelity import producer_sources
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.packs.registry import Packs
@@ -87,13 +87,13 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
         "arguments": list(config.invocation_params.args),
         "run_timeout": config.getoption("run_timeout", None),
         "run_limit_reached": run_limit_reached(config),
-        "sandbox": containment.describe_sandbox(run_context_of(config).policy),
+        "sandbox": disclosure.describe_sandbox(run_context_of(config).policy),
         # Every widening of the closed box (names of passed variables, never their values): part of the certificate.
         "pass_env": list(dict.fromkeys([*(config.getoption("pass_env", None) or []),
                                         *(n for t in targets_of(config) for n in t.pass_env)])),
         "allow_read": list(dict.fromkeys([*run_context_of(config).settings.allow_read,
                                           *(f for t in targets_of(config) if t.policy for f in t.policy.read_only)])),
-        "network": {t.key: containment.effective_network(t.policy) for t in targets_of(config)},
+        "network": {t.key: policies.effective_network(t.policy) for t in targets_of(config)},
         "widened": widened_of(config),
         "max_output": config.getoption("max_output", None),
         "builtin_packs_only": bool(config.getoption("builtin_packs_only", False)),
@@ -103,8 +103,8 @@ def run_options(config: pytest.Config, partial: list[str] | None = None) -> dict
 
 
 def widened_of(config: pytest.Config) -> list[str]:
-    """How this run widens the closed box (``containment.widenings``), one phrase each; empty when it does not."""
-    return containment.widenings(run_context_of(config).settings, ((t.pass_env, t.policy) for t in targets_of(config)))
+    """How this run widens the closed box (``disclosure.widenings``), one phrase each; empty when it does not."""
+    return disclosure.widenings(run_context_of(config).settings, ((t.pass_env, t.policy) for t in targets_of(config)))
 
 
 def _pack_problems(config: pytest.Config) -> list[str]:
@@ -205,12 +205,12 @@ def widened_sandbox(target: Target, config: pytest.Config) -> list[str]:
     """Why ``target`` ran with less containment than the closed box (docs/certification.md §4): its verdict
     then checked less than a contained run's, and is partial.
 
-    The widenings that show it more (``containment.widenings``: variables passed through, folders shown on
+    The widenings that show it more (``disclosure.widenings``: variables passed through, folders shown on
     request, the host network, no sandbox), the same list the certificate names.  Two are named there but
     make no verdict partial: protections the machine could not provide inside a working sandbox (limits, not
     what is shown), and no sandbox for the bundled reference, the suite's own code that ships the answers."""
-    found = containment.widenings(run_context_of(config).settings, [(target.pass_env, target.policy)])
-    kept = [why for why in found if not why.startswith(containment.NOT_PROVIDED)]
+    found = disclosure.widenings(run_context_of(config).settings, [(target.pass_env, target.policy)])
+    kept = [why for why in found if not why.startswith(disclosure.NOT_PROVIDED)]
     if not target.given:
-        kept = [why for why in kept if not why.startswith(containment.NO_SANDBOX)]
+        kept = [why for why in kept if not why.startswith(disclosure.NO_SANDBOX)]
     return kept

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 
 import pytest
 
-from asr_conformance.harness.isolation import containment, sandbox
+from asr_conformance.harness.isolation import policies, sandbox
 from asr_conformance.harness.run_context import RunContext
 
 #: Why there is no sandbox here ("" when there is one).
@@ -19,18 +19,18 @@ needs_sandbox = pytest.mark.skipif(bool(PROBLEM), reason=f"no bubblewrap sandbox
 as_root = pytest.mark.skipif(os.geteuid() != 0, reason="the attack is root's: run as root (CI does)")
 
 
-def contained(**settings: object) -> containment.Policy:
+def contained(**settings: object) -> policies.Policy:
     """The containment a run with these settings gives an implementation without a manifest (what the plugin's
     ``RunContext.contained`` puts in a target's policy); nothing is set on a module."""
-    return RunContext(containment.settings_for(**settings)).policy
+    return RunContext(policies.settings_for(**settings)).policy
 
 
 @contextmanager
 def machine_facts_forgotten() -> Iterator[None]:
     """Forget what this process found out about the machine's sandbox before and after a test that pretends
     the machine is another (``sandbox.problem`` patched): ``sandbox_mode`` keeps its answer per process."""
-    containment.sandbox_mode.cache_clear()
+    policies.sandbox_mode.cache_clear()
     try:
         yield
     finally:
-        containment.sandbox_mode.cache_clear()
+        policies.sandbox_mode.cache_clear()

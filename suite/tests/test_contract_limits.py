@@ -13,7 +13,7 @@ import pytest
 
 from asr_conformance.harness.adapters import persistent, startup
 from asr_conformance.harness.adapters.oneshot import DEFAULT_TIMEOUT
-from asr_conformance.harness.isolation import containment, limits, processes, sandbox, visibility
+from asr_conformance.harness.isolation import allowlist, limits, policies, processes, sandbox, visibility
 from asr_conformance.vocabulary import redaction
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -28,12 +28,12 @@ def _mib(size: int) -> str:
 #: (what the contract writes, the code's value it must equal, how that value is written).
 LIMITS = [
     ("4 MiB per one-shot validator or reader answer", processes.STDOUT_LIMIT, _mib),
-    ("default 64 MiB", containment.DEFAULT_MAX_OUTPUT, _mib),
-    ("at most 1 GiB", containment.MAX_OUTPUT_CAP, _mib),
+    ("default 64 MiB", policies.DEFAULT_MAX_OUTPUT, _mib),
+    ("at most 1 GiB", policies.MAX_OUTPUT_CAP, _mib),
     ("8 MiB per persistent reply line", persistent.LINE_LIMIT, _mib),
     ("last 4096 bytes of stderr", processes.STDERR_TAIL, str),
     ("30 seconds unless", DEFAULT_TIMEOUT, lambda v: f"{v:g}"),
-    ("at most 3600 seconds", containment.MAX_TIMEOUT, lambda v: f"{v:g}"),
+    ("at most 3600 seconds", policies.MAX_TIMEOUT, lambda v: f"{v:g}"),
     ("at most 5 seconds, for the process to exit", persistent.STOP_GRACE, lambda v: f"{v:g}"),
     ("Starts that fail three times in a row", persistent.MAX_FAILED_STARTS, lambda v: {3: "three"}.get(v, str(v))),
     ("gave up after 3 failed starts in a row", persistent.MAX_FAILED_STARTS, str),
@@ -63,7 +63,7 @@ def test_each_limit_the_contract_names_is_the_codes(phrase: str, value: object, 
 
 
 def test_every_size_the_contract_writes_is_a_limit_of_the_code() -> None:
-    known = {_mib(v) for v in (processes.STDOUT_LIMIT, containment.DEFAULT_MAX_OUTPUT, containment.MAX_OUTPUT_CAP,
+    known = {_mib(v) for v in (processes.STDOUT_LIMIT, policies.DEFAULT_MAX_OUTPUT, policies.MAX_OUTPUT_CAP,
                                persistent.LINE_LIMIT, limits.DEFAULTS.memory, limits.DEFAULTS.file_size,
                                limits.DEFAULTS.disk, sandbox.SHM_CAP)}
     before, rest = CONTRACT.split("## 7. What a validator is fuzzed with", 1)
@@ -74,7 +74,7 @@ def test_every_size_the_contract_writes_is_a_limit_of_the_code() -> None:
 
 def test_the_environment_allow_list_names_what_the_code_passes() -> None:
     section = CONTRACT.split("- **Environment.**", 1)[1].split("\n- **", 1)[0]
-    for name in (*containment._ALLOWED, "LC_*", "HOME", "TMPDIR", "PYTHONUNBUFFERED=1", containment.MARKER):
+    for name in (*allowlist._ALLOWED, "LC_*", "HOME", "TMPDIR", "PYTHONUNBUFFERED=1", allowlist.MARKER):
         assert f"`{name}`" in section, name
     assert "pass_env" in section and "--pass-env" in section
 

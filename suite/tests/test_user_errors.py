@@ -15,7 +15,7 @@ from asr_conformance.gate.expectations import ExpectationsError
 from asr_conformance.harness.adapters.manifest import ManifestError
 from asr_conformance.harness.adapters.targets import TargetError
 from asr_conformance.harness.fuzzing.profiles import FuzzSetupError
-from asr_conformance.harness.isolation.containment import UsageError as ContainmentUsageError
+from asr_conformance.harness.isolation.policies import UsageError as ContainmentUsageError
 from asr_conformance.plugin.campaign import NoImplementation
 from asr_conformance.plugin.campaign_run import CampaignError
 from asr_conformance.plugin.classify import UnclassifiedTest

@@ -32,8 +32,8 @@ import shlex
 from dataclasses import dataclass
 from pathlib import Path
 
-from asr_conformance.harness.isolation.containment import Policy, UsageError, check_allow_read, check_timeout
 from asr_conformance.harness.isolation.limits import LimitError, parse_limit
+from asr_conformance.harness.isolation.policies import Policy, UsageError, check_allow_read, check_timeout
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.schemas import FileProblem, load_checked_toml
 

@@ -14,8 +14,9 @@ from pathlib import Path
 from typing import Any
 
 from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
-from asr_conformance.harness.isolation import containment
-from asr_conformance.harness.isolation.containment import Box, Policy
+from asr_conformance.harness.isolation import policies
+from asr_conformance.harness.isolation.boxes import Box
+from asr_conformance.harness.isolation.policies import Policy
 from asr_conformance.harness.isolation.processes import STDOUT_LIMIT, Finished, run_bounded
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.scoring import rule_names
@@ -111,8 +112,8 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
     """Run one case on a blind copy of ``source``; return the process's end, its stdout as text, and
     what every answer shows (what was sent, what came back, the stderr tail, how long it took)."""
     started = time.monotonic()
-    settings = containment.settings_of(policy)
-    allowed, cut = containment.case_timeout(timeout, settings)
+    settings = policies.settings_of(policy)
+    allowed, cut = policies.case_timeout(timeout, settings)
     box = Box(settings)
     try:
         staged = box.stage(source, suffix)
@@ -143,7 +144,7 @@ def _no_answer(finished: Finished, timeout: float, cut: bool = False) -> tuple[O
     """Why a finished process gave no answer at all (timeout, flood, signal, no sandbox)."""
     if finished.timed_out:
         if cut:
-            return Outcome.TIMEOUT, containment.RUN_LIMIT_MESSAGE
+            return Outcome.TIMEOUT, policies.RUN_LIMIT_MESSAGE
         return Outcome.TIMEOUT, f"no exit within {timeout:g} s; process group killed"
     if finished.flooded:
         return Outcome.CRASH, "stdout flooded past the read limit; process group killed"
@@ -206,7 +207,7 @@ class OneShotProducer:
     policy: Policy | None = None
 
     def convert(self, source: Path) -> Conversion:
-        limit = self.limit or containment.settings_of(self.policy).max_output
+        limit = self.limit or policies.settings_of(self.policy).max_output
         run = _run_once(self.command, self.placeholder, source, self.timeout, self.cwd, self.env, limit,
                         staged_suffix(source), decode=False, pass_env=self.pass_env, writable=self.writable,
                         policy=self.policy)

@@ -19,8 +19,10 @@ from typing import Any, TypeVar
 
 from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
 from asr_conformance.harness.adapters.oneshot import staged_suffix
-from asr_conformance.harness.isolation import containment
-from asr_conformance.harness.isolation.containment import Box, Policy, UnsafeOutput
+from asr_conformance.harness.isolation import named_files, policies
+from asr_conformance.harness.isolation.boxes import Box
+from asr_conformance.harness.isolation.named_files import UnsafeOutput
+from asr_conformance.harness.isolation.policies import Policy
 from asr_conformance.harness.isolation.processes import Child, TailBuffer, spawn, wait_readable
 from asr_conformance.vocabulary import protocol
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
@@ -100,7 +102,7 @@ class PersistentImplementation:
     def _start(self, deadline: float) -> _Session:
         if self._failed_starts >= MAX_FAILED_STARTS:
             raise _Dead(f"gave up after {MAX_FAILED_STARTS} failed starts in a row")
-        box, self._next_box = self._next_box or Box(containment.settings_of(self.policy)), None
+        box, self._next_box = self._next_box or Box(policies.settings_of(self.policy)), None
         try:
             child = spawn(self.command, self.cwd, subprocess.PIPE, self.env, box, self.writable, self.pass_env,
                           self.policy)
@@ -300,12 +302,12 @@ class PersistentImplementation:
         self._seq += 1
         request = request_for(self._seq)
         sent = protocol.encode(request)
-        allowed, cut = containment.case_timeout(self.timeout, containment.settings_of(self.policy))
+        allowed, cut = policies.case_timeout(self.timeout, policies.settings_of(self.policy))
         if allowed <= 0:
-            return None, answer_type(Outcome.TIMEOUT, message=containment.RUN_LIMIT_MESSAGE, sent=sent)
+            return None, answer_type(Outcome.TIMEOUT, message=policies.RUN_LIMIT_MESSAGE, sent=sent)
         answer = self._exchange(request, allowed)
         if isinstance(answer, _Failure):
-            message = containment.RUN_LIMIT_MESSAGE if cut and answer.outcome is Outcome.TIMEOUT else answer.message
+            message = policies.RUN_LIMIT_MESSAGE if cut and answer.outcome is Outcome.TIMEOUT else answer.message
             return None, answer_type(answer.outcome, message=message, sent=sent, received=answer.line,
                                      stderr_tail=answer.stderr, seconds=answer.seconds)
         reply, line, seconds = answer
@@ -320,7 +322,7 @@ class PersistentImplementation:
         if self._session is not None:
             return self._session.child.box
         if self._next_box is None:
-            self._next_box = Box(containment.settings_of(self.policy))
+            self._next_box = Box(policies.settings_of(self.policy))
         return self._next_box
 
     def _blind(self, source: Path, suffix: str = ".jsonl") -> tuple[Box, Path]:
@@ -366,9 +368,9 @@ class PersistentImplementation:
             assert isinstance(reply, protocol.Converted)
             if reply.refused is not None:
                 return Conversion(Outcome.REFUSED, refusal=reply.refused, **common)
-            limit = self.max_output or containment.settings_of(self.policy).max_output
+            limit = self.max_output or policies.settings_of(self.policy).max_output
             try:
-                stream = containment.read_output(str(reply.stream_path), output, box.output_identity(output), limit,
+                stream = named_files.read_output(str(reply.stream_path), output, box.output_identity(output), limit,
                                                  self.timeout)
             except UnsafeOutput as error:
                 return Conversion(Outcome.CRASH, message=f"the stream it named is refused: {error}", **common)

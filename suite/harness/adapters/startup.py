@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from asr_conformance.harness.adapters.oneshot import trial_run
 from asr_conformance.harness.adapters.persistent import HandshakeFailed, PersistentImplementation
 from asr_conformance.harness.adapters.targets import Target
-from asr_conformance.harness.isolation import containment
+from asr_conformance.harness.isolation import boxes, policies
 
 if TYPE_CHECKING:  # loading the packs is deferred until a start needs a generated input
     from asr_conformance.packs.registry import Packs
@@ -91,7 +91,7 @@ def check_start(target: Target, packs: Packs | None = None) -> StartCheck:
 
 def _check_oneshot(target: Target, source: str, packs: Packs | None = None) -> StartCheck:
     # In the run's staging, so that a run ended by a signal during the check leaves nothing behind.
-    with tempfile.TemporaryDirectory(prefix="start-", dir=containment.staging_root(containment.settings_of(target.policy))) as folder:
+    with tempfile.TemporaryDirectory(prefix="start-", dir=boxes.staging_root(policies.settings_of(target.policy))) as folder:
         name, data = start_input(target, packs)
         stream = Path(folder) / name
         stream.write_bytes(data)

@@ -22,7 +22,7 @@ from asr_conformance.harness.adapters.manifest import ManifestError, load_manife
 from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader, OneShotValidator
 from asr_conformance.harness.adapters.persistent import PersistentImplementation
 from asr_conformance.harness.adapters.roles import PROTOCOLS, ProducerAdapter, ReaderAdapter, RoleAdapter, ValidatorAdapter
-from asr_conformance.harness.isolation.containment import Policy
+from asr_conformance.harness.isolation.policies import Policy
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT, ROLES
 

@@ -253,7 +253,7 @@ class ProducerFuzzSession(PropertyRunner):
         return write_producer_counterexample(self.counterexamples, replay=self.replay, **failure)
 
     def _convert(self, data: bytes, format: str) -> Conversion:
-        """Convert ``data``; the implementation gets a staged copy under a random name (``harness.isolation.containment``),
+        """Convert ``data``; the implementation gets a staged copy under a random name (``harness.isolation``),
         so the file name here (the counterexample's, as the agent would name it) never reaches it."""
         digest = hashlib.sha256(data).hexdigest()
         self.scratch.mkdir(parents=True, exist_ok=True)

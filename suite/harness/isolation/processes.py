@@ -1,7 +1,7 @@
 """Running untrusted implementations: contained, bounded, on a deadline, and
 nothing left behind.
 
-Every child starts in a new session inside its box (``containment``), so a
+Every child starts in a new session inside its box (``boxes``), so a
 hang is ended by killing the whole group; whatever left the group is ended
 through the child's pids cgroup in the sandbox (nothing there can leave it),
 else by the subreaper sweep of ``/proc``.  Output is read by one deadline loop on
@@ -22,9 +22,19 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.harness.isolation import containment, limits, mounts, sandbox
-from asr_conformance.harness.isolation.containment import Box, Policy
+from asr_conformance.harness.isolation import (
+    limits,
+    live_processes,
+    mounts,
+    policies,
+    sandbox,
+    signal_handlers,
+    sweeping,
+    wrapping,
+)
+from asr_conformance.harness.isolation.boxes import Box
 from asr_conformance.harness.isolation.limits import Limits, ProcessGroup
+from asr_conformance.harness.isolation.policies import Policy
 
 #: Largest stdout a one-shot validator or reader answer may have; past it the case is a flood.
 STDOUT_LIMIT = 4 * 1024 * 1024
@@ -124,14 +134,14 @@ class Child:
         if self.sandboxed and self.group is not None:
             killed = self.group.end()
             if killed is not None:
-                containment.settle(killed - {self.process.pid})
+                sweeping.settle(killed - {self.process.pid})
                 return
-        containment.sweep(self.box.token)
+        sweeping.sweep(self.box.token)
 
     def close(self) -> None:
         """Kill, close every descriptor, and remove the box when it is the child's own."""
         self.kill()
-        containment.unregister(self.process)
+        live_processes.unregister(self.process)
         for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
             if pipe is not None:
                 try:
@@ -158,18 +168,18 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
           policy: Policy | None = None) -> Child:
     """Start one implementation process, contained and limited, with non-blocking pipes."""
     owns_box = box is None
-    box = box or Box(containment.settings_of(policy))
-    bounds = containment.effective_limits(policy)
+    box = box or Box(policies.settings_of(policy))
+    bounds = policies.effective_limits(policy)
     group = ProcessGroup(bounds.processes)
     try:
         environment = box.environment(env, pass_env)
-        argv = containment.resolve_program(command, cwd, environment["PATH"])
-        sandboxed = containment.sandbox_mode(containment.settings_of(policy).sandbox)[0] == "bwrap"
+        argv = wrapping.resolve_program(command, cwd, environment["PATH"])
+        sandboxed = policies.sandbox_mode(policies.settings_of(policy).sandbox)[0] == "bwrap"
         if not sandboxed:
-            containment.become_subreaper()
-            containment.refuse_inspection()
+            sweeping.become_subreaper()
+            sweeping.refuse_inspection()
         process = subprocess.Popen(
-            limits.launch(containment.wrap(argv, box, cwd, writable, policy), bounds, group.join_path()),
+            limits.launch(wrapping.wrap(argv, box, cwd, writable, policy), bounds, group.join_path()),
             stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=environment,
             start_new_session=True, bufsize=0,
         )
@@ -178,7 +188,8 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
         if owns_box:
             box.close()
         raise
-    containment.register(process, box.token)
+    live_processes.register(process, box.token)
+    signal_handlers.install_handlers()  # a run ended by a signal must not leave it running
     child = Child(process, box, owns_box, sandboxed=sandboxed, limits=bounds, group=group)
     for fd in (child.stdout_fd, child.stderr_fd):
         if fd is not None:

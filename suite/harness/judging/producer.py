@@ -27,7 +27,7 @@ from typing import Any, Protocol, TypeAlias
 from asr_conformance.harness.adapters.answers import Conversion
 from asr_conformance.harness.adapters.oneshot import OneShotProducer
 from asr_conformance.harness.adapters.persistent import PersistentImplementation
-from asr_conformance.harness.isolation.containment import Policy
+from asr_conformance.harness.isolation.policies import Policy
 from asr_conformance.harness.judging.produced import ProducedStream, produced
 from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.harness.judging.steps import step_limit, within

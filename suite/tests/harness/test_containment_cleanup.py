@@ -13,13 +13,13 @@ from pathlib import Path
 import pytest
 from sandbox_marks import needs_sandbox
 
-from asr_conformance.harness.isolation import containment, processes, sandbox
+from asr_conformance.harness.isolation import boxes, processes, sandbox, sweeping
 
 
 def test_removing_a_folder_that_is_gone_leaves_its_parent_alone(tmp_path: Path) -> None:
     """A vanished staging folder once made the remover "fix" its parent's mode: the machine's /tmp became 0700."""
     tmp_path.chmod(0o1777)
-    containment._remove_tree(tmp_path / "gone")
+    boxes._remove_tree(tmp_path / "gone")
     assert stat.S_IMODE(os.stat(tmp_path).st_mode) == 0o1777
 
 
@@ -30,7 +30,7 @@ def test_removing_an_unwritable_tree_keeps_the_parents_mode(tmp_path: Path) -> N
     (tree / "out" / "deep" / "file").write_text("x")
     (tree / "out" / "deep").chmod(0o500)
     (tree / "out").chmod(0o500)
-    containment._remove_tree(tree)
+    boxes._remove_tree(tree)
     assert not tree.exists()
     assert stat.S_IMODE(os.stat(tmp_path).st_mode) == 0o755
 
@@ -40,7 +40,7 @@ def test_staging_is_removed_even_while_another_thread_still_writes_in_it(
     """On a signal, a step of the run's own may still be writing files for a while: the folder must go anyway."""
     staging = tmp_path / "asr-run-1-x"
     staging.mkdir()
-    monkeypatch.setattr(containment, "_made", [staging])
+    monkeypatch.setattr(boxes, "_made", [staging])
     stop = time.monotonic() + 0.3
 
     def writer() -> None:
@@ -55,7 +55,7 @@ def test_staging_is_removed_even_while_another_thread_still_writes_in_it(
     thread = threading.Thread(target=writer)
     thread.start()
     time.sleep(0.05)
-    containment.remove_staging(patience=5.0)
+    boxes.remove_staging(patience=5.0)
     thread.join()
     assert not staging.exists()
 
@@ -116,12 +116,12 @@ def test_a_forked_run_makes_itself_a_subreaper_again() -> None:
     ask again, or its implementations' orphans go to the parent and escape the sweep."""
     import ctypes
 
-    assert containment.become_subreaper()
+    assert sweeping.become_subreaper()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child's verdict is its exit status
         status = ctypes.c_int(0)
         libc = ctypes.CDLL(None, use_errno=True)
-        containment.become_subreaper()
+        sweeping.become_subreaper()
         libc.prctl(37, ctypes.byref(status), 0, 0, 0)  # PR_GET_CHILD_SUBREAPER
         os._exit(0 if status.value == 1 else 3)
     _, code = os.waitpid(child, 0)

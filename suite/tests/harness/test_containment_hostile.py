@@ -24,9 +24,9 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.verdict import EXIT_PARTIAL
 from asr_conformance.harness.adapters.answers import Outcome
 from asr_conformance.harness.adapters.oneshot import OneShotValidator
-from asr_conformance.harness.isolation import containment, limits, mounts
+from asr_conformance.harness.isolation import boxes, disclosure, limits, mounts, policies
 from asr_conformance.harness.isolation import sandbox as sandbox_module
-from asr_conformance.harness.isolation.containment import Policy
+from asr_conformance.harness.isolation.policies import Policy
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
@@ -244,7 +244,7 @@ def test_every_rlimit_is_set_soft_and_hard_in_the_implementation_process(tmp_pat
 
 
 def test_a_limit_from_the_command_line_wins_over_the_manifest_and_is_refused_when_nonsense() -> None:
-    chosen = containment.effective_limits(replace(contained(limits=(("cpu", 7),)),
+    chosen = policies.effective_limits(replace(contained(limits=(("cpu", 7),)),
                                                   limits=(("cpu", 100), ("open_files", 50))))
     assert (chosen.cpu, chosen.open_files, chosen.memory) == (7, 50, limits.DEFAULTS.memory)
     assert limits.parse_limit("memory", "4G", "x") == 4 * 1024**3
@@ -255,7 +255,7 @@ def test_a_limit_from_the_command_line_wins_over_the_manifest_and_is_refused_whe
 
 @needs_sandbox
 def test_the_header_names_each_protection() -> None:
-    line = containment.describe_sandbox(STRICT)
+    line = disclosure.describe_sandbox(STRICT)
     for protection in ("user namespace (uid 65534, no capabilities", "no_new_privs", "PID, IPC, UTS and network",
                        "allow-listed read-only files", "private /tmp and /dev/shm", "address space 8 GiB",
                        "CPU 600 s", "1024 open files", "scratch disk 256 MiB"):
@@ -263,13 +263,13 @@ def test_the_header_names_each_protection() -> None:
 
 
 def test_stale_staging_of_dead_runs_is_removed_and_live_runs_are_kept(tmp_path: Path) -> None:
-    dead = tmp_path / f"{containment.STAGING_PREFIX}{_dead_pid()}-abc"
-    live = tmp_path / f"{containment.STAGING_PREFIX}{os.getpid()}-def"
+    dead = tmp_path / f"{boxes.STAGING_PREFIX}{_dead_pid()}-abc"
+    live = tmp_path / f"{boxes.STAGING_PREFIX}{os.getpid()}-def"
     other = tmp_path / "asr-run-someone-elses"
     for folder in (dead, live, other):
         (folder / "box" / "in").mkdir(parents=True)
     (dead / "box" / "in").chmod(0o500)
-    assert containment.remove_stale_staging(tmp_path) == [dead]
+    assert boxes.remove_stale_staging(tmp_path) == [dead]
     assert not dead.exists() and live.exists() and other.exists()
 
 
@@ -358,7 +358,7 @@ def test_a_converter_filling_its_output_folder_meets_the_disk_limit_and_leaves_n
     policy = replace(STRICT, limits=(("disk", 8 * limits.MIB),))
     adapter = PersistentImplementation([str(HOSTILE / "fills-its-output-folder")], timeout=60, role="producer",
                                        policy=policy)
-    staging = str(containment.staging_root(policy.settings))
+    staging = str(boxes.staging_root(policy.settings))
     try:
         conversion = adapter.convert(source)
     finally:
@@ -371,12 +371,12 @@ def test_a_converter_filling_its_output_folder_meets_the_disk_limit_and_leaves_n
 
 @pytest.mark.skipif(not mounts.may_mount(), reason="no tmpfs can be mounted here (the harness needs CAP_SYS_ADMIN)")
 def test_stale_staging_with_a_mount_left_by_a_killed_run_is_released_and_removed(tmp_path: Path) -> None:
-    dead = tmp_path / f"{containment.STAGING_PREFIX}{_dead_pid()}-abc"
+    dead = tmp_path / f"{boxes.STAGING_PREFIX}{_dead_pid()}-abc"
     out = dead / "box" / "out"
     out.mkdir(parents=True)
     assert mounts._mount(str(out), 1 << 20), "a mount as a killed run would leave it"
     (out / "stream.jsonl").write_text("{}\n")
-    assert containment.remove_stale_staging(tmp_path) == [dead]
+    assert boxes.remove_stale_staging(tmp_path) == [dead]
     assert not dead.exists() and str(out) not in mounts._mount_points()
 
 

@@ -15,8 +15,9 @@ from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.adapters.answers import Outcome
 from asr_conformance.harness.adapters.oneshot import OneShotProducer, OneShotReader, OneShotValidator
 from asr_conformance.harness.adapters.persistent import PersistentImplementation
-from asr_conformance.harness.isolation import containment, sandbox
-from asr_conformance.harness.isolation.containment import Box, UnsafeOutput, read_output
+from asr_conformance.harness.isolation import boxes, policies, sandbox
+from asr_conformance.harness.isolation.boxes import Box
+from asr_conformance.harness.isolation.named_files import UnsafeOutput, read_output
 from asr_conformance.vocabulary import protocol, strict_json
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -98,7 +99,7 @@ def test_one_shot_producer_output_is_capped(tmp_path: Path) -> None:
 
 
 def test_the_default_output_limit_is_small() -> None:
-    assert containment.DEFAULT_SETTINGS.max_output <= 64 * 1024 * 1024
+    assert policies.DEFAULT_SETTINGS.max_output <= 64 * 1024 * 1024
 
 
 def test_a_persistent_stream_larger_than_the_limit_fails(tmp_path: Path) -> None:
@@ -195,7 +196,7 @@ def test_loads_bounded_never_raises_recursion_error() -> None:
 @pytest.mark.skipif(bool(BWRAP_PROBLEM), reason=f"no bubblewrap here: {BWRAP_PROBLEM}")
 def test_the_sandbox_hides_the_corpus_and_keeps_it_read_only(tmp_path: Path) -> None:
     policy = contained(sandbox="bwrap")
-    staging = containment.staging_root(policy.settings)
+    staging = boxes.staging_root(policy.settings)
     script = tmp_path / "peeks"
     script.write_text(f"#!/bin/sh\nls -A {CORPUS_DIR / 'validator'} {CORPUS_DIR / 'reader'} {staging}\n"
                       f"touch {ROOT}/planted 2>/dev/null && echo WROTE\nexit 0\n")

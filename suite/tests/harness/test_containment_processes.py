@@ -23,7 +23,7 @@ from asr_conformance.harness.adapters.answers import Outcome
 from asr_conformance.harness.adapters.manifest import ManifestError, load_manifest
 from asr_conformance.harness.adapters.oneshot import OneShotValidator
 from asr_conformance.harness.adapters.persistent import PersistentImplementation
-from asr_conformance.harness.isolation import containment, limits
+from asr_conformance.harness.isolation import disclosure, limits, policies, sweeping
 from asr_conformance.harness.isolation import processes as processes_module
 from asr_conformance.harness.isolation import sandbox as sandbox_module
 
@@ -38,7 +38,7 @@ SANDBOXES = [
 
 
 @pytest.fixture(params=SANDBOXES)
-def sandbox(request: pytest.FixtureRequest) -> containment.Policy:
+def sandbox(request: pytest.FixtureRequest) -> policies.Policy:
     """The containment of a run with ``--sandbox`` set to the parameter (what the plugin's run context gives)."""
     return contained(sandbox=request.param)
 
@@ -75,7 +75,7 @@ def _stream(tmp_path: Path) -> Path:
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
 @pytest.mark.parametrize("name", ["daemonizes-and-holds-stdout", "leaves-quiet-daemon"])
-def test_daemons_die_with_the_case(sandbox: containment.Policy, tag: str, tmp_path: Path, name: str) -> None:
+def test_daemons_die_with_the_case(sandbox: policies.Policy, tag: str, tmp_path: Path, name: str) -> None:
     """Each case ends when the validator exits, not when its daemon does: a case that waited for the daemon
     (which sleeps an hour) would end at its timeout, as a TIMEOUT, not an ACCEPT."""
     adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",), policy=sandbox)
@@ -86,7 +86,7 @@ def test_daemons_die_with_the_case(sandbox: containment.Policy, tag: str, tmp_pa
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
-def test_ignoring_sigterm_ends_at_the_timeout(sandbox: containment.Policy, tag: str, tmp_path: Path) -> None:
+def test_ignoring_sigterm_ends_at_the_timeout(sandbox: policies.Policy, tag: str, tmp_path: Path) -> None:
     adapter = OneShotValidator([str(HOSTILE / "ignores-sigterm")], timeout=1, pass_env=("ASR_LEFTOVER_TAG",),
                                policy=sandbox)
     verdict = adapter.validate(_stream(tmp_path))
@@ -101,7 +101,7 @@ def test_ignoring_sigterm_ends_at_the_timeout(sandbox: containment.Policy, tag: 
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
-def test_a_persistent_process_tree_dies_with_close(sandbox: containment.Policy, tag: str, tmp_path: Path) -> None:
+def test_a_persistent_process_tree_dies_with_close(sandbox: policies.Policy, tag: str, tmp_path: Path) -> None:
     script = tmp_path / "spawns-daemon"
     script.write_text("#!/bin/sh\n(setsid sleep 300 &) \nexec " + str(ROOT / "examples" / "reference-validator-persistent") + "\n")
     script.chmod(0o755)
@@ -134,7 +134,7 @@ def test_ending_a_pids_cgroup_kills_what_left_the_process_group(tag: str) -> Non
         assert set(survivors) <= set(group.members() or [])
         killed = group.end()
         assert killed is not None and set(survivors) <= killed
-        containment.settle(killed)
+        sweeping.settle(killed)
         assert leftovers(tag) == [] and group.members() == []
     finally:
         processes_module.kill_group(process)
@@ -151,8 +151,8 @@ def test_a_sandboxed_case_ends_through_its_cgroup_without_reading_every_process(
     """In the sandbox the cgroup's member list replaces the ``/proc`` sweep, and the daemon still dies with the
     case; where the cgroup cannot be read the sweep runs as before."""
     swept: list[str] = []
-    original = containment.sweep
-    monkeypatch.setattr(containment, "sweep", lambda token: swept.append(token) or original(token))
+    original = sweeping.sweep
+    monkeypatch.setattr(sweeping, "sweep", lambda token: swept.append(token) or original(token))
     adapter = OneShotValidator([str(HOSTILE / name)], timeout=10, pass_env=("ASR_LEFTOVER_TAG",),
                                policy=contained(sandbox="bwrap"))
     assert adapter.validate(_stream(tmp_path)).outcome is Outcome.ACCEPT
@@ -209,15 +209,15 @@ def test_run_timeout_fails_the_remaining_cases_as_timeouts(certify: Certify) -> 
 def test_the_header_names_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
     with machine_facts_forgotten():
-        line = containment.describe_sandbox(contained(sandbox="auto"))
+        line = disclosure.describe_sandbox(contained(sandbox="auto"))
         assert line.startswith("sandbox: none (bwrap is not installed), process-group")
         assert "WARNING: the implementation can read and write whatever you can" in line
-        assert "WARNING" not in containment.describe_sandbox(contained(sandbox="none")), \
+        assert "WARNING" not in disclosure.describe_sandbox(contained(sandbox="none")), \
             "a chosen --sandbox=none is no surprise"
         for strict in ("strict", "bwrap"):
-            with pytest.raises(containment.UsageError,
+            with pytest.raises(policies.UsageError,
                                match=f"--sandbox={strict}: the sandbox cannot run here: bwrap is not installed"):
-                containment.sandbox_mode(strict)
+                policies.sandbox_mode(strict)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
@@ -234,7 +234,7 @@ def test_signals_to_pytest_kill_the_live_implementation(tmp_path: Path, tag: str
     try:
         def implementation() -> list[int]:
             """Tagged processes in a box (pytest itself, and what it runs to probe bwrap, carry the tag too)."""
-            return [pid for pid in leftovers(tag) if containment._marker(pid) is not None]
+            return [pid for pid in leftovers(tag) if sweeping._marker(pid) is not None]
 
         deadline = time.monotonic() + 60
         while not implementation() and time.monotonic() < deadline:
@@ -296,7 +296,7 @@ def test_a_certification_run_leaves_nothing_running(pytester: pytest.Pytester, t
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
 def test_a_persistent_process_that_dies_leaving_a_daemon_on_stdout_ends_the_case(
-        sandbox: containment.Policy, tag: str, tmp_path: Path) -> None:
+        sandbox: policies.Policy, tag: str, tmp_path: Path) -> None:
     script = tmp_path / "dies-leaving-daemon"
     script.write_text("#!/bin/sh\nread line\n"
                       "echo '{\"version\": 1, \"implementation\": {\"name\": \"x\"}, \"roles\": [\"validator\"]}'\n"
@@ -320,7 +320,7 @@ def _peek_at_parent(hide: bool) -> int:
     os.setgid(65534)
     os.setuid(65534)
     if hide:
-        refused = containment.refuse_inspection.__wrapped__()  # not the cached answer of the parent
+        refused = sweeping.refuse_inspection.__wrapped__()  # not the cached answer of the parent
     else:
         refused = ctypes.CDLL(None, use_errno=True).prctl(4, 1, 0, 0, 0) == 0  # PR_SET_DUMPABLE 1
     if not refused:
@@ -357,4 +357,4 @@ def test_without_the_sandbox_an_implementation_cannot_read_the_controllers_envir
 def test_the_fallback_header_says_the_controller_is_not_dumpable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
     with machine_facts_forgotten():
-        assert "this process not dumpable" in containment.describe_sandbox(contained(sandbox="none"))
+        assert "this process not dumpable" in disclosure.describe_sandbox(contained(sandbox="none"))

@@ -13,8 +13,9 @@ import pytest
 
 from asr_conformance.harness.adapters.oneshot import OneShotValidator
 from asr_conformance.harness.adapters.targets import Target
-from asr_conformance.harness.isolation import containment
-from asr_conformance.harness.isolation.containment import Box, Policy
+from asr_conformance.harness.isolation import policies
+from asr_conformance.harness.isolation.boxes import Box
+from asr_conformance.harness.isolation.policies import Policy
 from asr_conformance.harness.run_context import RunContext
 
 TARGET = Target(key="acme", name="acme", version=None, command=("acme",), protocol="oneshot", timeout=5.0,
@@ -32,23 +33,23 @@ def _passed(context: RunContext) -> dict[str, str]:
 def test_two_runs_in_one_process_keep_their_own_settings(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ASR_RUN_A", "a")
     monkeypatch.setenv("ASR_RUN_B", "b")
-    first = RunContext(containment.settings_for(pass_env=("ASR_RUN_A",), limits=(("cpu", 7),)))
-    second = RunContext(containment.settings_for(pass_env=("ASR_RUN_B",)))
+    first = RunContext(policies.settings_for(pass_env=("ASR_RUN_A",), limits=(("cpu", 7),)))
+    second = RunContext(policies.settings_for(pass_env=("ASR_RUN_B",)))
     assert ("ASR_RUN_A" in _passed(first), "ASR_RUN_B" in _passed(first)) == (True, False)
     assert ("ASR_RUN_A" in _passed(second), "ASR_RUN_B" in _passed(second)) == (False, True)
-    assert containment.effective_limits(first.policy).cpu == 7
-    assert containment.effective_limits(second.policy).cpu == containment.effective_limits(None).cpu != 7
+    assert policies.effective_limits(first.policy).cpu == 7
+    assert policies.effective_limits(second.policy).cpu == policies.effective_limits(None).cpu != 7
     # A start outside any run gets the defaults, whatever runs were made before it.
-    assert "ASR_RUN_A" not in _passed(RunContext()) and containment.DEFAULT_SETTINGS.pass_env == ()
+    assert "ASR_RUN_A" not in _passed(RunContext()) and policies.DEFAULT_SETTINGS.pass_env == ()
 
 
 def test_a_contained_target_builds_adapters_under_the_runs_settings() -> None:
-    context = RunContext(containment.settings_for(sandbox="none", max_output=1234))
+    context = RunContext(policies.settings_for(sandbox="none", max_output=1234))
     plain = TARGET.validator_adapter()
     built = context.contained(TARGET).validator_adapter()
     assert isinstance(plain, OneShotValidator) and isinstance(built, OneShotValidator)
-    assert containment.settings_of(plain.policy) is containment.DEFAULT_SETTINGS
-    assert containment.settings_of(built.policy) is context.settings
+    assert policies.settings_of(plain.policy) is policies.DEFAULT_SETTINGS
+    assert policies.settings_of(built.policy) is context.settings
     # A manifest's own choices are kept beside the run's settings.
     chosen = replace(TARGET, policy=Policy(network="host", limits=(("cpu", 9),)))
     policy = context.contained(chosen).policy
@@ -58,7 +59,7 @@ def test_a_contained_target_builds_adapters_under_the_runs_settings() -> None:
 
 
 def test_bad_settings_are_refused_where_they_are_made() -> None:
-    with pytest.raises(containment.UsageError, match="--sandbox: one of"):
-        containment.settings_for(sandbox="sometimes")
-    with pytest.raises(containment.UsageError, match="--network: one of"):
-        containment.settings_for(network="everywhere")
+    with pytest.raises(policies.UsageError, match="--sandbox: one of"):
+        policies.settings_for(sandbox="sometimes")
+    with pytest.raises(policies.UsageError, match="--network: one of"):
+        policies.settings_for(network="everywhere")

@@ -20,9 +20,10 @@ from sandbox_marks import as_root, contained, needs_sandbox
 from asr_conformance import CORPUS_DIR
 from asr_conformance.harness.adapters.answers import Outcome
 from asr_conformance.harness.adapters.oneshot import OneShotValidator
-from asr_conformance.harness.isolation import containment, visibility
+from asr_conformance.harness.isolation import policies, visibility, wrapping
 from asr_conformance.harness.isolation import sandbox as sandbox_module
-from asr_conformance.harness.isolation.containment import Policy, SandboxRefused
+from asr_conformance.harness.isolation.policies import Policy
+from asr_conformance.harness.isolation.wrapping import SandboxRefused
 
 ROOT = Path(__file__).resolve().parents[3]
 HOSTILE = ROOT / "examples" / "hostile"
@@ -158,8 +159,8 @@ def test_hidden_entries_are_covered_at_any_depth(protected: bool, strict: Policy
 @pytest.mark.parametrize("folder", ["/", "..", "/tmp", "/root/..", "/home"])
 def test_allow_read_of_the_root_a_shared_folder_or_the_checkout_is_refused(folder: str, strict: Policy,
                                                                           tmp_path: Path) -> None:
-    with pytest.raises(containment.UsageError, match="may not be shown"):
-        containment.settings_for(allow_read=(folder,))
+    with pytest.raises(policies.UsageError, match="may not be shown"):
+        policies.settings_for(allow_read=(folder,))
     program = _script(tmp_path / "acme", "/bin/sh", "exit 0")
     with pytest.raises(SandboxRefused, match="may not be shown"):
         OneShotValidator([str(program)], timeout=60, cwd=str(ROOT / "suite"),
@@ -180,7 +181,7 @@ def test_an_honest_allow_read_is_shown(strict: Policy, tmp_path: Path) -> None:
 
 
 def _guarded() -> visibility.Guarded:
-    return containment.guarded_paths()
+    return wrapping.guarded_paths()
 
 
 def _command(*mounts: str) -> list[str]:
