@@ -64,10 +64,12 @@ def remove_stale_staging(folder: Path | None = None) -> list[Path]:
     return removed
 
 
+#: Guards ``_roots`` and the remover.  Per-process, as what it guards.
 _root_lock = threading.Lock()
 
 
-#: This process's staging root in each run staging folder (``None``: the system's temporary folder).
+#: This process's staging root in each run staging folder (``None``: the system's temporary folder): a
+#: per-process registry of folders on the machine.
 _roots: dict[Path | None, Path] = {}
 
 
@@ -143,9 +145,11 @@ class Box:
         dispose(self.path, self.settings)
 
 
+#: Folders moved out of every box, waiting for the background remover: per-process, as the remover.
 _spent: queue.SimpleQueue[Path] = queue.SimpleQueue()
 
 
+#: The background remover, a thread of this process (per-process, started once and again only if it died).
 _remover: threading.Thread | None = None
 
 
@@ -196,17 +200,20 @@ def _remove_tree(path: Path) -> None:
     shutil.rmtree(path, onerror=retry)
 
 
+#: The staging folders this process made: a per-process registry of folders on the machine, removed at exit
+#: and by the signal handlers.
 _made: list[Path] = []
 
 
-def remove_staging(patience: float = 3.0) -> None:
-    """Remove the staging this process made (on a signal that ends it, atexit never runs).
+def remove_staging(patience: float = 3.0, folders: list[Path] | None = None) -> None:
+    """Remove the staging this process made (``folders``, by default ``_made``; on a signal that ends it,
+    atexit never runs).
 
     Other threads of the run (the background remover, a step of the suite's own) may still be
     touching it while the signal is handled, so a folder that survives one removal is removed
     again, for at most ``patience`` seconds."""
     deadline = time.monotonic() + patience
-    for folder in _made:
+    for folder in _made if folders is None else folders:
         _remove_tree(folder)
         while os.path.lexists(folder) and time.monotonic() < deadline:
             time.sleep(0.02)

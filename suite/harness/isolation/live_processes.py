@@ -13,13 +13,15 @@ import signal
 import subprocess
 import threading
 
+#: Every live implementation process of this process, by pid: the per-process registry of the module docstring.
 _live: dict[int, subprocess.Popen[bytes]] = {}
 
 
-#: The box token of each live implementation process, by pid.
+#: The box token of each live implementation process, by pid (per-process, as ``_live``).
 _live_tokens: dict[int, str] = {}
 
 
+#: Guards ``_live`` and ``_live_tokens``.  Per-process, as what it guards.
 _live_lock = threading.Lock()
 
 

@@ -6,7 +6,7 @@ deadline...) are made once by the plugin (``settings_for``), kept in its ``RunCo
 run is set on this module, and a start outside a run gets the defaults (``DEFAULT_SETTINGS``).  Here
 too: the checks of the options a user can get wrong (each a ``UsageError`` naming the option), the
 limits and network a start gets, the run's time limit, and which sandbox the machine allows
-(``sandbox_mode``, found out once per process: a fact of the machine, not of a run).
+(``sandbox.problem``, found out once per process: a fact of the machine, not of a run).
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ import math
 import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
-from functools import cache
 from pathlib import Path
 
 from asr_conformance import CORPUS_DIR
@@ -160,9 +159,10 @@ def sandboxed(settings: Settings) -> bool:
         return False
 
 
-@cache
 def sandbox_mode(chosen: str = DEFAULT_SETTINGS.sandbox) -> tuple[str, str]:
-    """("bwrap", "") or ("none", why), from --sandbox (``chosen``) and what the machine allows."""
+    """("bwrap", "") or ("none", why), from --sandbox (``chosen``) and what the machine allows
+    (``sandbox.problem``, found out once per process: the one fact kept, so that a test pretending the
+    machine is another patches that alone and has nothing to forget)."""
     if chosen == "none":
         return "none", "--sandbox=none"
     problem = sandbox.problem()

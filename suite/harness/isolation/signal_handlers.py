@@ -18,6 +18,7 @@ from asr_conformance.harness.isolation import boxes
 from asr_conformance.harness.isolation.live_processes import kill_all_live, live_pids
 from asr_conformance.harness.isolation.sweeping import await_death
 
+#: Whether this process installed its handlers: a per-process fact (handlers are the process's), never reset.
 _handlers_installed = False
 
 

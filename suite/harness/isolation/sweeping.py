@@ -32,7 +32,8 @@ def subreaper_possible() -> bool:
     return sys.platform.startswith("linux") and os.path.isdir("/proc")
 
 
-#: The process (pid) that made itself a subreaper, and whether it could.
+#: The process (pid) that made itself a subreaper, and whether it could: a per-process fact (cleared in a
+#: forked child, hence the pid), never reset.
 _subreaper: tuple[int, bool] | None = None
 
 
