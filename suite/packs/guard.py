@@ -48,7 +48,10 @@ class PackError(Exception):
         super().__init__(f"{PREFIX}{identity.label()} {what}")
 
 
-#: The first hang of each pack in this process, by its label: such a pack is not called again.
+#: The first hang of each pack in this process, by its label: such a pack is not called again.  A per-process
+#: registry of an OS resource, not a run's state: the hung call's thread still runs in this process and cannot
+#: be stopped, so calling the pack again would only start another.  No test resets it (a test that hangs a
+#: pack hangs one of its own, named apart).
 _hung: dict[str, str] = {}
 
 

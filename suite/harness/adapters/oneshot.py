@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
+from asr_conformance.harness.adapters.answers import Conversion, JSONObject, Outcome, ReadAnswer, Verdict, named_rules
 from asr_conformance.harness.isolation import policies
 from asr_conformance.harness.isolation.boxes import Box
 from asr_conformance.harness.isolation.policies import Policy
@@ -234,10 +234,10 @@ class OneShotProducer:
         """Nothing stays running between inputs."""
 
 
-def parse_diagnostics(stdout: str) -> list[dict[str, Any]]:
+def parse_diagnostics(stdout: str) -> list[JSONObject]:
     """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (docs/contract.md §2.2).
     A line nested too deeply to judge raises TooDeep (the answer is unusable, not ignorable)."""
-    found = []
+    found: list[JSONObject] = []
     # Lines end at LF (CR LF too, by the strip): a message may quote the stream, and U+2028 or U+0085
     # inside its JSON string must not cut the diagnostic in two (str.splitlines would).
     for line in stdout.split("\n"):

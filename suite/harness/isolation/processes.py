@@ -1,7 +1,7 @@
 """Running untrusted implementations: contained, bounded, on a deadline, and
 nothing left behind.
 
-Every child starts in a new session inside its box (``containment``), so a
+Every child starts in a new session inside its box (``boxes``), so a
 hang is ended by killing the whole group; whatever left the group is ended
 through the child's pids cgroup in the sandbox (nothing there can leave it),
 else by the subreaper sweep of ``/proc``.  Output is read by one deadline loop on
@@ -22,7 +22,16 @@ from collections import deque
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.harness.isolation import limits, live_processes, mounts, policies, sandbox, sweeping, wrapping
+from asr_conformance.harness.isolation import (
+    limits,
+    live_processes,
+    mounts,
+    policies,
+    sandbox,
+    signal_handlers,
+    sweeping,
+    wrapping,
+)
 from asr_conformance.harness.isolation.boxes import Box
 from asr_conformance.harness.isolation.limits import Limits, ProcessGroup
 from asr_conformance.harness.isolation.policies import Policy
@@ -180,6 +189,7 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
             box.close()
         raise
     live_processes.register(process, box.token)
+    signal_handlers.install_handlers()  # a run ended by a signal must not leave it running
     child = Child(process, box, owns_box, sandboxed=sandboxed, limits=bounds, group=group)
     for fd in (child.stdout_fd, child.stderr_fd):
         if fd is not None:
