@@ -47,7 +47,7 @@ from asr_conformance.harness.fuzzing.profiles import (
 )
 from asr_conformance.harness.fuzzing.readers import ReaderFuzzSession
 from asr_conformance.harness.isolation import boxes, disclosure, policies
-from asr_conformance.harness.judging.fidelity import input_of
+from asr_conformance.harness.judging.fidelity import SourceEdit, input_of
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.packs.registry import Packs
@@ -432,7 +432,8 @@ def _keep_and_stamp(config: pytest.Config, items: list[pytest.Item]) -> None:
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
-        source = params.get("producer_input") or getattr(params.get("source_edit"), "source", None)
+        edit = params.get("source_edit")
+        source = params.get("producer_input") or (edit.source if isinstance(edit, SourceEdit) else None)
         given = input_of(source) if isinstance(source, SourceInput) else None
         if role not in target.roles or (given is not None and given not in target.inputs) or (
                 "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
