@@ -17,11 +17,13 @@ import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from asr_conformance.vocabulary.errors import UserError
+
 #: Names the report writers own in the report folder (the badge names vary with roles and implementations).
 OWNED = re.compile(r"(report\.json|summary\.md|report\.html|badge-.*\.json)")
 
 
-class ReportFolderError(Exception):
+class ReportFolderError(UserError):
     """The report folder cannot be used (it is a file, or cannot be created)."""
 
 

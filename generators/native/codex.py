@@ -56,7 +56,8 @@ DEFAULT_VARIANTS = ("cli", "desktop", "old")
 
 FEATURES: dict[str, str] = {
     "plain": "messages only: typed user messages (with their user_message events), injected context, assistant replies",
-    "calls": "function calls answered by outputs (plan updates, MCP tools, images, shell commands)",
+    "calls": "function calls answered by outputs (plan updates, MCP tools, images, shell commands, "
+             "request_user_input questions answered or cancelled)",
     "exit-codes": "shell commands whose exec_command_end records a numeric exit_code (and status)",
     "exit-code-in-text": "an output holding 'Exit code: N', 'Process exited with code N' or metadata.exit_code as text, "
                          "with no exec_command_end for its call: no exec.exitCode may come of it (ASR-260)",
@@ -71,7 +72,8 @@ FEATURES: dict[str, str] = {
     "arguments": "arguments that are not JSON, hold integers past 2**64, deep nesting, non-objects or odd unicode",
     "compaction": "a compacted line (summary, replacement history) and its context_compacted event",
     "web-search": "web_search_call items (no call ID or tool name) and their web_search_end events",
-    "turns": "several turns, each with its own turn_context (model, effort, approval policy)",
+    "turns": "several turns, each with its own turn_context (model, effort, approval policy); "
+             "in cli and desktop rollouts maybe a last turn a Stop hook started (<hook_prompt>)",
 }
 #: Asking for "mixed" draws several features available in the variant.
 MIXED = "mixed"
@@ -501,8 +503,8 @@ class _Rollout:
     def other_call(self) -> None:
         """A call that is no command: a plan update, an MCP tool, an image, a directory listing."""
         draw = self.draw
-        kinds = ["plan", "mcp", "image"] if self.variant in ("cli", "desktop") else ["plan"] if self.variant == "old" \
-            else ["shell"]
+        kinds = ["plan", "mcp", "mcp", "image", "question"] if self.variant in ("cli", "desktop") \
+            else ["plan", "mcp"] if self.variant == "old" else ["shell"]
         kind = draw(st.sampled_from(kinds))
         if kind == "shell":
             self.shell()
@@ -513,11 +515,50 @@ class _Rollout:
             self.output(call_id, "Plan updated")
         elif kind == "mcp":
             self.mcp(failed=False)
+        elif kind == "question":
+            self.question()
         else:
             path = f"{self.cwd}/{draw(words)}.png"
             call_id = self.function_call("view_image", dumps({"path": path}))
             image = {"type": "input_image", "image_url": _PIXEL}
             self.output(call_id, draw(st.sampled_from([[{"type": "input_text", "text": f"<image name={path}>"}, image], [image]])))
+
+    def question(self) -> None:
+        """request_user_input (Plan mode): the questions in its arguments; its output the person's answers, by
+        question ID (an option's label, maybe with a typed note), or the cancellation message (no answer)."""
+        draw = self.draw
+        questions: list[dict[str, Any]] = []
+        labels: dict[str, list[str]] = {}
+        for number in range(draw(st.integers(1, 2))):
+            ident = f"{draw(words)}_{number}"
+            labels[ident] = draw(st.lists(_prose.map(lambda t: t[:40].strip() or "Yes"), min_size=2, max_size=3,
+                                          unique=True))
+            questions.append({"id": ident, "header": draw(words).capitalize(), "question": draw(_prose) + "?",
+                              "options": [{"label": label, "description": draw(_prose)} for label in labels[ident]]})
+        call_id = self.function_call("request_user_input", dumps({"questions": questions}))
+        if draw(st.integers(0, 3)) == 0:
+            self.output(call_id, "request_user_input was cancelled before receiving a response", most_ms=120_000)
+            return
+        answers = {}
+        for ident, options in labels.items():
+            chosen = [draw(st.sampled_from(options))]
+            if draw(st.integers(0, 3)) == 0:
+                chosen.append("user_note: " + draw(_prose))
+            answers[ident] = {"answers": chosen}
+        self.output(call_id, dumps({"answers": answers}), most_ms=120_000)
+
+    def hook_turn(self) -> None:
+        """A Stop hook that asks the model to go on: a turn whose input is what the hook injected, wrapped in
+        ``<hook_prompt hook_run_id=...>``. Codex persists no hook start or completion event, so no execution
+        detail of the run is recorded."""
+        draw = self.draw
+        self.turn_id = _uuid7(draw, self.clock.now)
+        self.event({"type": "task_started", "turn_id": self.turn_id,
+                    "model_context_window": draw(st.sampled_from([128000, 258400, 272000]))}, most_ms=400)
+        run = f"stop:{draw(st.integers(0, 2))}:{self.cwd}/.codex/hooks.json"
+        self.item(self.user_item(f'<hook_prompt hook_run_id="{run}">{draw(_prose)}</hook_prompt>'), 3)
+        last = self.reply()
+        self.close_turn(last)
 
     def user_shell(self) -> None:
         """A command the person ran (``!cmd``): an exec_command_end with no call, which no reader demands."""
@@ -547,10 +588,13 @@ class _Rollout:
         text = draw(_text)
         result: dict[str, Any] = ({"Err": f"tool call failed: {text}"} if failed
                                   else {"Ok": {"content": [{"type": "text", "text": text}], "isError": False}})
-        self.event({"type": "mcp_tool_call_end", "call_id": call_id,
-                    "invocation": {"server": server, "tool": tool, "arguments": arguments},
-                    "duration": {"secs": draw(st.integers(0, 9)), "nanos": draw(st.integers(0, 999_999_999))},
-                    "result": result}, 3000)
+        # Codex persisted mcp_tool_call_end only from early 2026 (never in old rollouts): before, a success left only
+        # the composite name (a failure keeps its event here, since the outcome is what the errors feature is about).
+        if failed or (self.records_exits and draw(st.booleans())):
+            self.event({"type": "mcp_tool_call_end", "call_id": call_id,
+                        "invocation": {"server": server, "tool": tool, "arguments": arguments},
+                        "duration": {"secs": draw(st.integers(0, 9)), "nanos": draw(st.integers(0, 999_999_999))},
+                        "result": result}, 3000)
         if failed:
             self.present.add("errors")
         self.output(call_id, f"tool call failed: {text}" if failed else text)
@@ -833,6 +877,7 @@ def _rollouts(draw: st.DrawFn, feature: str, variant: str) -> NativeTranscript:
     # Each segment goes to a turn; the interruption closes the first turn that holds one.
     placed = [draw(st.integers(0, turns - 1)) if f != "interrupted" else 0 for f in segments]
     rng = random.Random(draw(st.integers(0, 2**16)))
+    pending = False
     for turn in range(turns):
         if variant == "legacy" and turn:
             break
@@ -846,10 +891,13 @@ def _rollouts(draw: st.DrawFn, feature: str, variant: str) -> NativeTranscript:
         if "interrupted" in mine:
             continue
         if mine and mine[-1] == "dangling" and turn == turns - 1 and draw(st.booleans()):
+            pending = True
             break  # the file ends with the pending call (the process was killed)
         r.reasoning()
         last = r.reply()
         r.close_turn(last)
+    if "turns" in wanted and variant in ("cli", "desktop") and not pending and draw(st.booleans()):
+        r.hook_turn()
     present = set(r.present)
     if not r.has_calls:
         present.add("plain")

@@ -99,7 +99,7 @@ class CallChecks(CheckerBase):
             self.add("ASR-252", "nothing-invented",
                      f"tool call {call.call_id} has name {clip(str(name))}, but the source records no tool name for it "
                      f"(name is then absent, with capture.name)", call.where, record)
-        elif name is not None and name != call.name:
+        elif name is not None and name != call.name and name not in call.updates.get("name", ()):
             self.add("ASR-252", "exact-values",
                      f"tool name {clip(str(name))} is not the exact name the source records, {clip(str(call.name))} "
                      f"(no normalization, prefix stripping or splitting)", call.where, record)
@@ -181,3 +181,35 @@ class CallChecks(CheckerBase):
                     self.add("ASR-253", "nothing-invented",
                              f"tool call {call.call_id} ({clip(str(call.name))}) has kind {clip(str(kind))}, but the source "
                              f"{recorded} and the agent publishes no mapping of tool names to kinds", call.where, record)
+
+    def providers(self) -> None:
+        """ASR-255: a provider's ``identity`` is ``exact`` only where the source records the tool's identity in
+        separate fields, and then names what it records. This holds a call's provider and its result's (ASR-276:
+        a result carries the identity the source records on it). ``parsed`` depends on a registry rule and
+        ``unknown`` claims nothing, so neither is checked."""
+        recorded = self.facts.providers
+        if recorded is None:
+            return  # the pack does not say where its source records tool identities
+        for record in [*self.stream.all_calls, *self.stream.all_results]:
+            provider = record.get("provider")
+            if not isinstance(provider, dict) or provider.get("identity") != "exact":
+                continue
+            call_id = record.get("callId")
+            what = f"{record.get('type')} {clip(str(call_id))}"
+            pairs = recorded.get(call_id) if isinstance(call_id, str) else None
+            if pairs is None:
+                self.add("ASR-255", "nothing-invented",
+                         f"{what} has a provider with identity exact, but the source records that tool's identity "
+                         f"in no separate fields (a composite name at most, which only a documented rule may "
+                         f"split, as parsed)", record=record)
+            elif not any(_names(provider, server, tool) for server, tool in pairs):
+                shown = ", ".join(f"{s or '*'}/{t or '*'}" for s, t in sorted(pairs, key=str))
+                self.add("ASR-255", "exact-values",
+                         f"{what} has an exact provider {clip(str(provider.get('server')))}/"
+                         f"{clip(str(provider.get('tool')))}, which is not the identity the source records ({shown})",
+                         record=record)
+
+
+def _names(provider: dict[str, Any], server: str | None, tool: str | None) -> bool:
+    """Whether an exact provider's server and tool are the recorded ones (``None``: any value was recorded)."""
+    return (server is None or provider.get("server") == server) and (tool is None or provider.get("tool") == tool)

@@ -12,6 +12,9 @@ from asr_conformance.fidelity.facts import NativeMessage
 from asr_conformance.fidelity.stream_view import clip, joined, message_categories
 from asr_conformance.fidelity.timestamps import parse_instant
 
+#: Input request statuses that say no answer came: a source that records the answer contradicts each (ASR-285).
+UNANSWERED = frozenset({"pending", "declined", "cancelled", "timed_out"})
+
 
 class MessageChecks(CheckerBase):
     """The messages', times', answers' and secrets' checks."""
@@ -68,6 +71,11 @@ class MessageChecks(CheckerBase):
                              f"input_request for {question.call_id} records an answer, but the source records none",
                              question.where, record)
                 continue
+            status = record.get("status")
+            if status in UNANSWERED:
+                self.add("ASR-285", "exact-values",
+                         f"input_request for {question.call_id} has status {clip(str(status))}, but the source records "
+                         f"the person's answer", question.where, record)
             for value in given:
                 if not any(value in answer for answer in question.answers):
                     self.add("ASR-285", "exact-values",

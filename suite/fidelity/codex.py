@@ -31,6 +31,15 @@ they are read too. The witness reads what every faithful converter must keep:
   ``write_stdin``) no process lifecycle is recorded (``terminals`` empty); with them, terminals are
   not reported. Each ``turn_context`` is the configuration in force (model, effort, approval
   policy, sandbox), a change where it differs from the last (``configs``).
+- **Input requests** (ASR-285): a ``request_user_input`` call's questions (its arguments) and the answers its
+  output records (``{"answers": {question ID: {"answers": [...]}}}``); any other output records no answer.
+- **Hooks** (ASR-287): Codex never persists its hook start and completion events, so a rollout records a hook
+  run only through the prompt the hook injected (a ``<hook_prompt>`` user message), without execution details.
+- **Tool identities** (ASR-255): an MCP outcome event's ``invocation`` (``server``, ``tool``) and a call's
+  ``namespace`` beside its ``name`` record them in separate fields; a composite ``mcp__server__tool`` name does not.
+- **Subagents** (reported, never scored): a rollout whose ``session_meta`` source is ``{"subagent": ...}`` is a
+  subagent's own thread; ``collab_agent_spawn_begin``/``_end`` events record a subagent, the call that started
+  it and its prompt (its records are in its own rollout).
 - **Turn links** (ASR-183): ``parent_turn_id`` and ``root_turn_id`` beside a ``turn_id`` in a
   payload; none of the rollouts the suite knows has one, so a state's ``parentTurn`` or
   ``rootTurn`` in their streams is invented.
@@ -63,9 +72,12 @@ from typing import Any
 from asr_conformance.fidelity.facts import (
     NativeCall,
     NativeConfig,
+    NativeHook,
     NativeMessage,
     NativePermission,
+    NativeQuestion,
     NativeResult,
+    NativeSubagent,
     NativeTransition,
     NotThisFormat,
     SourceFacts,
@@ -98,6 +110,12 @@ TRIGGER_KEYS = frozenset({"turn_trigger", "thread_source"})
 #: Codex's turn-link members and the state record members they are written as (ASR-183).
 TURN_LINKS = {"parent_turn_id": "parentTurn", "root_turn_id": "rootTurn"}
 REFUSALS = frozenset({"reject_once", "reject_always", "cancelled", "timeout"})
+#: The tool through which the model asks the person questions (Plan mode); its answers come back in its output.
+ASK_TOOL = "request_user_input"
+#: The events that record a subagent started by a call (Codex's collaboration tools, ``spawn_agent``).
+SPAWN_EVENTS = ("collab_agent_spawn_begin", "collab_agent_spawn_end")
+#: The opening of a user-role message that carries what a hook injected (``<hook_prompt hook_run_id="...">``).
+HOOK_PROMPT = "<hook_prompt"
 #: Tool names of Codex's unified exec, whose sessions are processes that outlive a call.
 UNIFIED_EXEC = frozenset({"exec_command", "write_stdin"})
 #: Events that record a change of turn or session status, and the stream states each may be written as
@@ -304,6 +322,10 @@ class _Reader:
         facts.triggers = frozenset(t for line in self.lines if any(f'"{k}"' in line.raw for k in TRIGGER_KEYS)
                                    for t in strings_under(loads(line.raw), TRIGGER_KEYS))
         facts.configs = self._configs()
+        facts.questions = self._questions()
+        facts.hooks = self._hooks()
+        facts.subagents = self._subagents(meta)
+        facts.providers = self._providers()
         # Unified exec sessions (exec_command, write_stdin) are processes the witness does not follow: with
         # one, terminals are not reported; without, the rollout records no process lifecycle (ASR-291).
         facts.terminals = None if any(c.name in UNIFIED_EXEC for c in facts.calls) else ()
@@ -363,8 +385,10 @@ class _Reader:
                             arguments, arguments_text = None, raw
                 else:
                     arguments_text = raw  # free-form input is text even when it looks like JSON
+            namespace = item.get("namespace")
+            spelled = {"name": _qualified(namespace, name)} if isinstance(namespace, str) and namespace else {}
             calls.append(NativeCall(call_id=call_id, name=name, where=line.where(), arguments=arguments,
-                                    arguments_text=arguments_text, requested_by="model", ts=line.ts))
+                                    arguments_text=arguments_text, requested_by="model", ts=line.ts, updates=spelled))
         return calls
 
     def _outcomes(self) -> dict[str, _Line]:
@@ -456,6 +480,80 @@ class _Reader:
                      for call_id, line in self._outcomes().items()
                      if line.payload.get("status") in ("declined", "rejected"))
 
+    def _questions(self) -> list[NativeQuestion]:
+        """Each ``request_user_input`` call and the answers its output records (ASR-285). Codex persists neither the
+        request event nor the person's reply as such: the call's arguments hold the questions, and its output is
+        ``{"answers": {question ID: {"answers": [...]}}}`` when the person answered; any other output (the
+        cancellation message, an error, no output at all) records no answer."""
+        outputs = {line.payload.get("call_id"): line for line in self._items("function_call_output")}
+        found = []
+        for line in self._items("function_call"):
+            if line.payload.get("name") != ASK_TOOL or not isinstance(line.payload.get("call_id"), str):
+                continue
+            call_id = line.payload["call_id"]
+            asked = _json_object(line.payload.get("arguments"))
+            questions = [q for q in asked.get("questions") or () if isinstance(q, dict)] \
+                if isinstance(asked.get("questions"), list) else []
+            texts = tuple(q["question"] for q in questions if isinstance(q.get("question"), str))
+            answered = outputs.get(call_id)
+            answers = _answers(answered.payload.get("output")) if answered is not None else None
+            found.append(NativeQuestion(call_id=call_id, questions=texts, answers=answers,
+                                        where=(answered or line).where(),
+                                        secret=any(q.get("isSecret") is True for q in questions)))
+        return found
+
+    def _providers(self) -> dict[str, frozenset[tuple[str | None, str | None]]]:
+        """Tool identities recorded in separate fields (ASR-255): an MCP outcome event's ``invocation`` (``server``
+        and ``tool``), and a call's own ``namespace`` beside its ``name`` (newer rollouts: the tool is the name, the
+        namespace says where it comes from). A call with neither records its identity only in its composite name
+        (``mcp__server__tool``, where a server's own ``_`` make the split ambiguous)."""
+        found: dict[str, set[tuple[str | None, str | None]]] = {}
+        for line in self._items("function_call", "custom_tool_call"):
+            call_id, name = line.payload.get("call_id"), line.payload.get("name")
+            if isinstance(call_id, str) and isinstance(line.payload.get("namespace"), str):
+                found.setdefault(call_id, set()).add((None, name if isinstance(name, str) else None))
+        for line in self._events("mcp_tool_call_begin", "mcp_tool_call_end"):
+            invocation = line.payload.get("invocation")
+            call_id = line.payload.get("call_id")
+            if isinstance(call_id, str) and isinstance(invocation, dict):
+                server, tool = _text(invocation, "server"), _text(invocation, "tool")
+                if server or tool:
+                    found.setdefault(call_id, set()).add((server, tool))
+        return {call_id: frozenset(pairs) for call_id, pairs in found.items()}
+
+    def _subagents(self, meta: _Line) -> tuple[NativeSubagent, ...]:
+        """A rollout whose ``session_meta`` source is ``{"subagent": ...}`` is a subagent's own thread; in any rollout
+        a ``collab_agent_spawn_begin`` or ``_end`` event records a subagent started by the call it names, with the
+        prompt it was given (its own records are in its own rollout, not here)."""
+        found: list[NativeSubagent] = []
+        source = meta.payload.get("source")
+        if isinstance(source, dict) and "subagent" in source:
+            found.append(NativeSubagent(meta.where(), _text(meta.payload, "id") or _text(meta.payload, "session_id"),
+                                        whole_input=True))
+        spawned: dict[str, int] = {}
+        for line in self._events(*SPAWN_EVENTS):
+            call_id = _text(line.payload, "call_id")
+            prompt = _text(line.payload, "prompt")
+            subagent = NativeSubagent(line.where(), _text(line.payload, "new_thread_id"),
+                                      prompts=(prompt,) if prompt else (), parent_call_id=call_id)
+            if call_id is not None and call_id in spawned:  # the end event of a begun spawn: one subagent
+                found[spawned[call_id]] = subagent
+            else:
+                spawned[call_id or f"line {line.number}"] = len(found)
+                found.append(subagent)
+        return tuple(found)
+
+    def _hooks(self) -> tuple[NativeHook, ...]:
+        """The hook runs a rollout records: only through what a hook injected, a user-role message wrapped in
+        ``<hook_prompt hook_run_id="...">``. Codex never persists its hook start and completion events, so no
+        execution detail (exit code, streams, duration, timeout) of any run is recorded (ASR-287)."""
+        found = []
+        for line in self._items("message"):
+            texts = _texts(line.payload.get("content")) or ()
+            if line.payload.get("role") == "user" and any(t.lstrip().startswith(HOOK_PROMPT) for t in texts):
+                found.append(NativeHook(line.where()))
+        return tuple(found)
+
     def _turn_links(self) -> frozenset[tuple[str, str, str]]:
         """Each ``parent_turn_id`` and ``root_turn_id`` a line of a turn records, with that line's ``turn_id``
         (ASR-183): the only turn links a state record of that turn may carry."""
@@ -515,6 +613,34 @@ class _Reader:
                 messages.append(NativeMessage(role=role, texts=(text,), where=line.where(), ts=line.ts))
         messages.sort(key=lambda m: m.where.line)
         return messages
+
+
+def _qualified(namespace: str, name: str) -> tuple[str, ...]:
+    """The names a call recorded as ``namespace`` and ``name`` may be written as besides its bare name (ASR-252 does
+    not say which is the tool name as requested): joined as Codex spells MCP tools (``mcp__server__tool``) or with a
+    dot (``image_gen.imagegen``, the older spelling)."""
+    joined = namespace + name if namespace.endswith("__") else f"{namespace}__{name}"
+    return (joined, f"{namespace}.{name}")
+
+
+def _json_object(value: Any) -> dict[str, Any]:
+    """A call's arguments or an output as a JSON object (text parsed); ``{}`` when it is none."""
+    if isinstance(value, str):
+        try:
+            value = loads(value)
+        except (ValueError, RecursionError):
+            return {}
+    return value if isinstance(value, dict) else {}
+
+
+def _answers(output: Any) -> tuple[str, ...] | None:
+    """The answers a ``request_user_input`` output records, every question's in order; ``None`` when the output
+    is not Codex's answer object (the request was cancelled or failed: no answer is recorded)."""
+    answers = _json_object(output).get("answers")
+    if not isinstance(answers, dict):
+        return None
+    return tuple(a for entry in answers.values() if isinstance(entry, dict) and isinstance(entry.get("answers"), list)
+                 for a in entry["answers"] if isinstance(a, str))
 
 
 def _sandbox_mode(payload: dict[str, Any]) -> str | None:

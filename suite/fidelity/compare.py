@@ -56,6 +56,7 @@ class Checker(CallChecks, ResultChecks, MessageChecks, PermissionChecks, StateCh
         self.messages()
         self.invented()
         self.kinds()
+        self.providers()
         self.times()
         self.questions()
         self.decisions()

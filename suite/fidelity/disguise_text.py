@@ -185,7 +185,8 @@ def _chunks(text: str) -> list[tuple[int, int]]:
     return spans
 
 
-#: The last text scanned and its spans: drawing the words and swapping them scan the same text.
+#: The last text scanned and its spans: drawing the words and swapping them scan the same text.  A pure cache
+#: of one scan, kept by the text object itself and emptied after each disguise (the text is not kept past it).
 _last: list[tuple[str, list[tuple[int, int, bool]]]] = []
 
 

@@ -95,8 +95,9 @@ class NativeCall:
     #: ``source-only``; ``None`` when the source records none. Each call has its own: under
     #: ``source-only`` two calls of one tool may have different kinds when the source says so.
     kind: str | None = None
-    #: Later values the source records for the call (a protocol's update of its kind, title or input):
-    #: a stream may give the call any of them instead (``{"kind": ("edit",), "arguments": ({...},)}``).
+    #: Other values the source records for the call (a protocol's later update of its kind, title or input; the
+    #: name a Codex call's ``namespace`` and ``name`` spell together): a stream may give the call any of them
+    #: instead (``{"kind": ("edit",), "arguments": ({...},), "name": ("mcp__haft__read",)}``).
     updates: dict[str, tuple[Any, ...]] = field(default_factory=dict)
 
 
@@ -346,6 +347,11 @@ class SourceFacts:
     #: ``(turn ID, member, linked turn ID)`` with member ``parentTurn`` or ``rootTurn`` (Codex's ``parent_turn_id``,
     #: ``root_turn_id`` on a line of that turn); a state's ``parentTurn`` or ``rootTurn`` must be one of them.
     turn_links: frozenset[tuple[str, str, str]] | None = None
+    #: Tool identities the source records in separate fields (ASR-255), tri-state: ``None`` not reported (a
+    #: provider's ``identity`` not checked); else call ID -> the ``(server, tool)`` pairs recorded for that call
+    #: (``None`` in a pair: recorded, any value). A call absent from it records its identity in its composite
+    #: name at most, so a ``provider`` with ``identity: exact`` on it or on its result is invented.
+    providers: dict[str, frozenset[tuple[str | None, str | None]]] | None = None
     #: Content categories the witness saw that no faithful converter is asked to keep as messages
     #: (meta lines, compaction summaries, command output); for reports, never for verdicts.
     skipped: dict[str, int] = field(default_factory=dict)

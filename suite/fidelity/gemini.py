@@ -42,6 +42,10 @@ so the stream's ``content`` must be absent (ASR-259). Gemini records no exit cod
 (ASR-260, 261, 267). A call ``awaiting_approval`` is an approval request shown and unanswered
 (``permissions``: pending, no decision); no other approval and no process lifecycle is recorded.
 
+**Triggers and turn links**: no record says what started a turn or the session, apart from the metadata's
+``kind`` (``main``, ``subagent``), the only native trigger value (ASR-186); no turn ID is recorded, so no
+``parentTurn`` or ``rootTurn`` comes from the source (ASR-183).
+
 **Times**: every ``timestamp``, ``startTime`` and ``lastUpdated`` the file holds. The header's
 ``sessionId`` is one the metadata records (ASR-051); no agent version is recorded.
 
@@ -61,6 +65,7 @@ from asr_conformance.fidelity.facts import (
     NativeMessage,
     NativePermission,
     NativeResult,
+    NativeSubagent,
     NativeTransition,
     NotThisFormat,
     SourceFacts,
@@ -194,6 +199,8 @@ class Session:
     removed: set[str] = field(default_factory=set)
     times: list[str] = field(default_factory=list)
     skipped: dict[str, int] = field(default_factory=dict)
+    #: The metadata's ``kind`` (``main`` or ``subagent``) and the line that says it, when recorded.
+    kind: tuple[str, int] | None = None
 
 
 def read_session(data: bytes) -> Session:
@@ -287,6 +294,8 @@ def _metadata(value: dict[str, Any], line: int, session: Session, update: bool =
             session.session_ids.append(session_id)
     elif not update:
         raise NotThisFormat(f"line {line}: the session metadata has no sessionId")
+    if isinstance(value.get("kind"), str):
+        session.kind = (value["kind"], line)
     for key in ("startTime", "lastUpdated"):
         stamp = value.get(key)
         if stamp is None:
@@ -413,11 +422,33 @@ def _facts(session: Session) -> SourceFacts:
     facts.hooks = ()  # a session records hooks' injected context at most, never a run's exit code or output
     facts.permissions = tuple(permissions)  # only a pending confirmation; never who decided, nor a decision
     facts.terminals = ()  # a shell's output text at most, never a process's lifecycle (ASR-291)
+    facts.subagents = _subagents(session, facts)
+    facts.providers = {}  # a tool call records its name (and a display name), never its server apart (ASR-255)
+    # No record has a member saying what started a turn or the session: the metadata's kind (main, subagent) is the
+    # only value a trigger's native may take (ASR-186). No turn ID is recorded, so no turn link either (ASR-183).
+    facts.triggers = frozenset({session.kind[0]}) if session.kind is not None else frozenset()
+    facts.turn_links = frozenset()
     if session.removed:
         facts.skipped["rewound or replaced messages"] = len(session.removed)
     for key, count in session.skipped.items():
         facts.skipped[key] = facts.skipped.get(key, 0) + count
     return facts
+
+
+def _subagents(session: Session, facts: SourceFacts) -> tuple[NativeSubagent, ...]:
+    """A session whose metadata says ``kind: subagent`` is that subagent's own file; in any session a call that
+    records an ``agentId`` delegated to that subagent (its records are in the subagent's own file, not here)."""
+    found: list[NativeSubagent] = []
+    if session.kind is not None and session.kind[0] == "subagent":
+        ids = session.session_ids[:1]
+        found.append(NativeSubagent(Where(session.kind[1], "kind: subagent"), ids[0] if ids else None, whole_input=True))
+    places = {c.call_id: c.where for c in facts.calls}
+    for copy in session.live.values():
+        for call in copy.record.get("toolCalls") or ():
+            agent = call.get("agentId")
+            if isinstance(agent, str) and agent and call["id"] in places:
+                found.append(NativeSubagent(places[call["id"]], agent, parent_call_id=call["id"]))
+    return tuple(found)
 
 
 def _notices(session: Session) -> tuple[NativeTransition, ...]:

@@ -125,6 +125,7 @@ def describe(facts: SourceFacts) -> list[str]:
         _family("subagents", facts.subagents),
         _family("trigger values", None if facts.triggers is None else tuple(facts.triggers)),
         _family("turn links", None if facts.turn_links is None else tuple(facts.turn_links)),
+        _family("tool identities in separate fields", None if facts.providers is None else tuple(facts.providers)),
     ]
     if facts.skipped:
         lines.append("not demanded: " + ", ".join(f"{k} {v}" for k, v in sorted(facts.skipped.items())))

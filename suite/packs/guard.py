@@ -48,7 +48,10 @@ class PackError(Exception):
         super().__init__(f"{PREFIX}{identity.label()} {what}")
 
 
-#: The first hang of each pack in this process, by its label: such a pack is not called again.
+#: The first hang of each pack in this process, by its label: such a pack is not called again.  A per-process
+#: registry of an OS resource, not a run's state: the hung call's thread still runs in this process and cannot
+#: be stopped, so calling the pack again would only start another.  No test resets it (a test that hangs a
+#: pack hangs one of its own, named apart).
 _hung: dict[str, str] = {}
 
 
@@ -124,6 +127,12 @@ def malformed(facts: Any) -> str | None:
     if links is not None and (not isinstance(links, (frozenset, set)) or not all(
             isinstance(v, tuple) and len(v) == 3 and all(isinstance(x, str) for x in v) for v in links)):
         return "gave SourceFacts.turn_links that is neither None nor a set of (turn, member, turn) strings"
+    providers: Any = facts.providers  # tri-state: None, or call ID -> set of (server, tool), each a string or None
+    if providers is not None and (not isinstance(providers, dict) or not all(
+            isinstance(k, str) and isinstance(v, (frozenset, set)) and all(
+                isinstance(p, tuple) and len(p) == 2 and all(x is None or isinstance(x, str) for x in p) for p in v)
+            for k, v in providers.items())):
+        return "gave SourceFacts.providers that is neither None nor a dict of call IDs to sets of (server, tool)"
     transitions: Any = facts.transitions  # an untrusted pack's value, whatever its annotation says
     if transitions is not None:
         if not isinstance(transitions, (tuple, list)):

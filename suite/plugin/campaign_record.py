@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from asr_conformance.vocabulary.errors import UserError
+
 #: The folder of process records under a campaign's report folder.
 RECORDS = "campaign"
 #: Marks a record file as this suite's (``summary`` refuses anything else).
@@ -81,7 +83,7 @@ class ProcessRecord:
         os.replace(partial, target)
 
 
-class CampaignRecordError(ValueError):
+class CampaignRecordError(UserError, ValueError):
     """A campaign folder or record that cannot be read; the message names the file."""
 
 

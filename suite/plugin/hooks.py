@@ -31,6 +31,7 @@ from asr_conformance.gate.baseline import load_baseline
 from asr_conformance.gate.decision import GateSettings, excuse
 from asr_conformance.gate.expectations import check_entries, load_expectations
 from asr_conformance.gate.results import TestRecord
+from asr_conformance.harness.adapters.oneshot import started_ahead
 from asr_conformance.harness.adapters.roles import ReaderAdapter, ValidatorAdapter
 from asr_conformance.harness.adapters.startup import StartCheck, check_start
 from asr_conformance.harness.adapters.targets import Target, resolve_targets
@@ -46,7 +47,7 @@ from asr_conformance.harness.fuzzing.profiles import (
 )
 from asr_conformance.harness.fuzzing.readers import ReaderFuzzSession
 from asr_conformance.harness.isolation import boxes, disclosure, policies
-from asr_conformance.harness.judging.fidelity import input_of
+from asr_conformance.harness.judging.fidelity import SourceEdit, input_of
 from asr_conformance.harness.judging.producer import ProducerRunner
 from asr_conformance.harness.run_context import RunContext
 from asr_conformance.packs.registry import Packs
@@ -431,7 +432,8 @@ def _keep_and_stamp(config: pytest.Config, items: list[pytest.Item]) -> None:
         target = _item_target(item, targets)
         callspec = getattr(item, "callspec", None)
         params = callspec.params if callspec is not None else {}
-        source = params.get("producer_input") or getattr(params.get("source_edit"), "source", None)
+        edit = params.get("source_edit")
+        source = params.get("producer_input") or (edit.source if isinstance(edit, SourceEdit) else None)
         given = input_of(source) if isinstance(source, SourceInput) else None
         if role not in target.roles or (given is not None and given not in target.inputs) or (
                 "generated_input" in params and not _fuzzes(config, target, params["generated_input"])):
@@ -485,7 +487,7 @@ def asr_target(request: pytest.FixtureRequest) -> Target:
 @pytest.fixture(scope="session")
 def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[ValidatorAdapter]:
     """One adapter per session (per xdist worker): one persistent process at most."""
-    adapter = asr_target.validator_adapter(request.config.getoption("check_protocol"))
+    adapter = started_ahead(asr_target.validator_adapter(request.config.getoption("check_protocol")))
     yield adapter
     adapter.close()
 
@@ -493,7 +495,7 @@ def asr_validator(request: pytest.FixtureRequest, asr_target: Target) -> Iterato
 @pytest.fixture(scope="session")
 def asr_reader(request: pytest.FixtureRequest, asr_target: Target) -> Iterator[ReaderAdapter]:
     """The reader role's adapter, one per session (per xdist worker)."""
-    adapter = asr_target.reader_adapter(request.config.getoption("check_protocol"))
+    adapter = started_ahead(asr_target.reader_adapter(request.config.getoption("check_protocol")))
     yield adapter
     adapter.close()
 

@@ -5,8 +5,6 @@ root can make (CI runs as root, with bubblewrap installed); and the containment 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
-from contextlib import contextmanager
 
 import pytest
 
@@ -23,14 +21,3 @@ def contained(**settings: object) -> policies.Policy:
     """The containment a run with these settings gives an implementation without a manifest (what the plugin's
     ``RunContext.contained`` puts in a target's policy); nothing is set on a module."""
     return RunContext(policies.settings_for(**settings)).policy
-
-
-@contextmanager
-def machine_facts_forgotten() -> Iterator[None]:
-    """Forget what this process found out about the machine's sandbox before and after a test that pretends
-    the machine is another (``sandbox.problem`` patched): ``sandbox_mode`` keeps its answer per process."""
-    policies.sandbox_mode.cache_clear()
-    try:
-        yield
-    finally:
-        policies.sandbox_mode.cache_clear()

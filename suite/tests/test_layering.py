@@ -5,6 +5,10 @@
     vocabulary  <-  gate  <-  reports             plugin   <-  gate, reports
     conformance (the suite's tests)  <-  harness, gate, ...; never the plugin
 
+Inside the harness, its subpackages are layers of their own (``harness/__init__.py``):
+
+    isolation  <-  adapters  <-  judging  <-  fuzzing  <-  run_context
+
 Read from the source with ``ast``, so the check needs nothing installed beyond the package.
 Written here rather than as import-linter contracts: those find a package's modules under one
 folder, where the package-dir mapping spreads them over three, and they do not check that imports
@@ -37,6 +41,9 @@ ALLOWED: dict[str, frozenset[str]] = {
     "plugin": frozenset({"vocabulary", "reference", "fidelity", "generators", "packs", "harness", "gate", "reports"}),
     "conformance": frozenset({"vocabulary", "reference", "fidelity", "generators", "packs", "harness", "gate"}),
 }
+#: The harness's layers, lowest first: a module imports only its own layer's and lower layers' modules
+#: (a subpackage of the harness, or a module at its top: ``run_context`` ties them together).
+HARNESS_LAYERS = ("isolation", "adapters", "judging", "fuzzing", "run_context")
 #: Folders that hold the project's own tests and benchmarks, not package code.
 NOT_PACKAGE_CODE = {"tests", "benchmarks"}
 
@@ -127,6 +134,40 @@ def test_imports_are_absolute(module: str) -> None:
     assert not relative_imports(module), f"{module}: relative import on line(s) {relative_imports(module)}"
 
 
+def harness_layer(module: str) -> str | None:
+    """The harness layer of a module (``adapters`` for ``asr_conformance.harness.adapters.targets``);
+    None for the harness package itself and for modules of other sides."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[1] == "harness" else None
+
+
+def back_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Every import of a harness module from a higher harness layer, as ``module -> imported``."""
+    rank = {layer: index for index, layer in enumerate(HARNESS_LAYERS)}
+    wrong = []
+    for module, imported in sorted(graph.items()):
+        layer = harness_layer(module)
+        if layer is None:
+            continue
+        for name in sorted(imported):
+            other = harness_layer(name)
+            if other is not None and rank[other] > rank[layer]:
+                wrong.append(f"{module} ({layer}) -> {name} ({other})")
+    return wrong
+
+
+def test_every_harness_module_is_in_a_layer() -> None:
+    layers = {harness_layer(m) for m in modules()} - {None}
+    assert layers <= set(HARNESS_LAYERS), f"harness modules outside a layer: {sorted(layers - set(HARNESS_LAYERS))}"
+
+
+def test_harness_layers_import_downwards_only() -> None:
+    graph = {m: imports_of(m) for m in modules() if side_of(m) == "harness"}
+    wrong = back_imports(graph)
+    assert not wrong, ("a harness layer imports a higher one (order: " + " <- ".join(HARNESS_LAYERS) + "): "
+                       + "; ".join(wrong))
+
+
 def test_no_import_cycles() -> None:
     graph = {m: imports_of(m) for m in modules()}
     cycles = _cycles(graph)
@@ -183,6 +224,9 @@ def test_the_check_sees_a_cycle_and_a_wrong_import() -> None:
     assert _cycles({"a": {"b"}, "b": {"a"}, "c": set()}) == [["a", "b"]]
     assert side_of(f"{PACKAGE}.harness.adapters.targets") == "harness"
     assert "plugin" not in ALLOWED["harness"]
+    adapters, isolation = f"{PACKAGE}.harness.adapters.targets", f"{PACKAGE}.harness.isolation.processes"
+    assert back_imports({isolation: {adapters}, adapters: {isolation}}) == [
+        f"{isolation} (isolation) -> {adapters} (adapters)"]
 
 
 @pytest.mark.parametrize("module", sorted(modules()))

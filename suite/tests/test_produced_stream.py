@@ -3,11 +3,13 @@ facts are read once and reused by every source edit; fidelity is judged on valid
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from certifying import Certify
@@ -86,27 +88,29 @@ def test_every_producer_check_shares_one_parse(tmp_path: Path, monkeypatch: pyte
         parses.append(given)
         return real(cls, given)
 
-    parsing.forget()
     monkeypatch.setattr(ProducedStream, "parse", classmethod(counting))
+    before = parsing.PARSES.parsed
     assert output_problems(stream) == []
     assert differences(stream, bytes(stream)) == []
     assert judge_fidelity(data, stream).findings == []
     assert stream_records(stream) is produced(stream).records
-    assert parses == [stream]
+    # Parsed at most once (not at all when an earlier test of this process left the parse kept), and
+    # only through the kept parses: a check parsing past them would add a parse they did not count.
+    assert parses in ([], [stream]) and len(parses) == parsing.PARSES.parsed - before
 
 
-def test_parses_are_kept_within_a_size_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_parses_are_kept_within_a_size_bound() -> None:
     """A parse takes several times its stream's bytes: a stream past the bound is parsed, not kept."""
-    monkeypatch.setattr(parsing, "KEPT_BYTES", 100)
-    parsing.forget()
+    kept = parsing.Parses(kept_bytes=100)
     small, large = b'{"a": 1}\n', b'{"a": "' + b"x" * 200 + b'"}\n'
-    assert produced(small) is produced(bytes(small))
-    assert produced(large) is not produced(large)
-    assert small in parsing._kept  # the large one did not evict it
+    assert kept.get(small) is kept.get(bytes(small))
+    assert kept.get(large) is not kept.get(large)
+    assert small in kept  # the large one did not evict it
     others = [b'{"n": %d}\n' % n for n in range(parsing.KEPT)]
     for other in others:
-        produced(other)
-    assert produced(others[-1]) is produced(others[-1]) and small not in parsing._kept
+        kept.get(other)
+    assert kept.get(others[-1]) is kept.get(others[-1]) and small not in kept
+    assert kept.parsed == 3 + len(others)
 
 
 # --- witness facts read once per input ---------------------------------------------------
@@ -139,6 +143,24 @@ def test_the_unedited_input_is_read_once_for_every_edit(tmp_path: Path, monkeypa
     reads.clear()
     assert judge_fidelity(data, stream).findings == [] and judge_fidelity(data, stream).findings == []
     assert reads.count(data) == 2
+
+
+def test_judging_an_input_hashes_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Sniffing or matching the input hashes it; the reading kept for its edits reuses that digest."""
+    data = WITH_TOOLS.read_bytes()
+    stream = run(CONVERTER, data, tmp_path)
+    source = sniffed(data, installed())
+    hashed: list[int] = []
+    real = hashlib.sha256
+
+    def counting(value: bytes = b"") -> Any:
+        if value == data:
+            hashed.append(len(value))
+        return real(value)
+
+    monkeypatch.setattr(hashlib, "sha256", counting)  # the module judging, readings and selection all use
+    assert judge_fidelity(data, stream, source=source, readings=Readings()).findings == []
+    assert len(hashed) == 1  # source.matches(data); before, the kept reading hashed the input again
 
 
 # --- fidelity only on valid streams --------------------------------------------------

@@ -13,13 +13,14 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.strict_json import FILE_DEPTH
 
 #: Largest input file read (a baseline report of a big side-by-side run stays far below).
 MAX_INPUT_BYTES = 64 * 1024 * 1024
 
 
-class InputFileError(Exception):
+class InputFileError(UserError):
     """An input file the suite will not read; the message names the file."""
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import jsonschema
 
 from asr_conformance.vocabulary.bounded_files import InputFileError, check_depth, read_regular_file
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.schema_proof import Check, compile_proof
 
 
@@ -57,7 +58,7 @@ def check_report(data: Any) -> str | None:
     return first_problem(published_schema("report.schema.json"), data, separator=".")
 
 
-class FileProblem(Exception):
+class FileProblem(UserError):
     """A file the suite cannot use; the message names the file (and the key, for a schema problem)."""
 
 

@@ -41,7 +41,7 @@ FIDELITY_RULES = (
     "ASR-051", "ASR-103", "ASR-104", "ASR-150", "ASR-154", "ASR-156", "ASR-157", "ASR-169", "ASR-179", "ASR-187", "ASR-250",
     "ASR-252", "ASR-253", "ASR-254", "ASR-258", "ASR-259", "ASR-260", "ASR-261", "ASR-262", "ASR-265", "ASR-266", "ASR-267",
     "ASR-270", "ASR-274", "ASR-275", "ASR-283", "ASR-285", "ASR-287", "ASR-172", "ASR-279", "ASR-291", "ASR-183",
-    "ASR-186",
+    "ASR-186", "ASR-255",
 )
 #: How many findings a failure message lists before "... and N more".
 SHOWN = 12
@@ -208,7 +208,7 @@ def judge_fidelity(data: bytes, stream: bytes | ProducedStream, packs: Packs | N
     chosen = selection.chosen
     judge = chosen.identity
     try:
-        facts = read_facts(chosen, data, readings)
+        facts = read_facts(chosen, data, readings, source.digest)  # hashed once, when the source was sniffed or matched
         if isinstance(facts, Unread):
             return not_checked(facts.reason, selection.findings, selection.notes, judge)
         scored, reported = compared(facts, records, policy_of(chosen.pack), data, stream,
@@ -229,10 +229,12 @@ def compared(facts: SourceFacts, records: list[dict[str, Any]], policy: Policy, 
     return found
 
 
-def read_facts(pack: Installed, data: bytes, readings: Readings | None = None) -> SourceFacts | Unread:
+def read_facts(pack: Installed, data: bytes, readings: Readings | None = None,
+               digest: str | None = None) -> SourceFacts | Unread:
     """The pack's facts, or why it could not read the input (``judging.readings.read``); kept in ``readings``
-    when given, so that the input's fidelity test and every source edit of it share one reading."""
-    return readings.facts(pack, data) if readings is not None else reading.read(pack, data)
+    when given, so that the input's fidelity test and every source edit of it share one reading (``digest``: the
+    input's SHA-256 when already known)."""
+    return readings.facts(pack, data, digest) if readings is not None else reading.read(pack, data)
 
 
 Convert = Callable[[bytes], "bytes | str"]

@@ -89,26 +89,47 @@ class ProducedStream:
         return not self.outcome.errors
 
 
-_kept: OrderedDict[bytes, ProducedStream] = OrderedDict()
+class Parses:
+    """Parsed streams kept by their bytes, the least recently used dropped first: at most ``kept`` streams of
+    ``kept_bytes`` in all; a stream larger than that is parsed and not kept."""
+
+    def __init__(self, kept: int = KEPT, kept_bytes: int = KEPT_BYTES) -> None:
+        self.kept, self.kept_bytes = kept, kept_bytes
+        self._kept: OrderedDict[bytes, ProducedStream] = OrderedDict()
+        #: How many parses this cache made: a check that parsed past it would parse without counting here.
+        self.parsed = 0
+
+    def __contains__(self, data: bytes) -> bool:
+        return data in self._kept
+
+    def get(self, data: bytes) -> ProducedStream:
+        parsed = self._kept.get(data)
+        if parsed is not None:
+            self._kept.move_to_end(data)
+            return parsed
+        parsed = ProducedStream.parse(data)
+        self.parsed += 1
+        if len(data) <= self.kept_bytes:
+            self._kept[data] = parsed
+            while len(self._kept) > self.kept or sum(map(len, self._kept)) > self.kept_bytes:
+                self._kept.popitem(last=False)
+        return parsed
+
+    def forget(self) -> None:
+        self._kept.clear()
+
+
+#: This process's parses: a pure cache (see the module docstring), never reset by a test.
+PARSES = Parses()
 
 
 def produced(stream: bytes | ProducedStream) -> ProducedStream:
     """The parsed stream: the same object for the same bytes while it is kept, so no check parses again."""
     if isinstance(stream, ProducedStream):
         return stream
-    data = bytes(stream)
-    parsed = _kept.get(data)
-    if parsed is not None:
-        _kept.move_to_end(data)
-        return parsed
-    parsed = ProducedStream.parse(data)
-    if len(data) <= KEPT_BYTES:
-        _kept[data] = parsed
-        while len(_kept) > KEPT or sum(map(len, _kept)) > KEPT_BYTES:
-            _kept.popitem(last=False)
-    return parsed
+    return PARSES.get(bytes(stream))
 
 
 def forget() -> None:
-    """Drop every kept parse (benchmarks and tests start from none)."""
-    _kept.clear()
+    """Drop every kept parse, to free memory (the benchmarks measure a first judgement with none kept)."""
+    PARSES.forget()

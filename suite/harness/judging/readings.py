@@ -39,9 +39,10 @@ class Readings:
         self.kept = kept
         self._readings: OrderedDict[tuple[int, str], tuple[Installed, SourceFacts | Unread]] = OrderedDict()
 
-    def facts(self, pack: Installed, data: bytes) -> SourceFacts | Unread:
-        """The pack's facts of ``data``, or why it could not read them (``read``), read once and then kept."""
-        key = (id(pack), hashlib.sha256(data).hexdigest())
+    def facts(self, pack: Installed, data: bytes, digest: str | None = None) -> SourceFacts | Unread:
+        """The pack's facts of ``data``, or why it could not read them (``read``), read once and then kept.
+        ``digest``: the SHA-256 of ``data`` when the caller has it already (a large input is not hashed twice)."""
+        key = (id(pack), digest or hashlib.sha256(data).hexdigest())
         kept = self._readings.get(key)
         if kept is not None and kept[0] is pack:
             self._readings.move_to_end(key)

@@ -201,6 +201,9 @@ BUGS = {
     "codex-rewrites-user-shell-results": "ASR-258",
     "codex-bare-output-as-denied": "ASR-258",
     "codex-turn-configs-as-changes": "ASR-172",
+    "codex-invents-answers": "ASR-285",
+    "codex-invents-hook-exit-codes": "ASR-287",
+    "codex-provider-exact-from-name": "ASR-255",
 }
 
 
@@ -218,6 +221,11 @@ def test_each_seeded_bug_is_caught_with_its_rule(bug: str, rule: str, tmp_path: 
     docstring = (MISBEHAVING / bug).read_text().split('"""')[1]
     assert docstring.count(".") >= 1 and "\n" not in docstring  # one sentence that names the bug
     caught: set[str] = set()
+    # The unedited samples first (one conversion each), then with every source edit: most bugs need no edit.
+    for path in SAMPLES:
+        caught |= {f.rule for f in check_fidelity(WITNESS.read(path.read_bytes()), convert(MISBEHAVING / bug, path))}
+        if rule in caught:
+            return
     for path in SAMPLES:
         caught |= {f.rule for f in fidelity(MISBEHAVING / bug, path.read_bytes(), tmp_path, until=rule)}
         if rule in caught:

@@ -457,3 +457,143 @@ def test_codex_reads_turn_links_beside_a_turn_id() -> None:
              b'"turn_id":"t9","parent_turn_id":"t8","root_turn_id":"t1"}}\n')
     links = codex.WITNESS.read(rollout.rstrip(b"\n") + b"\n" + event).turn_links
     assert links == {("t9", "parentTurn", "t8"), ("t9", "rootTurn", "t1")}
+
+
+# --- input requests and hooks in Codex rollouts ----------------------------------------------------------
+
+
+def test_codex_reads_request_user_input_answers_from_the_output_and_none_from_a_cancellation() -> None:
+    facts = codex.WITNESS.read((CODEX / "plan-mode-questions-and-hook.jsonl").read_bytes())
+    answered, cancelled = facts.questions
+    assert answered.questions == ("Which field separator should the export use?",
+                                  "Should amounts keep their currency symbol?")
+    assert answered.answers == ("Semicolon", "Plain numbers (Recommended)",
+                                "user_note: two decimals, no thousands separator")
+    assert cancelled.answers is None  # "request_user_input was cancelled before receiving a response"
+    facts = SourceFacts(format="x", questions=facts.questions)  # the answers alone, against a stream of one record
+    request = {"type": "input_request", "requestId": answered.call_id, "callId": answered.call_id, "mode": "questions",
+               "questions": [{"id": "separator", "text": answered.questions[0]}], "status": "answered",
+               "answers": [{"questionId": "separator", "selected": ["Semicolon"]}]}
+    assert _rules(facts, request) == []
+    assert _rules(facts, {**request, "answers": [{"questionId": "separator", "selected": ["Comma (Recommended)"]}]}) \
+        == ["ASR-285"]
+    assert _rules(facts, {**request, "status": "cancelled", "answers": []}) == ["ASR-285"]  # it was answered
+    assert _rules(facts, {**request, "requestId": cancelled.call_id, "callId": cancelled.call_id}) == ["ASR-285"]
+    assert _rules(facts, {**request, "requestId": cancelled.call_id, "callId": cancelled.call_id,
+                          "status": "cancelled", "answers": []}) == []
+
+
+def test_codex_records_hook_runs_only_through_injected_prompts_and_never_their_details() -> None:
+    facts = codex.WITNESS.read((CODEX / "plan-mode-questions-and-hook.jsonl").read_bytes())
+    assert facts.hooks is not None and [(h.where.line, h.event, h.details) for h in facts.hooks] == [(18, None, {})]
+    assert codex.WITNESS.read((CODEX / "cli-exec-exit-codes.jsonl").read_bytes()).hooks == ()
+    facts = SourceFacts(format="x", hooks=facts.hooks)
+    hook = {"type": "hook", "event": "stop", "status": "completed"}
+    assert _rules(facts, hook) == []  # that a hook ran may be written; its execution details may not
+    assert _rules(facts, {**hook, "exitCode": 0}) == ["ASR-287"]
+    assert _rules(dataclasses.replace(facts, hooks=None), {**hook, "exitCode": 0}) == []
+
+
+# --- subagents in Codex rollouts and Gemini CLI sessions ---------------------------------------------------
+
+
+def _codex_lines(*payloads: tuple[str, dict[str, Any]]) -> bytes:
+    return b"".join(json.dumps({"timestamp": f"2026-01-01T00:00:{n:02d}.000Z", "type": kind, "payload": payload}).encode()
+                    + b"\n" for n, (kind, payload) in enumerate(payloads, 1))
+
+
+def test_codex_reports_spawned_subagents_and_a_subagent_thread_of_its_own() -> None:
+    call = {"type": "function_call", "name": "spawn_agent", "call_id": "call_S", "arguments": '{"message":"Map the parser."}'}
+    spawn = {"type": "collab_agent_spawn_end", "call_id": "call_S", "sender_thread_id": "parent-1",
+             "new_thread_id": "child-1", "prompt": "Map the parser.", "status": "running"}
+    parent = _codex_lines(("session_meta", {"id": "parent-1", "cwd": "/w"}), ("response_item", call),
+                          ("event_msg", {**spawn, "type": "collab_agent_spawn_begin"}), ("event_msg", spawn))
+    facts = codex.WITNESS.read(parent)
+    assert facts.subagents is not None
+    assert [(s.agent_id, s.parent_call_id, s.prompts, s.whole_input) for s in facts.subagents] == [
+        ("child-1", "call_S", ("Map the parser.",), False)]  # begin and end of one spawn: one subagent
+    flat = {"type": "message", "role": "user", "content": [{"type": "text", "text": "Map the parser."}]}
+    assert [f.rule for f in observe_fidelity(SourceFacts(format="x", subagents=facts.subagents), _stream(flat))[1]] \
+        == ["Lineage"]  # the prompt written as the session's own user message: reported, never scored
+    assert observe_fidelity(SourceFacts(format="x", subagents=facts.subagents), _stream())[1] == []
+    child = _codex_lines(("session_meta", {"id": "child-1", "cwd": "/w", "source": {
+        "subagent": {"thread_spawn": {"parent_thread_id": "parent-1", "depth": 1}}}}))
+    subagents = codex.WITNESS.read(child).subagents
+    assert subagents is not None and [(s.agent_id, s.whole_input) for s in subagents] == [("child-1", True)]
+    own = SourceFacts(format="x", subagents=subagents)
+    assert [f.rule for f in observe_fidelity(own, [{"type": "session", "seq": 0, "id": "h", "scope": "primary"}])[1]] \
+        == ["Lineage"]
+    assert observe_fidelity(own, [{"type": "session", "seq": 0, "id": "h", "scope": "subagent"}])[1] == []
+    assert codex.WITNESS.read((CODEX / "cli-exec-exit-codes.jsonl").read_bytes()).subagents == ()
+
+
+def test_gemini_reports_a_subagent_session_and_calls_that_delegate_to_one() -> None:
+    meta = {"sessionId": "g-1", "projectHash": "ab" * 32, "startTime": "2026-01-01T00:00:01.000Z",
+            "lastUpdated": "2026-01-01T00:00:01.000Z"}
+    user = {"id": "m1", "timestamp": "2026-01-01T00:00:02.000Z", "type": "user", "content": [{"text": "Find it."}]}
+    call = {"id": "c1", "name": "codebase_investigator", "args": {"objective": "Find it."}, "status": "success",
+            "timestamp": "2026-01-01T00:00:03.000Z", "agentId": "sub-9",
+            "result": [{"functionResponse": {"id": "c1", "name": "codebase_investigator", "response": {"output": "ok"}}}]}
+    reply = {"id": "m2", "timestamp": "2026-01-01T00:00:03.000Z", "type": "gemini", "content": "", "toolCalls": [call]}
+
+    def session(**extra: Any) -> bytes:
+        return b"".join(json.dumps(v).encode() + b"\n" for v in ({**meta, **extra}, user, reply))
+
+    main = gemini.WITNESS.read(session(kind="main")).subagents
+    assert main is not None and [(s.agent_id, s.parent_call_id, s.whole_input) for s in main] == [("sub-9", "c1", False)]
+    own = gemini.WITNESS.read(session(kind="subagent")).subagents
+    assert own is not None and [(s.agent_id, s.whole_input) for s in own][0] == ("g-1", True)
+    plain = ROOT / "examples/gemini-converter/samples/calls-updates-parallel-cancelled.jsonl"
+    assert gemini.WITNESS.read(plain.read_bytes()).subagents == ()
+
+
+# --- provider identity ------------------------------------------------------------------------------------
+
+
+def _exact(call_id: str, kind: str = "tool_call", **names: str) -> dict[str, Any]:
+    return {"type": kind, "callId": call_id, "provider": {"kind": "mcp", "identity": "exact", **names}}
+
+
+def test_an_exact_provider_only_where_the_source_records_the_identity_in_separate_fields() -> None:
+    facts = SourceFacts(format="x", providers={"c1": frozenset({("ledger_db", "describe_table")}),
+                                               "c2": frozenset({(None, "read")})})
+    assert _rules(facts, _exact("c1", server="ledger_db", tool="describe_table")) == []
+    result = _exact("c1", "tool_result", server="ledger_db", tool="describe_table")  # ASR-276: on the result
+    assert "ASR-255" not in _rules(facts, result)  # (its call is not in these facts: ASR-267 says so)
+    assert _rules(facts, _exact("c1", server="ledger", tool="db__describe_table")) == ["ASR-255"]
+    assert _rules(facts, _exact("c2", server="anything", tool="read")) == []  # a namespace: the server is not split
+    assert _rules(facts, _exact("c3", server="ledger_db", tool="list_tables")) == ["ASR-255"]
+    parsed = {"type": "tool_call", "callId": "c3", "provider": {"kind": "mcp", "identity": "parsed", "server": "x"}}
+    assert _rules(facts, parsed) == []  # a registry rule's business, not checked here
+    assert _rules(SourceFacts(format="x"), _exact("c3", server="a", tool="b")) == []  # not reported: not checked
+    bad: Any = {"c1": {("a",)}}
+    assert "SourceFacts.providers" in str(malformed(SourceFacts(format="x", providers=bad)))
+
+
+def test_the_witnesses_read_where_tool_identities_are_recorded() -> None:
+    facts = codex.WITNESS.read((CODEX / "plan-mode-questions-and-hook.jsonl").read_bytes())
+    assert facts.providers == {"call_D9pWr3Yb6KeN0aTx5QvLm2Gc": {("ledger_db", "describe_table")}}  # its end event
+    call = {"type": "function_call", "namespace": "mcp__haft", "name": "haft_method", "call_id": "call_N",
+            "arguments": "{}"}
+    rollout = _codex_lines(("session_meta", {"id": "s", "cwd": "/w"}), ("response_item", call))
+    assert codex.WITNESS.read(rollout).providers == {"call_N": {(None, "haft_method")}}
+    named = codex.WITNESS.read(rollout)
+    assert named.calls[0].name == "haft_method"  # ASR-252: the bare name, or the namespace's spelling of it
+    facts = SourceFacts(format="x", calls=named.calls)
+    call_record = {"type": "tool_call", "callId": "call_N", "callIdSource": "native", "input": {}}
+    assert _rules(facts, {**call_record, "name": "haft_method"}) == []
+    assert _rules(facts, {**call_record, "name": "mcp__haft__haft_method"}) == []
+    assert _rules(facts, {**call_record, "name": "haft__haft_method"}) == ["ASR-252"]
+    assert gemini.WITNESS.read(AWAITING.read_bytes()).providers == {}  # a tool call records no server apart
+    assert claude_code.WITNESS.read(FIX_PARSER.read_bytes()).providers is None
+
+
+def test_gemini_records_no_turn_link_and_no_trigger_but_its_session_kind() -> None:
+    facts = gemini.WITNESS.read((ROOT / "examples/gemini-converter/samples/rewind-and-checkpoint.jsonl").read_bytes())
+    assert facts.turn_links == frozenset() and facts.triggers is not None
+    kinds = {s: gemini.WITNESS.read(s.read_bytes()).triggers
+             for s in sorted((ROOT / "examples/gemini-converter/samples").glob("*"))}
+    assert all(len(kind) <= 1 for kind in kinds.values())  # the metadata's kind, where it has one
+    assert kinds[ROOT / "examples/gemini-converter/samples/rewind-and-checkpoint.jsonl"] == {"main"}
+    assert _rules(SourceFacts(format="x", triggers=frozenset({"subagent"})),
+                  {"type": "state", "turnId": "t1", "trigger": {"kind": "agent", "native": "subagent"}}) == []

@@ -23,6 +23,7 @@ CC = ROOT / "examples/claude-code-converter"
 CODEX = ROOT / "examples/codex-converter"
 GEMINI = ROOT / "examples/gemini-converter"
 USER_SHELL = CODEX / "samples/user-shell-bare-patch-aborted.jsonl"
+PLAN_MODE = CODEX / "samples/plan-mode-questions-and-hook.jsonl"
 
 
 def _no_transitions(facts: SourceFacts) -> SourceFacts:
@@ -65,6 +66,14 @@ def _no_turn_links(facts: SourceFacts) -> SourceFacts:
     return dataclasses.replace(facts, turn_links=None)
 
 
+def _no_providers(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, providers=None)
+
+
+def _no_questions(facts: SourceFacts) -> SourceFacts:
+    return dataclasses.replace(facts, questions=[])
+
+
 #: (seeded bug, its format's witness, the sample, the rules it breaks there, how the protection is removed)
 CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFacts]]] = [
     ("cc-invents-turn-states", claude_code.WITNESS, CC / "samples/plain-chat.jsonl", {"ASR-169"}, _no_transitions),
@@ -93,6 +102,13 @@ CASES: list[tuple[str, object, Path, set[str], Callable[[SourceFacts], SourceFac
     ("cc-invents-trigger", claude_code.WITNESS, CC / "samples/fix-parser-test.jsonl", {"ASR-186"}, _no_triggers),
     ("codex-invents-turn-triggers", codex.WITNESS, USER_SHELL, {"ASR-186"}, _no_triggers),
     ("codex-invents-parent-turns", codex.WITNESS, USER_SHELL, {"ASR-183"}, _no_turn_links),
+    ("codex-invents-answers", codex.WITNESS, PLAN_MODE, {"ASR-285"}, _no_questions),
+    ("codex-invents-hook-exit-codes", codex.WITNESS, PLAN_MODE, {"ASR-287"}, _no_hooks),
+    ("codex-provider-exact-from-name", codex.WITNESS, PLAN_MODE, {"ASR-255"}, _no_providers),
+    ("gemini-invents-trigger", gemini.WITNESS, GEMINI / "samples/rewind-and-checkpoint.jsonl", {"ASR-186"},
+     _no_triggers),
+    ("gemini-invents-parent-turns", gemini.WITNESS, GEMINI / "samples/calls-updates-parallel-cancelled.jsonl",
+     {"ASR-183"}, _no_turn_links),
 ]
 
 

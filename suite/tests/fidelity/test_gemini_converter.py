@@ -48,6 +48,8 @@ BUGS = {
     "gemini-invents-turn-states": "ASR-169",
     "gemini-invents-hook-exit-codes": "ASR-287",
     "gemini-drops-approval-requests": "ASR-157",
+    "gemini-invents-trigger": "ASR-186",
+    "gemini-invents-parent-turns": "ASR-183",
 }
 
 

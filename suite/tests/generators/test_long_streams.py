@@ -256,7 +256,7 @@ def test_a_certification_draws_the_filler_from_its_seed(monkeypatch: pytest.Monk
     options = {"hypothesis_seed": 4242}
     config = SimpleNamespace(getoption=lambda name, default=None: options.get(name, default), stash=pytest.Stash(),
                              pluginmanager=SimpleNamespace(hasplugin=lambda name: False))
-    profile = getattr(settings, "_current_profile", None) or "default"
+    profile = settings.get_current_profile_name()
     try:
         hooks._configure_hypothesis(config)  # type: ignore[arg-type]
     finally:

@@ -59,6 +59,9 @@ BUGS = {
     "codex-bare-output-as-denied": ("calls", "ASR-258"),
     "codex-rewrites-user-shell-results": ("calls", "ASR-258"),
     "codex-turn-configs-as-changes": ("plain", "ASR-172"),
+    "codex-invents-answers": ("calls", "ASR-285"),
+    "codex-invents-hook-exit-codes": ("turns", "ASR-287"),
+    "codex-provider-exact-from-name": ("calls", "ASR-255"),
 }
 
 
@@ -284,7 +287,8 @@ def test_no_variant_asked_draws_cli_desktop_or_old_never_legacy() -> None:
 def test_variant_of_reads_the_hand_written_samples() -> None:
     expected = {"aborted-dangling-orphan-duplicates.jsonl": "cli", "cli-exec-exit-codes.jsonl": "cli",
                 "cli-old-format-exit-code-in-text.jsonl": "old", "desktop-parallel-web-search.jsonl": "desktop",
-                "legacy-pre-envelope.jsonl": "legacy", "user-shell-bare-patch-aborted.jsonl": "cli"}
+                "legacy-pre-envelope.jsonl": "legacy", "plan-mode-questions-and-hook.jsonl": "cli",
+                "user-shell-bare-patch-aborted.jsonl": "cli"}
     assert {p.name: codex.variant_of(p.read_bytes()) for p in sorted(SAMPLES.glob("*.jsonl"))} == expected
     for junk in (b"", b"\xff\xfe", b"[]\n", b"not json\n", b'{"type":"session","seq":0}\n'):
         assert codex.variant_of(junk) is None

@@ -52,6 +52,8 @@ BUGS = {
     "gemini-invents-turn-states": ("calls", "ASR-169"),
     "gemini-invents-hook-exit-codes": ("calls", "ASR-287"),
     "gemini-drops-approval-requests": ("awaiting-approval", "ASR-157"),
+    "gemini-invents-trigger": ("plain", "ASR-186"),
+    "gemini-invents-parent-turns": ("plain", "ASR-183"),
 }
 
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certify, run_certification
-from sandbox_marks import contained, machine_facts_forgotten
+from sandbox_marks import contained
 
 from asr_conformance.harness.adapters.answers import Outcome
 from asr_conformance.harness.adapters.manifest import ManifestError, load_manifest
@@ -208,16 +208,15 @@ def test_run_timeout_fails_the_remaining_cases_as_timeouts(certify: Certify) -> 
 
 def test_the_header_names_the_fallback(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
-    with machine_facts_forgotten():
-        line = disclosure.describe_sandbox(contained(sandbox="auto"))
-        assert line.startswith("sandbox: none (bwrap is not installed), process-group")
-        assert "WARNING: the implementation can read and write whatever you can" in line
-        assert "WARNING" not in disclosure.describe_sandbox(contained(sandbox="none")), \
-            "a chosen --sandbox=none is no surprise"
-        for strict in ("strict", "bwrap"):
-            with pytest.raises(policies.UsageError,
-                               match=f"--sandbox={strict}: the sandbox cannot run here: bwrap is not installed"):
-                policies.sandbox_mode(strict)
+    line = disclosure.describe_sandbox(contained(sandbox="auto"))
+    assert line.startswith("sandbox: none (bwrap is not installed), process-group")
+    assert "WARNING: the implementation can read and write whatever you can" in line
+    assert "WARNING" not in disclosure.describe_sandbox(contained(sandbox="none")), \
+        "a chosen --sandbox=none is no surprise"
+    for strict in ("strict", "bwrap"):
+        with pytest.raises(policies.UsageError,
+                           match=f"--sandbox={strict}: the sandbox cannot run here: bwrap is not installed"):
+            policies.sandbox_mode(strict)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the leftover check reads /proc")
@@ -356,5 +355,4 @@ def test_without_the_sandbox_an_implementation_cannot_read_the_controllers_envir
 
 def test_the_fallback_header_says_the_controller_is_not_dumpable(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(sandbox_module, "problem", lambda: "bwrap is not installed")
-    with machine_facts_forgotten():
-        assert "this process not dumpable" in disclosure.describe_sandbox(contained(sandbox="none"))
+    assert "this process not dumpable" in disclosure.describe_sandbox(contained(sandbox="none"))

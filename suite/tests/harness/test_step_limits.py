@@ -7,6 +7,7 @@ short).  Disguising has its own test (suite/tests/fidelity/test_disguise.py)."""
 
 from __future__ import annotations
 
+import secrets
 import subprocess
 import sys
 import threading
@@ -111,13 +112,10 @@ def test_a_comparison_after_a_source_edit_past_its_time_names_the_step_edit_and_
     assert result.error is None and not result.findings, result
 
 
-def test_a_witness_reading_past_its_packs_limit_names_the_pack(converted: tuple[bytes, bytes], hang: Callable[..., Any],
-                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_witness_reading_past_its_packs_limit_names_the_pack(converted: tuple[bytes, bytes],
+                                                               hang: Callable[..., Any]) -> None:
     """A witness reads under its pack's limit (``FormatPack.time_limit``): past it, the pack's error names the
     pack and the step; the same slow read within a limit it fits gives the facts."""
-    from asr_conformance.packs import guard
-
-    monkeypatch.setattr(guard, "_hung", {})  # this test's hang stays this test's
     data = converted[0] + b"\n"  # another digest than any reading kept
     slow = _pack_reading_with(hang(WITNESS.read), LIMIT)
     started = time.monotonic()
@@ -139,7 +137,8 @@ def _pack_reading_with(read: Callable[[bytes], Any], limit: float) -> Any:
         def read(self, data: bytes) -> Any:
             return read(data)
 
-    return Packs.of(replace(CODEX.pack, name=f"slow-codex-{limit:g}", witness=_SlowWitness(),
+    # Named apart per call: a pack that hung stays hung in the process (its thread cannot be stopped).
+    return Packs.of(replace(CODEX.pack, name=f"slow-codex-{limit:g}-{secrets.token_hex(4)}", witness=_SlowWitness(),
                                   time_limit=limit)).installed[0]
 
     def __getattr__(self, name: str) -> Any:

@@ -33,11 +33,13 @@ def test_a_builtin_pack_says_what_it_read_of_each_sample() -> None:
     assert code == 0 and text.rstrip().endswith("pack-check: no problems")
     assert "hook runs: none recorded (any in a stream is invented)" in text
     assert "approvals: 1" in text and "terminals: none recorded (any in a stream is invented)" in text
+    assert "subagents: 1" in text  # the sample's codebase_investigator call records an agentId
     assert "edit delete-result (ASR-265): applies" in text
     code, text = run("codex", str(CODEX / "user-shell-bare-patch-aborted.jsonl"), "--no-generator")
     assert code == 0
     assert "results 4 (0 orphans, 2 optional, 1 with an exit code)" in text and "transitions: 4" in text
-    assert "hook runs: not reported (not checked)" in text
+    assert "hook runs: none recorded (any in a stream is invented)" in text  # Codex persists no hook event
+    assert "tool identities in separate fields: none recorded (any in a stream is invented)" in text
     assert "trigger values: none recorded (any in a stream is invented)" in text
     assert "turn links: none recorded (any in a stream is invented)" in text
     assert "approvals: none recorded (any in a stream is invented)" in text

@@ -157,6 +157,8 @@ def protections(network: str) -> list[str]:
 
 #: Longest time a listing of root-only entries is reused (it is also made anew when a tree's top changes).
 ROOT_ONLY_REFRESH = 10.0
+#: The root-only entries found under each set of trees, with the times that date the listing: a pure cache of
+#: facts of the machine, made anew when a tree's top changes or the listing is older than ROOT_ONLY_REFRESH.
 _root_only: dict[tuple[str, ...], tuple[float, tuple[float, ...], tuple[tuple[str, bool], ...]]] = {}
 
 

@@ -7,17 +7,18 @@ stderr).  Whatever the role, a signal, a timeout or a flood is never an answer."
 from __future__ import annotations
 
 import shlex
+import subprocess
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
+from asr_conformance.harness.adapters.answers import Conversion, JSONObject, Outcome, ReadAnswer, Verdict, named_rules
 from asr_conformance.harness.isolation import policies
 from asr_conformance.harness.isolation.boxes import Box
-from asr_conformance.harness.isolation.policies import Policy
-from asr_conformance.harness.isolation.processes import STDOUT_LIMIT, Finished, run_bounded
+from asr_conformance.harness.isolation.policies import Policy, UsageError
+from asr_conformance.harness.isolation.processes import STDOUT_LIMIT, Child, Finished, run_bounded, spawn
 from asr_conformance.vocabulary.option_defaults import DEFAULT_MAX_OUTPUT, DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.scoring import rule_names
 from asr_conformance.vocabulary.strict_json import TooDeep, loads_bounded
@@ -39,13 +40,15 @@ class OneShotValidator:
     cwd: str | None = None
     pass_env: tuple[str, ...] = ()
     policy: Policy | None = None
+    #: Each next case's sandbox started while this one runs (a run's session adapter: ``started_ahead``).
+    ahead: Ahead | None = None
 
     def argv(self, stream: Path) -> list[str]:
         return _argv(self.command, self.placeholder, stream)
 
     def validate(self, stream: Path) -> Verdict:
         run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env,
-                        policy=self.policy)
+                        policy=self.policy, ahead=self.ahead)
         finished, common = run.finished, run.common
         failure = _no_answer(finished, run.timeout, run.cut)
         if finished.limit and not failure:
@@ -71,7 +74,9 @@ class OneShotValidator:
         return Verdict(Outcome.CRASH, message=f"{how} is not a verdict (expected {expected})", **common)
 
     def close(self) -> None:
-        """Nothing stays running between cases."""
+        """Nothing stays running between cases; the next case's held sandbox, if any, is killed."""
+        if self.ahead is not None:
+            self.ahead.close()
 
 
 #: Largest stream a one-shot producer may write, unless --max-output says otherwise.
@@ -108,28 +113,133 @@ class _Run:
 def _run_once(command: Sequence[str], placeholder: str | None, source: Path, timeout: float, cwd: str | None,
               env: Mapping[str, str] | None = None, limit: int = STDOUT_LIMIT, suffix: str = ".jsonl",
               decode: bool = True, pass_env: Sequence[str] = (), writable: Sequence[str] = (),
-              policy: Policy | None = None) -> _Run:
+              policy: Policy | None = None, ahead: Ahead | None = None) -> _Run:
     """Run one case on a blind copy of ``source``; return the process's end, its stdout as text, and
-    what every answer shows (what was sent, what came back, the stderr tail, how long it took)."""
+    what every answer shows (what was sent, what came back, the stderr tail, how long it took).  With
+    ``ahead``, the case runs in the sandbox started for it while the case before ran, when it fits, and the
+    next case's is started while this one runs."""
     started = time.monotonic()
     settings = policies.settings_of(policy)
     allowed, cut = policies.case_timeout(timeout, settings)
-    box = Box(settings)
+    start = _Start(tuple(command), placeholder, suffix, cwd, tuple(sorted((env or {}).items())), tuple(pass_env),
+                   tuple(writable), policy)
+    held = ahead.take(start) if ahead else None
+    box = held.box if held else Box(settings)
+    unreleased = held.child if held else None
     try:
-        staged = box.stage(source, suffix)
-        argv = _argv(command, placeholder, staged)
+        staged = box.stage(source, suffix, held.staged if held else None)
+        argv = held.argv if held else _argv(command, placeholder, staged)
         if allowed <= 0:
             finished = Finished(None, b"", "", timed_out=True)
         else:
+            unreleased = None  # run_bounded releases it and ends it
+            then = (lambda: ahead.prepare(start)) if ahead else None
             finished = run_bounded(argv, allowed, cwd, env, limit, box=box, writable=writable, pass_env=pass_env,
-                                   policy=policy)
+                                   policy=policy, held=held.child if held else None, then=then)
     finally:
+        if unreleased is not None:
+            unreleased.close()
         box.close()
     text = finished.stdout.decode("utf-8", "replace") if decode else ""
     shown = text if decode else finished.stdout[:8000].decode("utf-8", "replace")
     common = dict(sent=shlex.join(argv), received=_clip(shown), stderr_tail=finished.stderr,
                   seconds=time.monotonic() - started)
     return _Run(finished, text, common, allowed, cut)
+
+
+@dataclass(frozen=True, slots=True)
+class _Start:
+    """Everything a case's start depends on but its input: a held sandbox serves a case with the same."""
+
+    command: tuple[str, ...]
+    placeholder: str | None
+    suffix: str
+    cwd: str | None
+    env: tuple[tuple[str, str], ...]
+    pass_env: tuple[str, ...]
+    writable: tuple[str, ...]
+    policy: Policy | None
+
+
+@dataclass(slots=True)
+class _Held:
+    start: _Start
+    box: Box
+    #: The name the case's input will be staged under (already on the held command line).
+    staged: Path
+    argv: list[str]
+    child: Child
+
+
+class Ahead:
+    """The next case's sandbox, started while the current case runs and is judged.
+
+    Making a sandbox (namespaces, some forty mounts, limits, a pids cgroup) is mostly waiting, tens of
+    milliseconds on a loaded machine, once per case.  So once a case's process runs, the next case's is
+    started: a box of its own, the random name its input will have, and bubblewrap, which builds the whole
+    sandbox and then waits, before it runs the command, on a pipe (``spawn(hold=True)``).  The next case
+    stages its input under that name and releases it.  Every case keeps its own box, view, PID namespace,
+    cgroup and limits; no code of the implementation runs before its input is in place; a held sandbox that
+    does not fit the next case (another command, policy, environment...), or that died, is killed and the case
+    started as before; ``close`` kills the one held (an adapter's close, at the end of the session)."""
+
+    def __init__(self) -> None:
+        self._held: _Held | None = None
+
+    @property
+    def waiting(self) -> Child | None:
+        """The held sandbox's process, waiting for its case (None when none is held)."""
+        return self._held.child if self._held else None
+
+    def take(self, start: _Start) -> _Held | None:
+        """The held sandbox when it was made for ``start`` and still waits, else None (it is killed)."""
+        held, self._held = self._held, None
+        if held is not None and (held.start != start or held.child.process.poll() is not None):
+            _discard(held)
+            return None
+        return held
+
+    def prepare(self, start: _Start) -> None:
+        """Start and hold the sandbox of a case started as ``start``; a failure is left to that case's own start."""
+        self.close()
+        settings = policies.settings_of(start.policy)
+        try:
+            if policies.sandbox_mode(settings.sandbox)[0] != "bwrap" or policies.run_limit_reached(settings):
+                return
+        except UsageError:
+            return
+        box = Box(settings)
+        try:
+            staged = box.reserve(start.suffix)
+            argv = _argv(start.command, start.placeholder, staged)
+            child = spawn(argv, start.cwd, subprocess.DEVNULL, dict(start.env) if start.env else None, box,
+                          start.writable, start.pass_env, start.policy, hold=True)
+        except Exception:  # noqa: BLE001 - the case itself meets (and reports) what failed here
+            box.close()
+            return
+        self._held = _Held(start, box, staged, argv, child)
+
+    def close(self) -> None:
+        """Kill the held sandbox, if any, and take its box away."""
+        held, self._held = self._held, None
+        if held is not None:
+            _discard(held)
+
+
+def _discard(held: _Held) -> None:
+    held.child.close()
+    held.box.close()
+
+
+Adapter = TypeVar("Adapter")
+
+
+def started_ahead(adapter: Adapter) -> Adapter:
+    """``adapter`` with each next case's sandbox started ahead (``Ahead``), when it is a one-shot validator or
+    reader; any other adapter as it is.  For a run's session adapters, which are closed at the session's end."""
+    if isinstance(adapter, (OneShotValidator, OneShotReader)) and adapter.ahead is None:
+        adapter.ahead = Ahead()
+    return adapter
 
 
 def trial_run(command: Sequence[str], placeholder: str | None, source: Path, timeout: float, cwd: str | None,
@@ -166,10 +276,12 @@ class OneShotReader:
     cwd: str | None = None
     pass_env: tuple[str, ...] = ()
     policy: Policy | None = None
+    #: Each next case's sandbox started while this one runs (a run's session adapter: ``started_ahead``).
+    ahead: Ahead | None = None
 
     def read(self, stream: Path) -> ReadAnswer:
         run = _run_once(self.command, self.placeholder, stream, self.timeout, self.cwd, pass_env=self.pass_env,
-                        policy=self.policy)
+                        policy=self.policy, ahead=self.ahead)
         finished, common = run.finished, run.common
         failure = _no_answer(finished, run.timeout, run.cut)
         if failure:
@@ -186,7 +298,9 @@ class OneShotReader:
         return ReadAnswer(Outcome.VIEWED, view=view, **common)
 
     def close(self) -> None:
-        """Nothing stays running between cases."""
+        """Nothing stays running between cases; the next case's held sandbox, if any, is killed."""
+        if self.ahead is not None:
+            self.ahead.close()
 
 
 @dataclass(slots=True)
@@ -234,10 +348,10 @@ class OneShotProducer:
         """Nothing stays running between inputs."""
 
 
-def parse_diagnostics(stdout: str) -> list[dict[str, Any]]:
+def parse_diagnostics(stdout: str) -> list[JSONObject]:
     """Lines of stdout that are diagnostics ({"rule": ...}); other lines are ignored (docs/contract.md §2.2).
     A line nested too deeply to judge raises TooDeep (the answer is unusable, not ignorable)."""
-    found = []
+    found: list[JSONObject] = []
     # Lines end at LF (CR LF too, by the strip): a message may quote the stream, and U+2028 or U+0085
     # inside its JSON string must not cut the diagnostic in two (str.splitlines would).
     for line in stdout.split("\n"):

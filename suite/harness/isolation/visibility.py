@@ -90,6 +90,8 @@ def refusal(folder: str, guarded: Guarded) -> str:
     return ""
 
 
+#: Each folder's walk, with the times that date it: a pure cache of facts of the machine, walked anew when
+#: the folder changes.
 _walked: dict[str, tuple[float, float, tuple[str, ...], tuple[str, ...]]] = {}
 #: Longest time a folder's listing of hidden entries is reused.
 WALK_REFRESH = 10.0

@@ -29,8 +29,10 @@ _MNT_DETACH = 2
 
 _MS_REMOUNT = 32
 
+#: Guards ``_mounted``.  Per-process, as what it guards.
 _lock = threading.Lock()
-#: The mounts this process made, with their sizes.
+#: The mounts this process made, with their sizes: a per-process registry of OS resources (mounts on the
+#: machine, released as their folders are removed), never a run's choice.
 _mounted: dict[str, int] = {}
 
 

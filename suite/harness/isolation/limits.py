@@ -21,6 +21,7 @@ from dataclasses import dataclass, fields, replace
 from functools import cache
 from pathlib import Path
 
+from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import LIMIT_DEFAULTS
 from asr_conformance.vocabulary.option_defaults import LIMIT_NAMES as NAMES
 from asr_conformance.vocabulary.option_defaults import LIMIT_SIZES as SIZES
@@ -58,7 +59,7 @@ DEFAULTS = Limits()
 assert set(NAMES) == set(LIMIT_DEFAULTS) == {f.name for f in fields(Limits)}
 
 
-class LimitError(ValueError):
+class LimitError(UserError, ValueError):
     """A limit value the harness refuses; the message names where it came from."""
 
 

@@ -1,7 +1,7 @@
 """Running untrusted implementations: contained, bounded, on a deadline, and
 nothing left behind.
 
-Every child starts in a new session inside its box (``containment``), so a
+Every child starts in a new session inside its box (``boxes``), so a
 hang is ended by killing the whole group; whatever left the group is ended
 through the child's pids cgroup in the sandbox (nothing there can leave it),
 else by the subreaper sweep of ``/proc``.  Output is read by one deadline loop on
@@ -19,10 +19,19 @@ import signal
 import subprocess
 import time
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from asr_conformance.harness.isolation import limits, live_processes, mounts, policies, sandbox, sweeping, wrapping
+from asr_conformance.harness.isolation import (
+    limits,
+    live_processes,
+    mounts,
+    policies,
+    sandbox,
+    signal_handlers,
+    sweeping,
+    wrapping,
+)
 from asr_conformance.harness.isolation.boxes import Box
 from asr_conformance.harness.isolation.limits import Limits, ProcessGroup
 from asr_conformance.harness.isolation.policies import Policy
@@ -69,7 +78,26 @@ class Child:
     #: Its limits and its pids cgroup (when one could be made).
     limits: Limits = field(default_factory=Limits)
     group: ProcessGroup | None = None
+    #: The write end of the pipe a held sandbox waits on before it runs the command (``spawn(hold=True)``).
+    release_fd: int | None = None
     _killed: bool = False
+
+    def release(self) -> None:
+        """Let a held sandbox run its command (one byte on the pipe it waits on)."""
+        if self.release_fd is not None:
+            try:
+                os.write(self.release_fd, b"\0")
+            except OSError:
+                pass  # it is gone already: its end reads as the case's
+            self._close_release()
+
+    def _close_release(self) -> None:
+        if self.release_fd is not None:
+            try:
+                os.close(self.release_fd)
+            except OSError:
+                pass
+            self.release_fd = None
 
     def limit_hit(self) -> str:
         """Which limit the process most likely died of ("" when none shows)."""
@@ -130,8 +158,10 @@ class Child:
         sweeping.sweep(self.box.token)
 
     def close(self) -> None:
-        """Kill, close every descriptor, and remove the box when it is the child's own."""
+        """Kill, close every descriptor, and remove the box when it is the child's own.  A held sandbox is
+        killed before its pipe is closed: an end of file would release it too."""
         self.kill()
+        self._close_release()
         live_processes.unregister(self.process)
         for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
             if pipe is not None:
@@ -156,12 +186,18 @@ _SIGNALS = {int(s) for s in signal.Signals}
 
 def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str, str] | None = None,
           box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = (),
-          policy: Policy | None = None) -> Child:
-    """Start one implementation process, contained and limited, with non-blocking pipes."""
+          policy: Policy | None = None, hold: bool = False) -> Child:
+    """Start one implementation process, contained and limited, with non-blocking pipes.
+
+    ``hold`` (in the sandbox only): bubblewrap makes the whole sandbox (namespaces, mounts, limits, cgroup)
+    and then waits, before it runs the command, until ``Child.release``; a case's sandbox is so started
+    while the case before it is judged (``oneshot.Ahead``)."""
     owns_box = box is None
     box = box or Box(policies.settings_of(policy))
     bounds = policies.effective_limits(policy)
     group = ProcessGroup(bounds.processes)
+    waits_on: int | None = None
+    release_fd: int | None = None
     try:
         environment = box.environment(env, pass_env)
         argv = wrapping.resolve_program(command, cwd, environment["PATH"])
@@ -169,18 +205,28 @@ def spawn(command: Sequence[str], cwd: str | None, stdin: int, env: Mapping[str,
         if not sandboxed:
             sweeping.become_subreaper()
             sweeping.refuse_inspection()
+        line = wrapping.wrap(argv, box, cwd, writable, policy)
+        if hold and sandboxed:
+            waits_on, release_fd = os.pipe()
+            line[1:1] = ["--block-fd", str(waits_on)]
         process = subprocess.Popen(
-            limits.launch(wrapping.wrap(argv, box, cwd, writable, policy), bounds, group.join_path()),
+            limits.launch(line, bounds, group.join_path()),
             stdin=stdin, stdout=subprocess.PIPE, stderr=subprocess.PIPE, cwd=cwd, env=environment,
-            start_new_session=True, bufsize=0,
+            start_new_session=True, bufsize=0, pass_fds=() if waits_on is None else (waits_on,),
         )
     except BaseException:
         group.close()
+        for fd in (waits_on, release_fd):
+            if fd is not None:
+                os.close(fd)
         if owns_box:
             box.close()
         raise
+    if waits_on is not None:
+        os.close(waits_on)
     live_processes.register(process, box.token)
-    child = Child(process, box, owns_box, sandboxed=sandboxed, limits=bounds, group=group)
+    signal_handlers.install_handlers()  # a run ended by a signal must not leave it running
+    child = Child(process, box, owns_box, sandboxed=sandboxed, limits=bounds, group=group, release_fd=release_fd)
     for fd in (child.stdout_fd, child.stderr_fd):
         if fd is not None:
             os.set_blocking(fd, False)
@@ -295,11 +341,15 @@ def vanished_mount_point(failure: str) -> bool:
 def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
                 env: Mapping[str, str] | None = None, stdout_limit: int = STDOUT_LIMIT,
                 box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = (),
-                policy: Policy | None = None) -> Finished:
+                policy: Policy | None = None, held: Child | None = None,
+                then: Callable[[], None] | None = None) -> Finished:
     """Run one process to completion within ``timeout`` seconds, bounded output; a start the machine's own
-    churn spoiled (``vanished_mount_point``) is made once more, within what is left of the time."""
+    churn spoiled (``vanished_mount_point``) is made once more, within what is left of the time.
+
+    ``held``: the case's sandbox, started ahead and held (``spawn(hold=True)``), released here rather than a
+    process started; ``then``: called once the process runs (the next case's sandbox is started meanwhile)."""
     deadline = time.monotonic() + timeout
-    finished = _run_bounded(command, timeout, cwd, env, stdout_limit, box, writable, pass_env, policy)
+    finished = _run_bounded(command, timeout, cwd, env, stdout_limit, box, writable, pass_env, policy, held, then)
     left = deadline - time.monotonic()
     if finished.failure and left > 0 and vanished_mount_point(finished.failure):
         sandbox.forget_root_only()
@@ -309,12 +359,15 @@ def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
 
 def _run_bounded(command: Sequence[str], timeout: float, cwd: str | None, env: Mapping[str, str] | None,
                  stdout_limit: int, box: Box | None, writable: Iterable[str], pass_env: Iterable[str],
-                 policy: Policy | None) -> Finished:
-    child = spawn(command, cwd, subprocess.DEVNULL, env, box, writable, pass_env, policy)
+                 policy: Policy | None, held: Child | None = None, then: Callable[[], None] | None = None) -> Finished:
+    child = held or spawn(command, cwd, subprocess.DEVNULL, env, box, writable, pass_env, policy)
+    child.release()
     collected = bytearray()
     flooded = timed_out = False
     deadline = time.monotonic() + timeout
     try:
+        if then is not None:
+            then()
         stdout_fd = child.stdout_fd
         assert stdout_fd is not None
         open_fds = [stdout_fd]

@@ -31,7 +31,7 @@ if TYPE_CHECKING:  # loading the packs is deferred until a format is named
 
 #: The example producer's samples: the bundled reference's producer inputs (in a checkout).
 REFERENCE_SAMPLES = tuple(
-    Path(__file__).resolve().parents[2] / "examples" / name / "samples"
+    Path(__file__).resolve().parents[3] / "examples" / name / "samples"
     for name in ("claude-code-converter", "codex-converter", "gemini-converter")
 )
 

@@ -4,9 +4,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TypeAlias
 
 from asr_conformance.vocabulary.redaction import redact, redact_value
+
+#: A JSON value as an implementation wrote it (parsed, never trusted): what an answer carries to a judge,
+#: typed so that a judge narrows it before use.
+JSONValue: TypeAlias = "str | int | float | bool | None | list[JSONValue] | dict[str, JSONValue]"
+#: One JSON object an implementation wrote (a validator's diagnostic).
+JSONObject: TypeAlias = "dict[str, JSONValue]"
 
 
 class Outcome(str, Enum):
@@ -49,7 +55,7 @@ class Verdict:
     #: Rule IDs the implementation named (empty when it names none).
     rules: frozenset[str] = frozenset()
     #: The diagnostics as the implementation wrote them (parsed JSON objects).
-    diagnostics: list[dict[str, Any]] = field(default_factory=list)
+    diagnostics: list[JSONObject] = field(default_factory=list)
     #: What was sent: a command line, or a protocol request.
     sent: str = ""
     #: What came back on stdout (truncated), and the tail of stderr.
@@ -76,12 +82,14 @@ class Verdict:
 NOT_NAMING_LEVELS = frozenset({"warning", "info"})
 
 
-def named_rules(diagnostics: list[dict[str, Any]]) -> frozenset[str]:
+def named_rules(diagnostics: list[JSONObject]) -> frozenset[str]:
     """The rules a validator's diagnostics name: every ``rule`` but those of a warning or an info.
 
-    ``level`` is compared without regard to case; a missing level, ``error`` or any other value names its rule."""
-    return frozenset(d["rule"] for d in diagnostics
-                     if not (isinstance(d.get("level"), str) and d["level"].lower() in NOT_NAMING_LEVELS))
+    ``level`` is compared without regard to case; a missing level, ``error`` or any other value names its rule.
+    Only a diagnostic whose ``rule`` is a string is one (``oneshot.parse_diagnostics`` keeps no other)."""
+    return frozenset(rule for d in diagnostics
+                     if isinstance(rule := d["rule"], str)
+                     and not (isinstance(level := d.get("level"), str) and level.lower() in NOT_NAMING_LEVELS))
 
 
 @dataclass(slots=True)
@@ -108,7 +116,7 @@ class _Exchange:
 class ReadAnswer(_Exchange):
     """A reader's answer: a view (outcome VIEWED) or why there is none."""
 
-    view: object | None = None
+    view: JSONValue = None
 
 
 @dataclass(slots=True)
