@@ -52,6 +52,7 @@ NOT_THE_USERS = {
     "_StrictDecodeError": "control flow inside the strict JSON reader",
     "ProtocolError": "the implementation under test broke the persistent protocol",
     "TooDeep": "JSON nested past the bound (an implementation's reply, or turned into InputFileError)",
+    "_Unsupported": "control flow inside the schema proof's compiler (a schema left to jsonschema whole)",
 }
 HOOKS = PLUGIN / "hooks.py"
 USER_ERRORS = (BaselineError, ExpectationsError, ContainmentUsageError, FuzzSetupError, ManifestError, TargetError,
