@@ -19,11 +19,11 @@ from typing import Any, TypeVar
 
 from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict, named_rules
 from asr_conformance.harness.adapters.oneshot import staged_suffix
-from asr_conformance.harness.isolation import named_files, policies
+from asr_conformance.harness.isolation import named_files, policies, sandbox
 from asr_conformance.harness.isolation.boxes import Box
 from asr_conformance.harness.isolation.named_files import UnsafeOutput
 from asr_conformance.harness.isolation.policies import Policy
-from asr_conformance.harness.isolation.processes import Child, TailBuffer, spawn, wait_readable
+from asr_conformance.harness.isolation.processes import Child, TailBuffer, spawn, vanished_mount_point, wait_readable
 from asr_conformance.vocabulary import protocol
 from asr_conformance.vocabulary.option_defaults import DEFAULT_TIMEOUT
 from asr_conformance.vocabulary.scoring import rule_names
@@ -99,7 +99,10 @@ class PersistentImplementation:
 
     # -- lifecycle ---------------------------------------------------------
 
-    def _start(self, deadline: float) -> _Session:
+    def _start(self, deadline: float, again: bool = True) -> _Session:
+        """Start the process and complete the handshake; a start the machine's own churn spoiled (a root-only
+        entry removed between the sandbox's listing and bubblewrap's start, ``vanished_mount_point``) is made
+        once more on a fresh listing, as a one-shot case's is, and is not counted as a failed start."""
         if self._failed_starts >= MAX_FAILED_STARTS:
             raise _Dead(f"gave up after {MAX_FAILED_STARTS} failed starts in a row")
         box, self._next_box = self._next_box or Box(policies.settings_of(self.policy)), None
@@ -116,9 +119,12 @@ class PersistentImplementation:
             line = self._receive(session, deadline)
             started = protocol.decode_started(line)
         except (_Dead, protocol.ProtocolError) as error:
-            self._failed_starts += 1
             self._discard()
             said = session.stderr.text().strip()
+            if again and child.sandboxed and vanished_mount_point(said) and time.monotonic() < deadline:
+                sandbox.forget_root_only()
+                return self._start(deadline, again=False)
+            self._failed_starts += 1
             raise _Dead(f"handshake failed: {error}" + (f"; its stderr ends: {said[-500:]}" if said else "")) from None
         if self.role not in started.roles:
             self._failed_starts = MAX_FAILED_STARTS

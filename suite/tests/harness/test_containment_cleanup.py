@@ -108,6 +108,45 @@ def test_a_start_spoiled_by_a_vanished_entry_is_made_once_more(monkeypatch: pyte
     assert (finished is answered) == (first != OTHER)
 
 
+PERSISTENT_REFERENCE = Path(__file__).resolve().parents[3] / "examples" / "reference-validator-persistent"
+
+
+@needs_sandbox
+@pytest.mark.parametrize(("said", "retried"), [(SPOILED, True), (OTHER, False)], ids=["vanished-entry", "other"])
+def test_a_persistent_start_spoiled_by_a_vanished_entry_is_made_once_more(monkeypatch: pytest.MonkeyPatch,
+                                                                          tmp_path: Path, said: str,
+                                                                          retried: bool) -> None:
+    """The same churn spoils a persistent process's start (bwrap exits before the handshake): the start is made
+    again on a fresh listing, once, and is not counted as the implementation's failed start; another failure of
+    the sandbox is the implementation's, as before. The first start runs, in the sandbox, a script that says what
+    bubblewrap says."""
+    from asr_conformance.harness.adapters import persistent
+
+    words = said.format(gone=f"/etc/asr-conformance-gone-{os.getpid()}")
+    real_spawn, commands, forgotten = persistent.spawn, [], []
+
+    def spawning(command: list[str], *rest: object, **options: object) -> processes.Child:
+        first = not commands
+        commands.append(command)
+        if first:
+            command = ["/bin/sh", "-c", f"echo \"{words}\" >&2; exit 1"]
+        return real_spawn(command, *rest, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(persistent, "spawn", spawning)
+    monkeypatch.setattr(sandbox, "forget_root_only", lambda: forgotten.append(True))
+    adapter = persistent.PersistentImplementation([str(PERSISTENT_REFERENCE)], timeout=30)
+    try:
+        if retried:
+            assert "validator" in adapter.handshake().roles
+            assert len(commands) == 2 and forgotten == [True] and adapter._failed_starts == 0
+        else:
+            with pytest.raises(persistent.HandshakeFailed, match="execvp"):
+                adapter.handshake()
+            assert len(commands) == 1 and forgotten == []
+    finally:
+        adapter.close()
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the subreaper is a Linux process attribute")
 def test_a_forked_run_makes_itself_a_subreaper_again() -> None:
     """The setting is cleared in a forked child: a run forked from a process that had made itself a subreaper must
