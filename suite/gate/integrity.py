@@ -20,6 +20,7 @@ import marshal
 import os
 import re
 import stat
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,8 +54,65 @@ class Snapshot:
         return sum(1 for name in self.entries if name.endswith(suffix))
 
 
-def file_digest(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> str:
-    """``sha256:…`` of a regular file, or a label saying why it was not read (never follows a link, never blocks)."""
+#: Seconds a file's last change must lie before its hashing for its digest to be remembered: the kernel stamps
+#: changes with a coarse clock, so a write within the same tick as the hash could leave every stamp as it was.
+SETTLED_SECONDS = 2.0
+
+
+class DigestMemo:
+    """Digests of regular files by what ``lstat`` says of them (device, inode, size, modification and change
+    times in nanoseconds), so a file that did not change is not read again: within a run (its end checks what its
+    start hashed) and in every run forked from a process that hashed the same files.
+
+    Only ever spares work on a file whose every stamp is as it was when it was read: a write changes its change
+    time, which no call of a program can set back (``utime`` moves the change time too).  A file changed within
+    ``SETTLED_SECONDS`` of its hashing is never remembered (see there).  A pure cache of facts about bytes: a
+    stale entry cannot arise, so no test or run needs to clear it."""
+
+    def __init__(self, max_kept: int = 200_000) -> None:
+        self.max_kept = max_kept
+        self._known: dict[tuple[str, int, int, int, int, int, int], str] = {}
+
+    def recall(self, path: str, info: os.stat_result, limit: int) -> str | None:
+        return self._known.get(self._key(path, info, limit))
+
+    def remember(self, path: str, info: os.stat_result, limit: int, digest: str, hashed_at: float) -> None:
+        if hashed_at - max(info.st_mtime_ns, info.st_ctime_ns) / 1e9 < SETTLED_SECONDS:
+            return
+        if len(self._known) >= self.max_kept:
+            self._known.clear()
+        self._known[self._key(path, info, limit)] = digest
+
+    @staticmethod
+    def _key(path: str, info: os.stat_result, limit: int) -> tuple[str, int, int, int, int, int, int]:
+        return (path, info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns, limit)
+
+
+#: The process's memo of file digests (see ``DigestMemo``: a pure cache, safe across ``fork``).
+DIGESTS = DigestMemo()
+
+
+def file_digest(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, memo: DigestMemo | None = DIGESTS) -> str:
+    """``sha256:…`` of a regular file, or a label saying why it was not read (never follows a link, never blocks).
+    A regular file whose ``lstat`` is as when ``memo`` saw it is not read again (``DigestMemo``)."""
+    if memo is not None:
+        try:
+            before = os.lstat(path)
+        except OSError:
+            before = None
+        if before is not None and stat.S_ISREG(before.st_mode):
+            known = memo.recall(os.fspath(path), before, limit)
+            if known is not None:
+                return known
+            hashed_at = time.time()
+            digest = file_digest(path, limit, memo=None)
+            try:
+                after = os.lstat(path)
+            except OSError:
+                return digest
+            if digest.startswith("sha256:") and _same_stamps(before, after):
+                memo.remember(os.fspath(path), after, limit, digest, hashed_at)
+            return digest
     try:
         info = os.lstat(path)
     except OSError as error:
@@ -90,6 +148,11 @@ def file_digest(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES) -> st
     finally:
         os.close(fd)
     return "sha256:" + digest.hexdigest()
+
+
+def _same_stamps(before: os.stat_result, after: os.stat_result) -> bool:
+    return (before.st_dev, before.st_ino, before.st_size, before.st_mtime_ns, before.st_ctime_ns) == (
+        after.st_dev, after.st_ino, after.st_size, after.st_mtime_ns, after.st_ctime_ns)
 
 
 def snapshot(root: Path, keep: Callable[[str], bool] = lambda name: True, limit: int = MAX_FILE_BYTES,

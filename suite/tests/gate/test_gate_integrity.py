@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from pathlib import Path
 
 import pytest
 
+from asr_conformance.gate import integrity
 from asr_conformance.gate.integrity import changed, file_digest, package_code, snapshot
 
 
@@ -81,3 +83,69 @@ def test_a_file_digest_of_a_missing_file_says_so(tmp_path: Path) -> None:
 )
 def test_package_code_is_everything_python_loads_but_the_projects_tests(name: str, kept: bool) -> None:
     assert package_code(name) is kept
+
+
+# -- the memo of digests: it spares reading a file only while every stamp of it is as it was
+
+
+def _opens(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    opened: list[str] = []
+    real_open = os.open
+
+    def counting(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.append(os.fspath(path))
+        return real_open(path, *args, **kwargs)
+
+    monkeypatch.setattr(integrity.os, "open", counting)
+    return opened
+
+
+def test_a_settled_file_is_read_once_while_its_stamps_stay(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(integrity, "SETTLED_SECONDS", -1.0)
+    memo, path = integrity.DigestMemo(), tmp_path / "case.jsonl"
+    path.write_bytes(b"{}\n")
+    opened = _opens(monkeypatch)
+    first = integrity.file_digest(path, memo=memo)
+    assert integrity.file_digest(path, memo=memo) == first
+    assert opened == [str(path)]
+
+
+def test_a_file_rewritten_with_its_size_and_modification_time_kept_is_read_again(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The change time moves with every write and with ``utime`` itself: a rewrite that restores size and
+    modification time is still seen (the memo would return the old digest if it keyed on those alone)."""
+    monkeypatch.setattr(integrity, "SETTLED_SECONDS", -1.0)
+    memo, path = integrity.DigestMemo(), tmp_path / "rules.toml"
+    path.write_bytes(b"aaaa")
+    before = os.stat(path)
+    first = integrity.file_digest(path, memo=memo)
+    time.sleep(0.02)
+    path.write_bytes(b"bbbb")
+    os.utime(path, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert os.stat(path).st_mtime_ns == before.st_mtime_ns and os.stat(path).st_size == before.st_size
+    assert integrity.file_digest(path, memo=memo) != first
+    assert integrity.file_digest(path, memo=memo) == integrity.file_digest(path, memo=None)
+
+
+def test_a_file_changed_just_before_its_hashing_is_never_remembered(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """A write within the kernel's coarse clock tick of the hash could leave every stamp as it was."""
+    memo, path = integrity.DigestMemo(), tmp_path / "fresh.toml"
+    path.write_bytes(b"x")
+    opened = _opens(monkeypatch)
+    integrity.file_digest(path, memo=memo)
+    integrity.file_digest(path, memo=memo)
+    assert opened == [str(path), str(path)]
+
+
+def test_a_snapshot_taken_with_the_memo_agrees_with_one_taken_without(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(integrity, "SETTLED_SECONDS", -1.0)
+    for index in range(5):
+        (tmp_path / f"f{index}").write_text(str(index))
+    first = integrity.snapshot(tmp_path)
+    (tmp_path / "f2").write_text("changed")
+    after = integrity.snapshot(tmp_path)
+    assert integrity.changed(first, after) == ["f2"]
+    memo_free = {name: integrity.file_digest(tmp_path / name, memo=None) for name in after.entries}
+    assert after.entries == memo_free
