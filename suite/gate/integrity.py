@@ -105,14 +105,14 @@ def file_digest(path: str | os.PathLike[str], limit: int = MAX_FILE_BYTES, memo:
             if known is not None:
                 return known
             hashed_at = time.time()
-            digest = file_digest(path, limit, memo=None)
+            hashed = file_digest(path, limit, memo=None)
             try:
                 after = os.lstat(path)
             except OSError:
-                return digest
-            if digest.startswith("sha256:") and _same_stamps(before, after):
-                memo.remember(os.fspath(path), after, limit, digest, hashed_at)
-            return digest
+                return hashed
+            if hashed.startswith("sha256:") and _same_stamps(before, after):
+                memo.remember(os.fspath(path), after, limit, hashed, hashed_at)
+            return hashed
     try:
         info = os.lstat(path)
     except OSError as error:
