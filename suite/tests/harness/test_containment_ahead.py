@@ -52,6 +52,16 @@ def _daemon_case(tmp_path: Path) -> tuple[OneShotValidator, Path]:
     return adapter, stream
 
 
+def _held_after_one_case(tmp_path: Path) -> tuple[OneShotValidator, Path, Child]:
+    """The daemon case run once through a run's adapter, and the sandbox it now holds for the next case."""
+    adapter, stream = _daemon_case(tmp_path)
+    assert adapter.validate(stream).outcome is Outcome.ACCEPT
+    assert adapter.ahead is not None
+    held = adapter.ahead.waiting
+    assert held is not None
+    return adapter, stream, held
+
+
 @needs_sandbox
 def test_each_case_started_ahead_has_its_own_namespaces_box_and_input(tmp_path: Path) -> None:
     probe = tmp_path / "probe"
@@ -85,11 +95,8 @@ def test_each_case_started_ahead_has_its_own_namespaces_box_and_input(tmp_path: 
 @needs_sandbox
 @needs_cgroups
 def test_a_held_sandbox_runs_nothing_before_its_case_and_dies_with_close(tag: str, tmp_path: Path) -> None:  # noqa: F811
-    adapter, stream = _daemon_case(tmp_path)
-    assert adapter.validate(stream).outcome is Outcome.ACCEPT
-    assert adapter.ahead is not None
-    held = adapter.ahead.waiting
-    assert held is not None and held.process.poll() is None
+    adapter, stream, held = _held_after_one_case(tmp_path)
+    assert held.process.poll() is None
     time.sleep(0.5)  # time enough to start its daemon, were it running
     assert _programs(held) == {"bwrap"}, "only bubblewrap waits: no code of the implementation runs"
     adapter.close()
@@ -101,11 +108,8 @@ def test_a_held_sandbox_runs_nothing_before_its_case_and_dies_with_close(tag: st
 def test_an_end_of_file_would_release_a_held_sandbox_so_close_kills_it_first(tag: str, tmp_path: Path) -> None:  # noqa: F811
     """Why ``close`` kills a held sandbox before it closes the pipe: closing the pipe alone releases it, and the
     implementation runs with no case."""
-    adapter, stream = _daemon_case(tmp_path)
-    assert adapter.validate(stream).outcome is Outcome.ACCEPT
-    assert adapter.ahead is not None
-    held = adapter.ahead.waiting
-    assert held is not None and held.release_fd is not None
+    adapter, stream, held = _held_after_one_case(tmp_path)
+    assert held.release_fd is not None
     time.sleep(0.5)
     assert held.process.poll() is None, "held, it waits"
     os.close(held.release_fd)
@@ -119,11 +123,7 @@ def test_an_end_of_file_would_release_a_held_sandbox_so_close_kills_it_first(tag
 @needs_sandbox
 @needs_cgroups
 def test_a_held_sandbox_that_does_not_fit_the_next_case_is_killed(tag: str, tmp_path: Path) -> None:  # noqa: F811
-    adapter, stream = _daemon_case(tmp_path)
-    assert adapter.validate(stream).outcome is Outcome.ACCEPT
-    assert adapter.ahead is not None
-    held = adapter.ahead.waiting
-    assert held is not None
+    adapter, stream, held = _held_after_one_case(tmp_path)
     other = OneShotValidator([str(HOSTILE / "leaves-quiet-daemon")], timeout=10, policy=contained(sandbox="bwrap"),
                              ahead=adapter.ahead)  # another environment: no ASR_LEFTOVER_TAG
     assert other.validate(stream).outcome is Outcome.ACCEPT
