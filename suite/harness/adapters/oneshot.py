@@ -9,7 +9,7 @@ from __future__ import annotations
 import shlex
 import subprocess
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
@@ -135,11 +135,15 @@ def _run_once(command: Sequence[str], placeholder: str | None, source: Path, tim
             unreleased = None  # run_bounded releases it and ends it
             then = (lambda: ahead.prepare(start)) if ahead else None
             finished = run_bounded(argv, allowed, cwd, env, limit, box=box, writable=writable, pass_env=pass_env,
-                                   policy=policy, held=held.child if held else None, then=then)
+                                   policy=policy, held=held.child if held else None, then=then,
+                                   later=ahead.defer if ahead else None)
     finally:
         if unreleased is not None:
             unreleased.close()
-        box.close()
+        if ahead is None:
+            box.close()
+        else:
+            ahead.defer(box.close)  # after what is left of the case's processes: done while the next case runs
     text = finished.stdout.decode("utf-8", "replace") if decode else ""
     shown = text if decode else finished.stdout[:8000].decode("utf-8", "replace")
     common = dict(sent=shlex.join(argv), received=_clip(shown), stderr_tail=finished.stderr,
@@ -185,6 +189,17 @@ class Ahead:
 
     def __init__(self) -> None:
         self._held: _Held | None = None
+        #: What is left of ending the cases before (``Child.close(later=...)``): done by the next ``prepare``,
+        #: so while the next case runs, or by ``close``.
+        self._left: list[Callable[[], None]] = []
+
+    def defer(self, work: Callable[[], None]) -> None:
+        """Keep ``work`` (waiting for a finished case's last processes to be gone) for the next ``prepare``."""
+        self._left.append(work)
+
+    def _finish_left(self) -> None:
+        while self._left:
+            self._left.pop(0)()
 
     @property
     def waiting(self) -> Child | None:
@@ -200,7 +215,8 @@ class Ahead:
         return held
 
     def prepare(self, start: _Start) -> None:
-        """Start and hold the sandbox of a case started as ``start``; a failure is left to that case's own start."""
+        """End what is left of the case before, then start and hold the sandbox of a case started as ``start``; a
+        failure is left to that case's own start."""
         self.close()
         settings = policies.settings_of(start.policy)
         try:
@@ -220,7 +236,8 @@ class Ahead:
         self._held = _Held(start, box, staged, argv, child)
 
     def close(self) -> None:
-        """Kill the held sandbox, if any, and take its box away."""
+        """End what is left of the cases before, kill the held sandbox, if any, and take its box away."""
+        self._finish_left()
         held, self._held = self._held, None
         if held is not None:
             _discard(held)

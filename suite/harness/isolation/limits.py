@@ -207,6 +207,20 @@ class ProcessGroup:
         except (OSError, ValueError):
             return None
 
+    def signal_all(self) -> bool:
+        """SIGKILL every process now in the group, once, without waiting for any to be gone (False when the group
+        cannot be read).  A process killed so runs no code of its own again; one that forked while this read the
+        list is left to ``end``, which a caller that signals first must still call (``Child.stop``)."""
+        found = self.members()
+        if found is None:
+            return False
+        for pid in found:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        return True
+
     def end(self, limit: float = 2.0) -> set[int] | None:
         """SIGKILL every process in the group, and again until none is left (a fork that raced a kill lands in
         the group too: nothing leaves a pids cgroup but by a write to another cgroup's files, which the sandbox

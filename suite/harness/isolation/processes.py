@@ -81,6 +81,8 @@ class Child:
     #: The write end of the pipe a held sandbox waits on before it runs the command (``spawn(hold=True)``).
     release_fd: int | None = None
     _killed: bool = False
+    #: ``stop`` has signalled it; what is left of it is ended by ``kill``.
+    _stopped: bool = False
 
     def release(self) -> None:
         """Let a held sandbox run its command (one byte on the pipe it waits on)."""
@@ -149,7 +151,11 @@ class Child:
         if self._killed:
             return
         self._killed = True
-        kill_group(self.process)
+        if not self._stopped:
+            kill_group(self.process)
+        self._end_the_rest()
+
+    def _end_the_rest(self) -> None:
         if self.sandboxed and self.group is not None:
             killed = self.group.end()
             if killed is not None:
@@ -157,10 +163,30 @@ class Child:
                 return
         sweeping.sweep(self.box.token)
 
-    def close(self) -> None:
+    def stop(self) -> bool:
+        """SIGKILL the process's group and, in the sandbox, every member of its pids cgroup once, without
+        waiting for them to be gone: enough to read the case's output once it is at its end, while its
+        sandbox's own first process still exits (a millisecond or more per case).  ``close(later=...)`` then
+        hands the waiting (``kill``'s) to be done while the next case runs.  False, having done ``kill`` itself,
+        where there is no cgroup to end the rest through."""
+        if self._killed or self._stopped:
+            return self._stopped
+        if not (self.sandboxed and self.group is not None):
+            self.kill()
+            return False
+        kill_group(self.process)
+        self._stopped = True
+        if not self.group.signal_all():
+            self.kill()
+            return False
+        return True
+
+    def close(self, later: Callable[[Callable[[], None]], None] | None = None) -> None:
         """Kill, close every descriptor, and remove the box when it is the child's own.  A held sandbox is
-        killed before its pipe is closed: an end of file would release it too."""
-        self.kill()
+        killed before its pipe is closed: an end of file would release it too.  ``later`` receives what is left
+        to do instead (``_finish``), to be done while the next case runs."""
+        if later is None or not self._stopped:
+            self.kill()
         self._close_release()
         live_processes.unregister(self.process)
         for pipe in (self.process.stdin, self.process.stdout, self.process.stderr):
@@ -175,6 +201,15 @@ class Child:
             except OSError:
                 pass
             self.pidfd = None
+        if later is None:
+            self._finish()
+        else:
+            later(self._finish)
+
+    def _finish(self) -> None:
+        """What ``close`` may leave for later: the wait until nothing of the case is left (``kill``; done already
+        unless ``stop`` ended it), then the removal of its cgroup and, when it is the child's own, its box."""
+        self.kill()
         if self.group is not None:
             self.group.close()
         if self.owns_box:
@@ -272,12 +307,17 @@ def _read(fd: int) -> bytes | None:
 
 def _drain(fd: int, into: bytearray, limit: int) -> bool:
     """Read what is already there, without waiting, up to ``limit`` bytes; True past the limit."""
+    return _drain_to(fd, into, limit)[0]
+
+
+def _drain_to(fd: int, into: bytearray, limit: int) -> tuple[bool, bool]:
+    """``_drain``, and whether the pipe's end of file was read (no process holds it any more)."""
     while len(into) <= limit:
         data = _read(fd)
         if not data:
-            return False
+            return False, data == b""
         into.extend(data)
-    return True
+    return True, False
 
 
 def wait_readable(child: Child, fds: Sequence[int], deadline: float) -> list[int]:
@@ -342,14 +382,17 @@ def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
                 env: Mapping[str, str] | None = None, stdout_limit: int = STDOUT_LIMIT,
                 box: Box | None = None, writable: Iterable[str] = (), pass_env: Iterable[str] = (),
                 policy: Policy | None = None, held: Child | None = None,
-                then: Callable[[], None] | None = None) -> Finished:
+                then: Callable[[], None] | None = None,
+                later: Callable[[Callable[[], None]], None] | None = None) -> Finished:
     """Run one process to completion within ``timeout`` seconds, bounded output; a start the machine's own
     churn spoiled (``vanished_mount_point``) is made once more, within what is left of the time.
 
     ``held``: the case's sandbox, started ahead and held (``spawn(hold=True)``), released here rather than a
-    process started; ``then``: called once the process runs (the next case's sandbox is started meanwhile)."""
+    process started; ``then``: called once the process runs (the next case's sandbox is started meanwhile);
+    ``later``: takes what is left of ending the case once its output is read (``Child.close``)."""
     deadline = time.monotonic() + timeout
-    finished = _run_bounded(command, timeout, cwd, env, stdout_limit, box, writable, pass_env, policy, held, then)
+    finished = _run_bounded(command, timeout, cwd, env, stdout_limit, box, writable, pass_env, policy, held, then,
+                            later)
     left = deadline - time.monotonic()
     if finished.failure and left > 0 and vanished_mount_point(finished.failure):
         sandbox.forget_root_only()
@@ -359,11 +402,12 @@ def run_bounded(command: Sequence[str], timeout: float, cwd: str | None = None,
 
 def _run_bounded(command: Sequence[str], timeout: float, cwd: str | None, env: Mapping[str, str] | None,
                  stdout_limit: int, box: Box | None, writable: Iterable[str], pass_env: Iterable[str],
-                 policy: Policy | None, held: Child | None = None, then: Callable[[], None] | None = None) -> Finished:
+                 policy: Policy | None, held: Child | None = None, then: Callable[[], None] | None = None,
+                 later: Callable[[Callable[[], None]], None] | None = None) -> Finished:
     child = held or spawn(command, cwd, subprocess.DEVNULL, env, box, writable, pass_env, policy)
     child.release()
     collected = bytearray()
-    flooded = timed_out = False
+    flooded = timed_out = stopped = False
     deadline = time.monotonic() + timeout
     try:
         if then is not None:
@@ -390,16 +434,22 @@ def _run_bounded(command: Sequence[str], timeout: float, cwd: str | None, env: M
                 if len(collected) > stdout_limit:
                     flooded = True
                     break
-        # Whatever the outcome, nothing of the case may outlive it; then take what is already written.
-        child.kill()
-        if not flooded and _drain(stdout_fd, collected, stdout_limit):
-            flooded = True
+        # Whatever the outcome, nothing of the case may outlive it; then take what is already written.  With
+        # ``later``, every process of the case is signalled but not waited for, when its stdout is at its end (no
+        # process holds it, so nothing more can be written): the wait is ``later``'s, while the next case runs, as
+        # is the removal of its cgroup either way.
+        stopped = later is not None and child.stop()
+        if not flooded:
+            flooded, at_end = _drain_to(stdout_fd, collected, stdout_limit) if open_fds else (False, True)
+            if stopped and not (flooded or at_end):
+                child.kill()
+                flooded = _drain(stdout_fd, collected, stdout_limit)
         child.read_stderr()
         failure = child.sandbox_failed()
         code = child.returncode()
         hit = "" if timed_out or flooded or failure else child.limit_hit()
     finally:
-        child.close()
+        child.close(later if stopped else None)
     del collected[stdout_limit:]
     returncode = None if timed_out or flooded or failure else code
     return Finished(returncode, bytes(collected), child.stderr.text(), timed_out, flooded, failure, hit)

@@ -15,7 +15,7 @@ from test_containment_processes import leftovers, tag  # noqa: F401 - tag is a f
 
 from asr_conformance.harness.adapters.answers import Outcome
 from asr_conformance.harness.adapters.oneshot import Ahead, OneShotValidator, started_ahead
-from asr_conformance.harness.isolation import limits
+from asr_conformance.harness.isolation import limits, processes
 from asr_conformance.harness.isolation.processes import Child
 
 ROOT = Path(__file__).resolve().parents[3]
@@ -137,3 +137,57 @@ def test_only_a_runs_one_shot_validators_and_readers_start_ahead() -> None:
     assert plain.ahead is None, "an adapter made outside a run's session holds nothing between cases"
     assert started_ahead(plain).ahead is not None
     assert started_ahead(object) is object
+
+
+def _our_cgroups(beside: Child) -> list[Path]:
+    """This process's pids cgroups, found beside ``beside``'s."""
+    assert beside.group is not None and beside.group.folder is not None
+    return sorted(beside.group.folder.parent.glob(f"{limits.GROUP_PREFIX}{os.getpid()}-*"))
+
+
+@needs_sandbox
+@needs_cgroups
+def test_a_finished_cases_cgroup_is_emptied_and_removed_while_the_next_case_runs(
+        tag: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Its output at its end (no process holds its stdout: here the end of file always reads as reached, which the
+    sandbox's own first process, still exiting, sometimes delays), a case's processes are each SIGKILLed and its
+    answer read at once; the wait until its pids cgroup is empty and the cgroup's removal are done while the next
+    case runs (``Ahead.prepare``), or at ``close``."""
+    real = processes._drain_to
+    monkeypatch.setattr(processes, "_drain_to", lambda fd, into, limit: (real(fd, into, limit)[0], True))
+    adapter, stream = _daemon_case(tmp_path)
+    try:
+        assert adapter.validate(stream).outcome is Outcome.ACCEPT
+        assert adapter.ahead is not None and adapter.ahead.waiting is not None
+        held = adapter.ahead.waiting
+        waiting = [group for group in _our_cgroups(held) if held.group is None or group != held.group.folder]
+        assert len(waiting) == 1, "the first case's cgroup is left for the second case's time"
+        assert adapter.validate(stream).outcome is Outcome.ACCEPT
+        assert waiting[0] not in _our_cgroups(adapter.ahead.waiting), "emptied and removed while the second case ran"
+    finally:
+        adapter.close()
+    assert leftovers(tag) == [], "the daemons of both cases are gone"
+    assert not list(waiting[0].parent.glob(f"{limits.GROUP_PREFIX}{os.getpid()}-*")), "close ends the last case's"
+
+
+@needs_sandbox
+@needs_cgroups
+def test_a_case_whose_stdout_is_not_at_its_end_is_ended_whole_before_its_answer(
+        tag: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    """Where a process of the case may still write to its stdout (its end of file not read: a daemon holding it,
+    in the moment before the sandbox's end kills it), the case is ended whole (every process gone, its cgroup
+    empty) before what it wrote is taken, as without a sandbox started ahead; only the cgroup's removal waits for
+    the next case.  Made certain here by reading no end of file at all."""
+    real = processes._read
+    monkeypatch.setattr(processes, "_read", lambda fd: real(fd) or None)
+    adapter, stream = _daemon_case(tmp_path)
+    try:
+        assert adapter.validate(stream).outcome is Outcome.ACCEPT
+        assert adapter.ahead is not None and adapter.ahead.waiting is not None
+        held = adapter.ahead.waiting
+        waiting = [group for group in _our_cgroups(held) if held.group is None or group != held.group.folder]
+        assert len(waiting) == 1
+        assert (waiting[0] / "cgroup.procs").read_text().split() == [], "ended whole before its answer was read"
+    finally:
+        adapter.close()
+    assert leftovers(tag) == []
