@@ -1,0 +1,68 @@
+"""Certification runs of validators that several test modules read: each runs once per test session
+(``shared_certification``), whichever module's test asks first, and every test reads its own
+implementation's column of it (the results carrying its name, its failed tests, its verdict line).
+
+A pytest start-up, a collection and a report cost as much as a small certification: implementations that
+take the same arguments and differ only in what they get wrong are certified side by side here, and runs
+that differ only in what is read afterwards are one run."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from certifying import Certification, shared_certification
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLES = ROOT / "examples"
+MISBEHAVING = EXAMPLES / "misbehaving"
+REFERENCE = EXAMPLES / "reference.toml"
+
+#: The content-level and exitCode cases, valid and invalid: a slice for tests of one mechanism.
+SIDE_BY_SIDE_SLICE = ("-m", "corpus", "-k", "ASR-164 or ASR-260")
+#: The reference beside accept-all and reject-all: one column that conforms, one failing every invalid case,
+#: one failing every valid case (test_reports.py reads the columns, test_harness.py each program's failures).
+SIDE_BY_SIDE = (f"--implementation={REFERENCE}", f"--implementation={MISBEHAVING / 'accept-all'}",
+                f"--implementation={MISBEHAVING / 'reject-all'}", *SIDE_BY_SIDE_SLICE)
+
+#: The reference's slice for xdist: the ASR-25x rules and ASR-260, fifty cases over two workers.
+XDIST_SLICE = ("-m", "corpus", "-k", "ASR-25 or ASR-260")
+
+#: Seeded-bug validators that speak both protocols, over the persistent one (the judging, not the transport,
+#: is under test), on the union of the rules each is tested on: a bug shows on its own rules, and the other
+#: rules of the union only widen where it must not fail.  names-every-rule is held to its reasons by its
+#: manifest (``strict_reasons``), the others are not.
+SEEDED = ("lenient-exit-code", "rejects-duplicate-call-ids", "rejects-two-results-for-one-call",
+          "rejects-stop-reason-beside-error", "lenient-attempt-zero", "crashes-on-long-integers")
+STRICT_MANIFEST = Path(__file__).resolve().parent / "validators" / "names-every-rule-strict.toml"
+STRICT_NAME = "names-every-rule"
+SEEDED_SELECTION = ("-m", "corpus", "--persistent", "-k",
+                    "ASR-26 or ASR-164 or ASR-168 or ASR-182 or ASR-075 or ASR-032 or ASR-254")
+
+
+def side_by_side(factory: pytest.TempPathFactory) -> Certification:
+    """The reference, accept-all and reject-all in one run over SIDE_BY_SIDE_SLICE (the sandbox as shipped)."""
+    return shared_certification(factory, "validators-side-by-side", *SIDE_BY_SIDE)
+
+
+def reference_under_xdist(factory: pytest.TempPathFactory) -> Certification:
+    """The reference over XDIST_SLICE on two xdist workers: one report merged from both, one collection each."""
+    return shared_certification(factory, "reference-xdist", f"--implementation={REFERENCE}", *XDIST_SLICE, "-n", "2")
+
+
+def seeded_validators(factory: pytest.TempPathFactory) -> Certification:
+    """Every seeded-bug validator of SEEDED and names-every-rule (strict) side by side over SEEDED_SELECTION."""
+    return shared_certification(factory, "seeded-validators",
+                                *(f"--implementation={MISBEHAVING / name}" for name in SEEDED),
+                                f"--implementation={STRICT_MANIFEST}", *SEEDED_SELECTION)
+
+
+def column_failed(result: Certification, name: str, test: str = "test_validator_case") -> set[str]:
+    """The cases ``name`` failed in a side-by-side run (a side-by-side test ID ends in ``-name``)."""
+    suffix = f"-{name}"
+    return {case[: -len(suffix)] for case in result.failed(test) if case.endswith(suffix)}
+
+
+def column_results(result: Certification, name: str) -> list[dict]:
+    """The report's results of implementation ``name``."""
+    return [r for r in result.report["results"] if r["implementation"] == name]
