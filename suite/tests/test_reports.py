@@ -13,13 +13,12 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import json
-import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from certifying import Certification, Certify, shared_certification
-from validator_runs import REFERENCE, XDIST_SLICE, reference_under_xdist, side_by_side
+from validator_runs import REFERENCE, XDIST_SLICE, place, reference_under_xdist, side_by_side
 
 from asr_conformance import CORPUS_DIR, __version__
 from asr_conformance.gate.baseline import load_baseline
@@ -68,13 +67,8 @@ def known_failures_run(tmp_path_factory: pytest.TempPathFactory, accept_all_run:
     """accept-all on SLICE through a manifest that names the expectations accept_all_run wrote: every failure
     listed (the written entries of ASR-164's cases, which do not run on SLICE, are not stale).  The manifest
     sits in the run's own folder, named relatively, so every xdist worker asks for the same run."""
-    folder = accept_all_run.folder.parent / "shared-reports-known-failures"
-    folder.mkdir(exist_ok=True)
-    manifest = folder / "accept-all.toml"
-    staged = folder / f".accept-all.toml.{os.getpid()}"
-    staged.write_text(f'name = "accept-all"\ncommand = ["{ACCEPT_ALL}"]\n'
-                      f'expectations = "{accept_all_run.folder / "known.toml"}"\n')
-    os.replace(staged, manifest)  # whole, for a worker whose run reads it now
+    place(tmp_path_factory, "reports-known-failures", "accept-all.toml",
+          f'name = "accept-all"\ncommand = ["{ACCEPT_ALL}"]\nexpectations = "{accept_all_run.folder / "known.toml"}"\n')
     return shared_certification(tmp_path_factory, "reports-known-failures", "--implementation=accept-all.toml",
                                 *SLICE)
 
@@ -244,7 +238,7 @@ def test_a_stale_expectation_fails_the_run(reference_slice: Certification) -> No
     assert report["expectations"]["stale"][0]["entry"] == "rule ASR-260"
 
 
-def test_an_entry_whose_cases_did_not_run_is_not_stale(reference_slice: Certification,
+def test_an_entry_whose_cases_did_not_run_is_not_stale(reference_slice: Certification, accept_all_run: Certification,
                                                       known_failures_run: Certification) -> None:
     other = Expectation(0, "not in this slice", rule="ASR-164")
     settings = GateSettings([Implementation("asr-conformance-reference", Path("expected.toml"))],
@@ -254,7 +248,7 @@ def test_an_entry_whose_cases_did_not_run_is_not_stale(reference_slice: Certific
     status, report, _ = gate_run(settings, gated(settings, results))
     assert status == EXIT_OK and report["expectations"]["stale"] == []
     # In the whole run: the written entries of ASR-164's cases, which SLICE does not run, fail nothing.
-    known = (known_failures_run.folder.parent / "shared-reports-accept-all" / "known.toml").read_text()
+    known = (accept_all_run.folder / "known.toml").read_text()
     assert "validator/ASR-164/" in known and known_failures_run.ret == 0
 
 

@@ -8,10 +8,11 @@ that differ only in what is read afterwards are one run."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
-from certifying import Certification, shared_certification
+from certifying import Certification, shared_certification, shared_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -66,3 +67,14 @@ def column_failed(result: Certification, name: str, test: str = "test_validator_
 def column_results(result: Certification, name: str) -> list[dict]:
     """The report's results of implementation ``name``."""
     return [r for r in result.report["results"] if r["implementation"] == name]
+
+
+def place(factory: pytest.TempPathFactory, run: str, name: str, text: str) -> Path:
+    """Put a file named ``name`` in the folder of the shared run ``run`` before it starts, whole: every xdist worker
+    that asks for the run writes the same text, and a run already under way never reads half of it."""
+    folder = shared_folder(factory, run)
+    folder.mkdir(parents=True, exist_ok=True)
+    staged = folder / f".{name}.{os.getpid()}"
+    staged.write_text(text, encoding="utf-8")
+    os.replace(staged, folder / name)
+    return folder / name
