@@ -12,7 +12,7 @@ import os
 from pathlib import Path
 
 import pytest
-from certifying import Certification, shared_certification, shared_folder
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, shared_certification, shared_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -56,6 +56,14 @@ def seeded_validators(factory: pytest.TempPathFactory) -> Certification:
     return shared_certification(factory, "seeded-validators",
                                 *(f"--implementation={MISBEHAVING / name}" for name in SEEDED),
                                 f"--implementation={STRICT_MANIFEST}", *SEEDED_SELECTION)
+
+
+def accept_all_with_junit(factory: pytest.TempPathFactory) -> Certification:
+    """accept-all on ASR-164's cases, writing JUnit XML (``junit.xml``) and its report where the plugin puts it by
+    default (``reports/out``): test_junit_properties.py reads the XML, test_console.py the terminal and the report."""
+    return shared_certification(factory, "accept-all-junit", f"--implementation={MISBEHAVING / 'accept-all'}",
+                                "-m", "corpus", "-k", "ASR-164", "--junitxml=junit.xml",
+                                report_dir=PLUGIN_DEFAULT_REPORT_DIR)
 
 
 def column_failed(result: Certification, name: str, test: str = "test_validator_case") -> set[str]:
