@@ -30,15 +30,19 @@ SIDE_BY_SIDE = (f"--implementation={REFERENCE}", f"--implementation={MISBEHAVING
 XDIST_SLICE = ("-m", "corpus", "-k", "ASR-25 or ASR-260")
 
 #: Seeded-bug validators that speak both protocols, over the persistent one (the judging, not the transport,
-#: is under test), on the union of the rules each is tested on: a bug shows on its own rules, and the other
-#: rules of the union only widen where it must not fail.  names-every-rule is held to its reasons by its
+#: is under test), in two groups by the rules each is tested on: a bug shows on its own rules, and the other
+#: rules of its group only widen where it must not fail.  names-every-rule is held to its reasons by its
 #: manifest (``strict_reasons``), the others are not.
-SEEDED = ("lenient-exit-code", "rejects-duplicate-call-ids", "rejects-two-results-for-one-call",
-          "rejects-stop-reason-beside-error", "lenient-attempt-zero", "crashes-on-long-integers")
 STRICT_MANIFEST = Path(__file__).resolve().parent / "validators" / "names-every-rule-strict.toml"
 STRICT_NAME = "names-every-rule"
-SEEDED_SELECTION = ("-m", "corpus", "--persistent", "-k",
-                    "ASR-26 or ASR-164 or ASR-168 or ASR-182 or ASR-075 or ASR-032 or ASR-254")
+SEEDED_GROUPS: dict[str, tuple[tuple[str, ...], str]] = {
+    # The ASR-26x rules and the content-level ones.
+    "seeded-validators-26x": (("lenient-exit-code", "rejects-duplicate-call-ids", "rejects-two-results-for-one-call",
+                               str(STRICT_MANIFEST)), "ASR-26 or ASR-164"),
+    # Stop reasons, attempts and their turns, long integers.
+    "seeded-validators-other": (("rejects-stop-reason-beside-error", "lenient-attempt-zero",
+                                 "crashes-on-long-integers"), "ASR-168 or ASR-182 or ASR-075 or ASR-032 or ASR-254"),
+}
 
 
 def side_by_side(factory: pytest.TempPathFactory) -> Certification:
@@ -51,11 +55,13 @@ def reference_under_xdist(factory: pytest.TempPathFactory) -> Certification:
     return shared_certification(factory, "reference-xdist", f"--implementation={REFERENCE}", *XDIST_SLICE, "-n", "2")
 
 
-def seeded_validators(factory: pytest.TempPathFactory) -> Certification:
-    """Every seeded-bug validator of SEEDED and names-every-rule (strict) side by side over SEEDED_SELECTION."""
-    return shared_certification(factory, "seeded-validators",
-                                *(f"--implementation={MISBEHAVING / name}" for name in SEEDED),
-                                f"--implementation={STRICT_MANIFEST}", *SEEDED_SELECTION)
+def seeded_validators(factory: pytest.TempPathFactory, name: str) -> Certification:
+    """The seeded-bug validator ``name`` (a program of examples/misbehaving/, or names-every-rule) and the others of
+    its group (SEEDED_GROUPS) side by side over the persistent protocol, on the group's rules."""
+    group, (members, rules) = next((group, found) for group, found in SEEDED_GROUPS.items()
+                                   if name in found[0] or (name == STRICT_NAME and str(STRICT_MANIFEST) in found[0]))
+    programs = [f"--implementation={member if member.endswith('.toml') else MISBEHAVING / member}" for member in members]
+    return shared_certification(factory, group, *programs, "-m", "corpus", "--persistent", "-k", rules)
 
 
 def accept_all_with_junit(factory: pytest.TempPathFactory) -> Certification:
