@@ -224,6 +224,14 @@ def _preloaded() -> PreloadedPytest:
     return _server[0]
 
 
+def shared_folder(factory: pytest.TempPathFactory, name: str) -> Path:
+    """The folder the shared run ``name`` runs in, the same for every xdist worker: a fixture that must put a
+    file there before the run (a manifest, a file the run must leave alone) writes it whole (write, then rename)."""
+    base = factory.getbasetemp()
+    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    return root / f"shared-{name}"
+
+
 def shared_certification(factory: pytest.TempPathFactory, name: str, *args: str | os.PathLike[str],
                          **options: Any) -> Certification:
     """One run of ``pytest *args`` for the whole test session, whichever xdist worker asks first.
@@ -232,9 +240,8 @@ def shared_certification(factory: pytest.TempPathFactory, name: str, *args: str 
     xdist each worker would run such a fixture itself; here the first takes a lock, runs and saves
     the result beside the workers' temporary folders, and the others wait for it and read it.
     ``name`` says which run it is: the same name must always come with the same arguments."""
-    base = factory.getbasetemp()
-    root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    folder, saved = root / f"shared-{name}", root / f"shared-{name}.json"
+    folder = shared_folder(factory, name)
+    root, saved = folder.parent, folder.parent / f"shared-{name}.json"
     with open(root / f"shared-{name}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if saved.exists():

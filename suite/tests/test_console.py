@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from certifying import PLUGIN_DEFAULT_REPORT_DIR, run_certification
+from validator_runs import accept_all_with_junit
 
 from asr_conformance import CORPUS_DIR, __version__
 from asr_conformance.gate.results import Result
@@ -86,14 +86,15 @@ def test_summary_of_something_that_is_no_report_is_a_usage_error_naming_it(tmp_p
     assert code == 2 and str(path) in capsys.readouterr().err
 
 
-def test_summary_repeats_what_the_run_printed(pytester: pytest.Pytester) -> None:
-    """End to end: the terminal section of a real run and ``summary`` of its report.json agree line for line."""
-    result = run_certification(f"--implementation={EXAMPLES / 'misbehaving' / 'accept-all'}", "-m", "corpus", "-k",
-                               "ASR-164", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+def test_summary_repeats_what_the_run_printed(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """End to end: the terminal section of a real run (accept-all on ASR-164's cases, its report where the plugin
+    puts it by default; test_junit_properties.py reads the run's JUnit XML) and ``summary`` of its report.json
+    agree line for line."""
+    result = accept_all_with_junit(tmp_path_factory)
     assert result.ret == 1
     section = result.stdout.str().split("= asr-conformance =", 1)[1].splitlines()[1:]
     printed = [line for line in section if not line.startswith(("report:", "="))]
-    code, text = _run("summary", str(pytester.path / "reports" / "out" / "report.json"))
+    code, text = _run("summary", str(result.folder / "reports" / "out" / "report.json"))
     assert code == 1
     assert text.splitlines() == printed[:len(text.splitlines())]
 

@@ -4,20 +4,16 @@ IDs as <property> elements, so a CI that reads JUnit can group by rule."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
-from certifying import run_certification
-
-ROOT = Path(__file__).resolve().parents[2]
+from validator_runs import accept_all_with_junit
 
 
-def test_junit_xml_names_rule_implementation_role_and_kind(pytester: pytest.Pytester) -> None:
-    result = run_certification(f"--implementation={ROOT / 'examples' / 'misbehaving' / 'accept-all'}",
-                               "--report-dir=none", "-m", "corpus", "-k", "ASR-164", "--junitxml=junit.xml",
-                               cwd=pytester.path)
+def test_junit_xml_names_rule_implementation_role_and_kind(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """accept-all on ASR-164's cases (a run test_console.py reads too)."""
+    result = accept_all_with_junit(tmp_path_factory)
     assert result.ret == 1
-    cases = ET.parse(pytester.path / "junit.xml").getroot().iter("testcase")
+    cases = ET.parse(result.folder / "junit.xml").getroot().iter("testcase")
     found = {case.get("name"): [(p.get("name"), p.get("value")) for p in case.iter("property")] for case in cases}
     assert len(found) == 8
     for name, properties in found.items():

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 from certifying import run_certification
 
+from asr_conformance.plugin.hooks import runs_tests
+
 ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "examples" / "reference-validator"
 EARLIER = {"report.json": '{"earlier": true}\n', "summary.md": "earlier\n", "report.html": "earlier\n",
@@ -25,8 +27,16 @@ def _unchanged(folder: Path) -> bool:
     return {p.name: p.read_text() for p in folder.iterdir()} == EARLIER
 
 
-@pytest.mark.parametrize("option", ["--markers", "--fixtures", "--setup-plan", "--setup-only", "--collect-only",
-                                    "--help", "--version"])
+#: Every option with which pytest runs no test, as the plugin must see it (``hooks.runs_tests``).
+QUIET = ["--markers", "--fixtures", "--setup-plan", "--setup-only", "--collect-only", "--help", "--version"]
+#: A whole run for each way pytest ends such a command: before configuring any plugin (--version), after
+#: configuring them without a session (--help), in a session without collection (--markers; --fixtures ends the
+#: same way), with collection only (--collect-only), and through each test's setup (--setup-only; --setup-plan
+#: turns it on too, and sets up nothing).
+WHOLE = ["--version", "--help", "--markers", "--collect-only", "--setup-only"]
+
+
+@pytest.mark.parametrize("option", WHOLE)
 def test_a_command_that_runs_no_test_leaves_the_report_folder_alone(pytester: pytest.Pytester, option: str) -> None:
     folder = pytester.path / "out"
     _earlier_report(folder)
@@ -34,6 +44,14 @@ def test_a_command_that_runs_no_test_leaves_the_report_folder_alone(pytester: py
                                cwd=pytester.path, all_plugins=True)
     assert result.ret in (pytest.ExitCode.OK, pytest.ExitCode.NO_TESTS_COLLECTED), result.stdout.str()[-2000:]
     assert _unchanged(folder)
+
+
+@pytest.mark.parametrize("option", QUIET)
+def test_the_plugin_knows_each_command_that_runs_no_test(pytester: pytest.Pytester, option: str) -> None:
+    """Each option, parsed in process by pytest as the run parses it, is one the plugin stays out of; the whole
+    runs above show that staying out leaves the report folder alone on each way such a command ends."""
+    assert not runs_tests(pytester.parseconfig(f"--implementation={REFERENCE}", "-m", "ASR-164", option))
+    assert runs_tests(pytester.parseconfig(f"--implementation={REFERENCE}", "-m", "ASR-164"))
 
 
 def test_a_run_that_executes_tests_replaces_the_earlier_report(pytester: pytest.Pytester) -> None:

@@ -8,10 +8,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from certifying import Certify
+import pytest
+from certifying import Certification, Certify, shared_certification
+from validator_runs import column_results, place
 
 from asr_conformance.harness.adapters.answers import named_rules
 from asr_conformance.harness.adapters.oneshot import parse_diagnostics
+from asr_conformance.harness.adapters.targets import resolve_targets
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -40,27 +43,53 @@ def test_the_one_shot_reference_conforms_with_its_warnings_even_under_strict_rea
     assert figure["rejections"] > 0 and figure["naming_only_broken_rules"] == figure["rejections"]
 
 
-def test_warnings_written_without_their_level_name_rules(certify: Certify) -> None:
-    """The same diagnostics with ``level`` left out name ASR-168: the reason fails under --strict-reasons (so
-    the test above would fail if levels were not read), and does not fail without it."""
-    implementation = f"--implementation={EXAMPLES / 'misbehaving' / 'warnings-without-level'}"
-    # Over the persistent protocol (it speaks both): one process for the property's examples, not one each.
-    strict = certify(implementation, *PROPERTY, "--persistent", "--strict-reasons")
-    assert strict.ret == 1
-    (failed,) = [r for r in strict.report["results"] if r["outcome"] == "fail"]
+#: The manifest of test_a_manifest_asks_for_strict_reasons: warnings-without-level held to its reasons on its own.
+STRICT_MANIFEST = (f'name = "strict"\ncommand = ["{EXAMPLES / "misbehaving" / "warnings-without-level"}"]\n'
+                   'protocol = "persistent"\nstrict_reasons = true\n')
+
+
+@pytest.fixture(scope="module")
+def without_levels(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """warnings-without-level twice side by side, one column each: as given (its reasons a figure beside the
+    verdict) and through a manifest that asks for strict reasons; over the persistent protocol (it speaks both):
+    one process for the property's examples, not one each.  The same seed draws the same examples for both."""
+    place(tmp_path_factory, "warnings-without-level", "strict.toml", STRICT_MANIFEST)
+    return shared_certification(tmp_path_factory, "warnings-without-level",
+                                f"--implementation={EXAMPLES / 'misbehaving' / 'warnings-without-level'}",
+                                "--implementation=strict.toml", *PROPERTY, "--persistent")
+
+
+def _verdict(result: Certification, name: str) -> dict:
+    (verdict,) = [v for v in result.report["verdicts"] if v["implementation"] == name]
+    return verdict
+
+
+def test_warnings_written_without_their_level_name_rules(without_levels: Certification) -> None:
+    """The same diagnostics with ``level`` left out name ASR-168: the reason fails when reasons are held strictly
+    (so the test above would fail if levels were not read), and does not fail otherwise.  Holding every
+    implementation strictly (``--strict-reasons``) is the same to the judge as a manifest's ``strict_reasons``
+    (``resolve_targets``; test_harness.py's names-wrong-rules run fails only under the option)."""
+    (failed,) = [r for r in column_results(without_levels, "strict") if r["outcome"] == "fail"]
     assert "for the wrong reason" in failed["message"]
-    lenient = certify(implementation, *PROPERTY, "--persistent")
-    assert lenient.ret == 0, lenient.stdout.str()
-    (verdict,) = lenient.report["verdicts"]
+    assert _verdict(without_levels, "strict")["verdict"] == "does-not-conform"
+    lenient = column_results(without_levels, "warnings-without-level")
+    assert lenient and not any(r["outcome"] == "fail" for r in lenient), without_levels.stdout.str()
+    verdict = _verdict(without_levels, "warnings-without-level")
     assert verdict["verdict"] == "conforms"
+    without_levels.stdout.fnmatch_lines(["  warnings-without-level validator: CONFORMS*"])
     assert verdict["reasons"]["naming_a_broken_rule"] == verdict["reasons"]["rejections"] > \
         verdict["reasons"]["naming_only_broken_rules"]
 
 
-def test_a_manifest_asks_for_strict_reasons(certify: Certify, tmp_path: Path) -> None:
-    manifest = tmp_path / "strict.toml"
-    manifest.write_text(f'name = "strict"\ncommand = ["{EXAMPLES / "misbehaving" / "warnings-without-level"}"]\n'
-                        'protocol = "persistent"\nstrict_reasons = true\n')
-    result = certify(f"--implementation={manifest}", *PROPERTY)
-    assert result.ret == 1
-    assert any("for the wrong reason" in r["message"] for r in result.report["results"] if r["outcome"] == "fail")
+def test_the_strict_reasons_option_holds_every_implementation() -> None:
+    targets = resolve_targets([str(EXAMPLES / "misbehaving" / "warnings-without-level"), str(EXAMPLES / "reference.toml")],
+                              None, [], True, None, None, strict_reasons=True)
+    assert [t.strict_reasons for t in targets] == [True, True]
+    assert not any(t.strict_reasons for t in resolve_targets([str(EXAMPLES / "reference.toml")], None, [], True,
+                                                             None, None))
+
+
+def test_a_manifest_asks_for_strict_reasons(without_levels: Certification) -> None:
+    assert without_levels.ret == 1
+    assert any("for the wrong reason" in r["message"] for r in column_results(without_levels, "strict")
+               if r["outcome"] == "fail")

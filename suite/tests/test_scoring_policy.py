@@ -13,14 +13,16 @@ from __future__ import annotations
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
-from certifying import Certify
+from certifying import Certification, Certify
 from corpus_cases import corpus_cases
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from validator_runs import STRICT_NAME, column_failed, column_results, seeded_validators
 
 from asr_conformance.generators import damage as damage_module
 from asr_conformance.generators.damage import DAMAGES
@@ -45,7 +47,6 @@ from asr_conformance.vocabulary.scoring import (
 )
 
 ROOT = Path(__file__).resolve().parents[2]
-MISBEHAVING = ROOT / "examples" / "misbehaving"
 OTHER_SIDE = Path(__file__).resolve().parent / "validators" / "takes-the-other-side"
 CASES = corpus_cases("validator")
 MODES = all_modes()
@@ -306,46 +307,59 @@ def test_a_validator_taking_the_other_side_of_every_open_point_passes(certify: C
     result.assert_outcomes(passed=counts["valid"] + counts["invalid"], skipped=counts["implementation-defined"])
 
 
-def test_rejecting_two_results_for_one_call_fails(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'rejects-two-results-for-one-call'}", *CORPUS, "-k", "ASR-26")
-    failed = result.failed()
+@pytest.fixture(scope="module")
+def seeded(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Certification]:
+    """The shared run of a seeded-bug validator, beside the others of its group over the persistent protocol
+    (validator_runs.py; test_harness.py reads them too): each test reads its own validator's column."""
+    return lambda name: seeded_validators(tmp_path_factory, name)
+
+
+def _messages(result: Certification, name: str) -> str:
+    return "\n".join(f"{r.get('message', '')}\n{r.get('output', '')}" for r in column_results(result, name))
+
+
+def test_rejecting_two_results_for_one_call_fails(seeded: Callable[[str], Certification]) -> None:
+    run = seeded("rejects-two-results-for-one-call")
+    failed = column_failed(run, "rejects-two-results-for-one-call")
     assert "validator/ASR-264/valid-two-results-for-one-call" in failed
     assert all("/valid-" in f for f in failed)
 
 
-def test_rejecting_stop_reason_beside_error_fails(certify: Certify) -> None:
+def test_rejecting_stop_reason_beside_error_fails(seeded: Callable[[str], Certification]) -> None:
+    run = seeded("rejects-stop-reason-beside-error")
     beside_error = {c.id for c in CASES if c.verdict == "valid" and "state:error+stopReason" in stream_features(c.data())}
     assert "validator/ASR-168/valid-error-with-details" in beside_error
-    groups = " or ".join(sorted({c.split("/")[1] for c in beside_error}))
-    result = certify(f"--implementation={MISBEHAVING / 'rejects-stop-reason-beside-error'}", *CORPUS, "-k", groups)
-    assert result.failed() == beside_error
-    assert "rejected a valid stream naming ASR-168" in result.stdout.str()
+    groups = {c.split("/")[1] for c in beside_error}
+    assert groups <= set(run.args[-1].split(" or "))  # every such case ran
+    assert column_failed(run, "rejects-stop-reason-beside-error") == beside_error
+    assert "rejected a valid stream naming ASR-168" in _messages(run, "rejects-stop-reason-beside-error")
 
 
-def test_accepting_attempt_zero_fails_on_that_case_only(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'lenient-attempt-zero'}", *CORPUS, "-k", "ASR-182 or ASR-075")
-    assert result.failed() == {"validator/ASR-182/invalid-attempt-n-zero"}
-    assert "accepted an invalid stream; it breaks ASR-182" in result.stdout.str()
+def test_accepting_attempt_zero_fails_on_that_case_only(seeded: Callable[[str], Certification]) -> None:
+    run = seeded("lenient-attempt-zero")
+    assert column_failed(run, "lenient-attempt-zero") == {"validator/ASR-182/invalid-attempt-n-zero"}
+    assert "accepted an invalid stream; it breaks ASR-182" in _messages(run, "lenient-attempt-zero")
 
 
-def test_crashing_on_a_5000_digit_integer_fails(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'crashes-on-long-integers'}", *CORPUS, "-k", "ASR-032 or ASR-254")
-    failed = result.failed()
+def test_crashing_on_a_5000_digit_integer_fails(seeded: Callable[[str], Certification]) -> None:
+    run = seeded("crashes-on-long-integers")
+    failed = column_failed(run, "crashes-on-long-integers")
     long_ones = {c.id for c in CASES if re.search(r"\d{4,}-digit", c.id)}
     assert {"validator/ASR-032/impl-integer-5000-digits", "validator/ASR-254/impl-5000-digit-integer-in-input"} \
         <= long_ones
     assert failed == long_ones
-    assert "Traceback" in result.stdout.str() or "crash" in result.stdout.str()
+    text = _messages(run, "crashes-on-long-integers")
+    assert "Traceback" in text or "crash" in text
 
 
-def test_naming_every_rule_is_not_the_right_reason(certify: Certify) -> None:
-    result = certify(f"--implementation={MISBEHAVING / 'names-every-rule'}", *CORPUS, "-k", "ASR-164 or ASR-260",
-                     "--strict-reasons")
-    failed = result.failed()
+def test_naming_every_rule_is_not_the_right_reason(seeded: Callable[[str], Certification]) -> None:
+    """names-every-rule is held to its reasons by its manifest (``strict_reasons``), alone of the run's columns."""
+    run = seeded(STRICT_NAME)
+    failed = column_failed(run, STRICT_NAME)
     named = {c.id for c in CASES if c.verdict == "invalid" and naming_set(c.rules)}
     expected = {c for c in named if group_of(next(x for x in CASES if x.id == c)) in ("ASR-164", "ASR-260")}
     assert expected and expected <= failed <= named
-    assert "named beyond that set" in result.stdout.str()
+    assert "named beyond that set" in _messages(run, STRICT_NAME)
 
 
 def test_scored_damage_kinds_are_those_whose_assumptions_are_settled() -> None:
