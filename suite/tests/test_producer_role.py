@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from certifying import Certification, Certify, shared_certification
+from miniatures import MiniatureProducer, emits_invalid_stream, judge_producer, reads_working_directory
 
 from asr_conformance.harness.judging import producer as producing
 from asr_conformance.harness.judging.producer import (
@@ -42,8 +43,6 @@ UNAVAILABLE = sum(not variants()[name].available for name in producing.INDEPENDE
 #: (``-m "not fuzz"``): they are tested on their own (test_producer_fuzz_harness.py), and a seeded bug that
 #: breaks every stream would spend each property's shrink budget here.
 PRODUCER = (f"--inputs={SAMPLES}", "-p", "no:xdist", "-m", "not fuzz")
-#: Leaves out the fidelity tests, which ``failed`` does not count: for seeded bugs of the stream and environment.
-NO_FIDELITY = ("-k", "not test_fidelity and not test_follows_source_edit")
 
 
 def failed(result: Certification, fidelity: bool = False) -> set[str]:
@@ -125,15 +124,36 @@ def test_nondeterministic_records_are_caught_by_repetition(certify: Certify, see
 
 #: Two seeded producers judged on the stream and its environment (not fidelity), certified side by side.
 STREAM_AND_ENVIRONMENT = ("emits-invalid-stream", "reads-working-directory")
+#: The whole run's slice: the test each bug fails and, for the other, one it passes (the conversion's working
+#: directory), on SEEDED_SAMPLES; which of every stream and environment test each bug fails is judged in process.
+WIRING_SLICE = ("-k", "test_output_conforms or test_independent_of and cwd")
 
 
 @pytest.fixture(scope="module")
 def stream_and_environment(tmp_path_factory: pytest.TempPathFactory) -> Certification:
     """Both on SEEDED_SAMPLES (as ``seeded``, the files named one by one) in one run, one report column each:
-    one pytest start-up, collection and report for both."""
+    one pytest start-up, collection and report for both, on the slice that proves the programs are the bugs the
+    miniatures below are (each script starts the example converter: two interpreters a conversion)."""
     return shared_certification(tmp_path_factory, "producers-stream-and-environment",
                                 *(f"--implementation={MISBEHAVING / name}" for name in STREAM_AND_ENVIRONMENT),
-                                *(f"--inputs={sample}" for sample in SEEDED_SAMPLES), *PRODUCER[1:], *NO_FIDELITY)
+                                *(f"--inputs={sample}" for sample in SEEDED_SAMPLES), *PRODUCER[1:], *WIRING_SLICE)
+
+
+@pytest.fixture(scope="module")
+def judged_in_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, tuple[str, str]]]:
+    """Every test of the stream and its environment (output, determinism, each independence variant, each damaged
+    copy) on SEEDED_SAMPLES, judged in process for the miniature of each seeded producer: by test ID, its outcome and
+    message."""
+    folder = tmp_path_factory.mktemp("producers-in-process")
+    judged = {}
+    for name, answer in (("emits-invalid-stream", emits_invalid_stream()),
+                         ("reads-working-directory", reads_working_directory())):
+        runner = MiniatureProducer(name, answer, folder / name / "scratch")
+        try:
+            judged[name] = judge_producer(SEEDED_SAMPLES, runner, folder / name / "damaged")
+        finally:
+            runner.close()
+    return judged
 
 
 def column(result: Certification, name: str) -> tuple[set[str], str]:
@@ -146,9 +166,21 @@ def column(result: Certification, name: str) -> tuple[set[str], str]:
     return {n for n in names if not n.startswith(FIDELITY_TESTS)}, "\n".join(r.get("message", "") for r in failing)
 
 
-def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(stream_and_environment: Certification) -> None:
-    result = stream_and_environment
-    failed_here, text = column(result, "emits-invalid-stream")
+def in_process(judged: dict[str, dict[str, tuple[str, str]]], name: str) -> tuple[set[str], str]:
+    """``column`` of a miniature judged in process: its failed tests and their messages."""
+    failing = {test: message for test, (outcome, message) in judged[name].items() if outcome == "failed"}
+    return set(failing), "\n".join(failing.values())
+
+
+def test_every_stream_and_environment_test_is_judged_in_process(judged_in_process) -> None:
+    """The miniatures meet every test the whole run's selection held (PER_INPUT on each input)."""
+    for judged in judged_in_process.values():
+        assert len(judged) == len(SEEDED_SAMPLES) * PER_INPUT
+        assert {outcome for outcome, _ in judged.values()} <= {"passed", "failed", "skipped"}
+
+
+def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(judged_in_process) -> None:
+    failed_here, text = in_process(judged_in_process, "emits-invalid-stream")
     # a damaged copy that still converts gets the same invalid stream, and so does a generated transcript:
     # only damaged-input and fuzz tests may join
     assert few("test_output_conforms") <= failed_here
@@ -156,6 +188,14 @@ def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(stream_
                for name in failed_here)
     assert "the stream breaks ASR-260:" in text and "exitCode 4294967296" in text
     assert "plain-chat.jsonl: the stream breaks ASR-003" in text  # no tool results: the header is dropped
+
+
+def test_the_invalid_stream_program_fails_its_run_naming_the_broken_rule(stream_and_environment: Certification) -> None:
+    result = stream_and_environment
+    failed_here, text = column(result, "emits-invalid-stream")
+    assert failed_here == few("test_output_conforms")  # its cwd tests pass: the same invalid stream each time
+    assert "the stream breaks ASR-260:" in text and "exitCode 4294967296" in text
+    assert "plain-chat.jsonl: the stream breaks ASR-003" in text
     result.stdout.fnmatch_lines(["  emits-invalid-stream producer: DOES NOT CONFORM*"])
     assert "verdict: DOES NOT CONFORM" in result.text and result.ret == 1
 
@@ -168,9 +208,15 @@ def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(certify: Certif
     assert "crash on damaged input" in text and "a traceback is not a refusal" in text and "docs/contract.md §6" in text
 
 
-def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(stream_and_environment: Certification) -> None:
-    failed_here, text = column(stream_and_environment, "reads-working-directory")
+def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(judged_in_process) -> None:
+    failed_here, text = in_process(judged_in_process, "reads-working-directory")
     assert failed_here == few("test_independent_of", "-cwd")
+    assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
+
+
+def test_the_working_directory_program_fails_its_run_under_the_cwd_variant(stream_and_environment: Certification) -> None:
+    failed_here, text = column(stream_and_environment, "reads-working-directory")
+    assert failed_here == few("test_independent_of", "-cwd")  # its streams conform
     assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
     stream_and_environment.stdout.fnmatch_lines(["  reads-working-directory producer: DOES NOT CONFORM*"])
 
