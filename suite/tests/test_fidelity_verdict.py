@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import producer_runs as runs
 import pytest
 from certifying import Certification, run_certification
 
@@ -40,15 +41,20 @@ def test_no_witness_gives_a_partial_verdict_never_a_pass(pytester: pytest.Pytest
     assert "fidelity not checked" in json.loads((pytester.path / "out" / "badge-producer.json").read_text())["message"]
 
 
-def test_a_witnessed_format_is_checked_and_plainly_conforms(pytester: pytest.Pytester) -> None:
-    """The other side: the example converter on one sample with tool calls gets the plain verdict. (Its other
-    samples and generated transcripts are left out here: test_producer_role runs them all; the verdict's words
-    do not change with the number of inputs.)"""
-    converter = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
+@pytest.fixture(scope="module")
+def example_one_shot(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """``producer_runs.example_converter_one_shot`` (test_producer_role.py reads it too)."""
+    return runs.example_converter_one_shot(tmp_path_factory)
+
+
+def test_a_witnessed_format_is_checked_and_plainly_conforms(example_one_shot: Certification) -> None:
+    """The other side: the example converter on three samples, one with tool calls, gets the plain verdict. (Its
+    other samples and generated transcripts are left out here: test_producer_role runs them all; the verdict's
+    words do not change with the number of inputs.)"""
     sample = ROOT / "examples" / "claude-code-converter" / "samples" / "fix-parser-test.jsonl"
-    result = certify(pytester, converter, sample, "-m", "not fuzz")
-    text = result.stdout.str()
+    assert sample in runs.SEEDED_SAMPLES and "not fuzz" in example_one_shot.args
+    text = example_one_shot.text
     assert "verdict: CONFORMS" in text and "fidelity not checked" not in text, text[-3000:]
-    report = json.loads((pytester.path / "out" / "report.json").read_text())
-    fidelity = [r for r in report["results"] if r["id"].startswith("producer/test_fidelity")]
+    fidelity = [r for r in example_one_shot.report["results"]
+                if r["id"].startswith("producer/test_fidelity") and f"[{sample.name}" in r["id"]]
     assert fidelity and all(r["outcome"] == "pass" for r in fidelity), fidelity

@@ -10,8 +10,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+import producer_runs as runs
 import pytest
-from certifying import Certification, Certify, shared_certification
+from certifying import Certification, Certify
 from miniatures import MiniatureProducer, emits_invalid_stream, judge_producer, reads_working_directory
 
 from asr_conformance.harness.judging import producer as producing
@@ -56,9 +57,8 @@ def every(test: str, suffix: str = "", samples: list[Path] = SAMPLE_FILES) -> se
     return {f"{test}[{sample.relative_to(SAMPLES).as_posix()}{suffix}]" for sample in samples}
 
 
-#: The samples a seeded bug is judged on: a plain chat (no tool results), tool calls with exit codes,
-#: parallel calls. Each bug shows on every input; three show it as well as nine, at a third of the cost.
-SEEDED_SAMPLES = [SAMPLES / name for name in ("plain-chat.jsonl", "fix-parser-test.jsonl", "parallel-calls-and-upgrade.jsonl")]
+#: A plain chat, tool calls with exit codes, parallel calls: each seeded bug shows on these three as on all nine.
+SEEDED_SAMPLES = runs.SEEDED_SAMPLES
 
 
 @pytest.fixture(scope="module")
@@ -85,15 +85,13 @@ def test_samples_cover_the_cases_the_readme_promises() -> None:
         assert native in text
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("protocol", [(), ("--persistent", "--check-protocol")], ids=["oneshot", "persistent"])
-def test_the_example_converter_passes_on_its_samples(certify: Certify, seeded: tuple[str, ...],
-                                                     protocol: tuple[str, ...]) -> None:
-    """Persistent, on every sample and with the properties; one-shot (a process per conversion, the same
-    converter behind it), on the three seeded-bug samples."""
-    selection = ("-m", "fuzz or not fuzz") if protocol else ()
-    inputs, samples = (PRODUCER, SAMPLE_FILES) if protocol else (seeded, SEEDED_SAMPLES)
-    result = certify(f"--implementation={CONVERTER}", *inputs, *selection, "-rs", *protocol)
+@pytest.fixture(scope="module")
+def example_one_shot(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """``producer_runs.example_converter_one_shot`` (test_fidelity_verdict.py reads it too)."""
+    return runs.example_converter_one_shot(tmp_path_factory)
+
+
+def conforms_on(result: Certification, samples: list[Path]) -> None:
     outcomes = result.parseoutcomes()
     assert "failed" not in outcomes
     # every input: the output and environment tests, its fidelity test, and at least one source edit
@@ -102,6 +100,22 @@ def test_the_example_converter_passes_on_its_samples(certify: Certify, seeded: t
     assert all(r.startswith(("the clock variant is unavailable", "fidelity not applicable")) for r in reasons), reasons
     assert "verdict: CONFORMS" in result.stdout.str()
     assert result.ret == 0
+
+
+@pytest.mark.e2e
+def test_the_example_converter_passes_on_its_samples_persistent(certify: Certify) -> None:
+    """Persistent, on every sample. The generated-transcript properties are left out: the example converter passes
+    every feature's transcripts with every source edit in process (generators/test_native_claude_code.py), and
+    the properties' wiring is certified whole on the codex converter (test_producer_fuzz_harness.py) and on a
+    fresh seed's slice of this converter's (test_fresh_seeds.py)."""
+    conforms_on(certify(f"--implementation={CONVERTER}", *PRODUCER, "-rs", "--persistent", "--check-protocol"),
+                SAMPLE_FILES)
+
+
+@pytest.mark.e2e
+def test_the_example_converter_passes_on_its_samples_one_shot(example_one_shot: Certification) -> None:
+    """One-shot (a process per conversion, the same converter behind it), on the three seeded-bug samples."""
+    conforms_on(example_one_shot, SEEDED_SAMPLES)
 
 
 def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(certify: Certify, seeded: tuple[str, ...]) -> None:
@@ -122,21 +136,10 @@ def test_nondeterministic_records_are_caught_by_repetition(certify: Certify, see
     assert "ASR-169" in text and re.search(r"line \d+ \(\S+ r[0-9a-f]{8}\) /id: ", text)
 
 
-#: Two seeded producers judged on the stream and its environment (not fidelity), certified side by side.
-STREAM_AND_ENVIRONMENT = ("emits-invalid-stream", "reads-working-directory")
-#: The whole run's slice: the test each bug fails and, for the other, one it passes (the conversion's working
-#: directory), on SEEDED_SAMPLES; which of every stream and environment test each bug fails is judged in process.
-WIRING_SLICE = ("-k", "test_output_conforms or test_independent_of and cwd")
-
-
 @pytest.fixture(scope="module")
 def stream_and_environment(tmp_path_factory: pytest.TempPathFactory) -> Certification:
-    """Both on SEEDED_SAMPLES (as ``seeded``, the files named one by one) in one run, one report column each:
-    one pytest start-up, collection and report for both, on the slice that proves the programs are the bugs the
-    miniatures below are (each script starts the example converter: two interpreters a conversion)."""
-    return shared_certification(tmp_path_factory, "producers-stream-and-environment",
-                                *(f"--implementation={MISBEHAVING / name}" for name in STREAM_AND_ENVIRONMENT),
-                                *(f"--inputs={sample}" for sample in SEEDED_SAMPLES), *PRODUCER[1:], *WIRING_SLICE)
+    """``producer_runs.stream_and_environment``: the two seeded producers side by side on their slice."""
+    return runs.stream_and_environment(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
