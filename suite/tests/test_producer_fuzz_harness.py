@@ -289,11 +289,22 @@ def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pyte
     assert replay.returncode == 1 and "ASR-260" in replay.stdout, replay.stdout[-3000:]
 
 
+#: The codex properties a whole run certifies: tool calls in the current and the legacy variant (the rare variant its
+#: inputs bring in) and the long sessions. Every feature of every variant is converted and judged in process with
+#: every source edit (generators/test_native_codex.py, long sessions in generators/test_native_long_sessions.py);
+#: this run proves the plugin runs a property of each kind over the persistent protocol and the faithful one passes.
+CODEX_PROPERTIES = ("-k", "calls or mixed-long")
+
+
 def test_a_faithful_codex_converter_passes_every_property(pytester: pytest.Pytester) -> None:
+    plan = fuzz_plan((), _sources(expand_inputs([str(CODEX_SAMPLES)])))
+    assert len(plan.inputs) >= 20  # one property each, as collected
+    chosen = [p.id for p in plan.inputs if p.feature == "calls" or p.long]
+    assert {p.variant for p in plan.inputs} == {None, "legacy"} and len(chosen) == 3, chosen
     result = fuzz_run(pytester, ROOT / "examples" / "codex-converter" / "asr-from-codex", f"--inputs={CODEX_SAMPLES}",
-                      "--persistent")
+                      "--persistent", *CODEX_PROPERTIES)
     outcomes = result.parseoutcomes()
-    assert "failed" not in outcomes and outcomes.get("passed", 0) >= 20, result.stdout.str()[-3000:]
+    assert "failed" not in outcomes and outcomes.get("passed", 0) == len(chosen), result.stdout.str()[-3000:]
     assert result.ret == 0
 
 
