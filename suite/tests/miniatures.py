@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from asr_conformance.harness.adapters.answers import Conversion, Outcome, Verdict
+from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict
 from asr_conformance.harness.judging.producer import (
     INDEPENDENCE,
     ProducerRunner,
@@ -25,9 +25,11 @@ from asr_conformance.harness.judging.producer import (
     variants,
 )
 from asr_conformance.harness.judging.producer_case import run_damaged_case, run_output_case, run_variant_case
+from asr_conformance.harness.judging.reader import run_reader_case
 from asr_conformance.harness.judging.validator import run_validator_case
 from asr_conformance.reference.claude_code_converter import convert as claude_code_convert
 from asr_conformance.reference.converter_cli import Refused
+from asr_conformance.reference.reader import read_view
 from asr_conformance.vocabulary.cases import Case
 
 
@@ -71,6 +73,37 @@ def judge_cases(cases: list[Case], adapter: MiniatureValidator, strict: bool = F
         else:
             judged[case.id] = ("passed", "")
     return judged
+
+
+# --- readers -----------------------------------------------------------------------------
+
+
+class MiniatureReader:
+    """A reader whose view is a Python function of the stream, given back as JSON text is read (as a one-shot
+    reader's standard output is); it remembers what it was asked."""
+
+    def __init__(self, view: Callable[[Path], dict[str, Any]]) -> None:
+        self._view = view
+        self.asked: list[Path] = []
+        self.closed = False
+
+    def read(self, stream: Path) -> ReadAnswer:
+        self.asked.append(stream)
+        return ReadAnswer(Outcome.VIEWED, view=json.loads(json.dumps(self._view(stream), ensure_ascii=False)))
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def reference_reader() -> MiniatureReader:
+    """``examples/reference-reader`` in process: the package's reference reader."""
+    return MiniatureReader(read_view)
+
+
+def judge_reads(cases: list[Case], adapter: MiniatureReader) -> dict[str, tuple[str, str]]:
+    """Each reader case's outcome (passed, failed or skipped) and message, from the reader corpus test's own body
+    (``run_reader_case``) called in process with ``adapter``."""
+    return {case.id: _outcome(lambda c=case: run_reader_case(c, adapter, _ignore)) for case in cases}
 
 
 # --- producers ---------------------------------------------------------------------------

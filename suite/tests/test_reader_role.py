@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from certifying import Certification, Certify, shared_certification
 from corpus_cases import corpus_cases
+from miniatures import judge_reads, reference_reader
+
+from asr_conformance.vocabulary.cases import iter_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -133,9 +136,10 @@ def test_reader_fuzzing_end_to_end_finds_a_seeded_bug_and_its_case_replays(certi
     replay = certify(*READER, f"--implementation={bug}", f"--cases={folder}", "-k", written.stem, report_dir=None)
     replay.assert_outcomes(failed=1)
     assert "ASR-269: unresolved permissions" in replay.stdout.str()
-    reference = certify(*READER, f"--implementation={EXAMPLES / 'reference-reader'}", f"--cases={folder}", "-k",
-                        written.stem, report_dir=None)
-    reference.assert_outcomes(passed=1)
+    # The reference reader (in process: the package's reader, which examples/reference-reader runs) passes it.
+    found = [case for case in iter_cases(folder, role="reader") if case.id.endswith(f"/{written.stem}")]
+    assert len(found) == 1
+    assert judge_reads(found, reference_reader()) == {found[0].id: ("passed", "")}
 
 
 @pytest.mark.e2e
