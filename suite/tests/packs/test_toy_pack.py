@@ -10,9 +10,16 @@ import json
 
 import pytest
 from certifying import Certification, run_certification
-from toy_site import CONVERTERS, SAMPLES, toy_site
+from hypothesis import Phase, given, settings
+from toy_site import CONVERTERS, SAMPLES, TOY, toy_site
 
+from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation
+from asr_conformance.harness.judging.producer import output_problems
+from asr_conformance.packs.registry import Packs
 from asr_conformance.vocabulary.schemas import check_report
+
+#: The toy generator's features, one fuzz property each (examples/toy-pack/src/asr_toy_pack/generator.py).
+TOY_FEATURES = ("calls", "dangling", "exit-codes", "plain", "result-times")
 
 
 def certify(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, converter: str, *args: str,
@@ -31,8 +38,14 @@ def producer_verdict(report: dict) -> dict:
     return next(v for v in report["verdicts"] if v["role"] == "producer")
 
 
+#: Every producer test on the samples, and of the properties the one of tool calls: a converter that drops calls
+#: fails it as it fails the others, each shrinking to its own counterexample; the honest converter passes it (and
+#: every feature's transcripts in process, below).
+WITH_ONE_PROPERTY = ("-k", "not test_converts_generated_transcripts or calls")
+
+
 def test_the_honest_toy_converter_conforms_judged_by_the_toy_pack(pytester, monkeypatch) -> None:
-    result, report = certify(pytester, monkeypatch, "toy-to-asr")
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", *WITH_ONE_PROPERTY)
     text = result.stdout.str()
     assert result.ret == 0, text[-3000:]
     assert "verdict: CONFORMS (fidelity judged by toy-pack 0.1.0 (third-party))" in text
@@ -46,9 +59,48 @@ def test_the_honest_toy_converter_conforms_judged_by_the_toy_pack(pytester, monk
     assert "fidelity judged by toy-pack 0.1.0 (third-party) from asr-toy-pack" in summary
 
 
-#: Every producer test on the samples, and of the properties the one of tool calls: a converter that drops calls
-#: fails it as it fails the others, each shrinking to its own counterexample.
-WITH_ONE_PROPERTY = ("-k", "not test_converts_generated_transcripts or calls")
+#: Transcripts per feature, as many as a property of the project's fixed profile draws.
+FAITHFUL_BUDGET = 8
+
+
+@pytest.mark.parametrize("feature", sorted(TOY_FEATURES))
+def test_the_honest_toy_converter_passes_every_generated_transcript_and_source_edit(monkeypatch, feature: str) -> None:
+    """What every fuzz property of the honest run asks, in process: the toy generator's transcripts of each feature
+    converted by the toy converter's own conversion, valid and faithful to the toy pack's witness, and following
+    each of its source edits."""
+    monkeypatch.syspath_prepend(str(TOY / "src"))
+    monkeypatch.syspath_prepend(str(CONVERTERS))
+    import asr_toy_pack
+    from asr_toy_pack.generator import FEATURES, transcripts
+    from toy_to_asr import Refused, convert
+
+    def stream_of(data: bytes) -> bytes | str:
+        try:
+            return b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+                            for r in convert(data, None))
+        except Refused as why:
+            return f"refused: {why}"
+
+    assert set(TOY_FEATURES) == set(FEATURES)
+    pack = Packs.of(asr_toy_pack.PACK).for_format("toy-json")
+    assert pack is not None and pack.pack.edits
+    drawn: list[bytes] = []
+
+    @settings(max_examples=FAITHFUL_BUDGET, derandomize=True, database=None, deadline=None, phases=[Phase.generate])
+    @given(transcripts(feature))
+    def collect(transcript) -> None:
+        drawn.append(transcript.data())
+
+    collect()
+    assert len(drawn) == FAITHFUL_BUDGET
+    for data in drawn:
+        stream = stream_of(data)
+        assert isinstance(stream, bytes) and output_problems(stream) == [], (stream, data)
+        judged = judge_fidelity(data, stream, Packs.of(pack))
+        assert judged.not_checked is None and judged.findings == [], (judged, data)
+        assert judged.judge is not None and judged.judge.name == "toy-pack"
+        for edit in pack.pack.edits:
+            assert judge_mutation(edit, pack, data, stream, stream_of).findings == [], (edit.name, data)
 
 
 def test_a_converter_that_drops_every_second_call_fails_under_fidelity_and_fuzzing(pytester, monkeypatch) -> None:
