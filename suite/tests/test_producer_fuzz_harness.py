@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from certifying import Certification, run_certification
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, run_certification
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -260,8 +260,6 @@ def fuzz_run(pytester: pytest.Pytester, implementation: Path, *args: str) -> Cer
 def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pytest.Pytester) -> None:
     import json
     import shlex
-    import subprocess
-    import sys
 
     from asr_conformance.vocabulary.schemas import check_report
 
@@ -284,9 +282,10 @@ def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pyte
     assert source.parent == pytester.path / "reports" / "counterexamples" / "producer" / "codex-rollout-jsonl"
     command = shlex.split(found["replay"])
     assert command[0] == "pytest" and f"--inputs={source}" in command
-    replay = subprocess.run([sys.executable, "-m", *command, "-p", "no:xdist"], capture_output=True, text=True,
-                            cwd=pytester.path, timeout=600)
-    assert replay.returncode == 1 and "ASR-260" in replay.stdout, replay.stdout[-3000:]
+    # The printed command's words, run as every certification of these tests is (a fork of the preloaded pytest):
+    # the same arguments, without a second interpreter's start-up.
+    replay = run_certification(*command[1:], "-p", "no:xdist", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+    assert replay.ret == 1 and "ASR-260" in replay.text, replay.text[-3000:]
 
 
 #: The codex properties a whole run certifies: tool calls in the current and the legacy variant (the rare variant its
