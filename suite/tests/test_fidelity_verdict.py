@@ -48,11 +48,11 @@ def example_one_shot(tmp_path_factory: pytest.TempPathFactory) -> Certification:
 
 
 def test_a_witnessed_format_is_checked_and_plainly_conforms(example_one_shot: Certification) -> None:
-    """The other side: the example converter on three samples, one with tool calls, gets the plain verdict. (Its
-    other samples and generated transcripts are left out here: test_producer_role runs them all; the verdict's
-    words do not change with the number of inputs.)"""
+    """The other side: the example converter on one sample with tool calls gets the plain verdict. (Its other
+    samples and generated transcripts are left out here: test_producer_role runs them all; the verdict's words do
+    not change with the number of inputs.)"""
     sample = ROOT / "examples" / "claude-code-converter" / "samples" / "fix-parser-test.jsonl"
-    assert sample in runs.SEEDED_SAMPLES and "not fuzz" in example_one_shot.args
+    assert sample == runs.ONE_SHOT_SAMPLE and "not fuzz" in example_one_shot.args
     text = example_one_shot.text
     assert "verdict: CONFORMS" in text and "fidelity not checked" not in text, text[-3000:]
     fidelity = [r for r in example_one_shot.report["results"]

@@ -114,8 +114,8 @@ def test_the_example_converter_passes_on_its_samples_persistent(certify: Certify
 
 @pytest.mark.e2e
 def test_the_example_converter_passes_on_its_samples_one_shot(example_one_shot: Certification) -> None:
-    """One-shot (a process per conversion, the same converter behind it), on the three seeded-bug samples."""
-    conforms_on(example_one_shot, SEEDED_SAMPLES)
+    """One-shot (a process per conversion, the same converter behind it), every test on the sample with tool calls."""
+    conforms_on(example_one_shot, [runs.ONE_SHOT_SAMPLE])
 
 
 def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(certify: Certify, seeded: tuple[str, ...]) -> None:
