@@ -32,6 +32,7 @@ from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.packs.registry import installed
 from asr_conformance.packs.selection import sniffed
 from asr_conformance.reference.checks import validate_bytes
+from asr_conformance.reference.claude_code_converter import convert as example_convert
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
@@ -42,6 +43,11 @@ WITH_TOOLS = SAMPLES / "fix-parser-test.jsonl"
 
 
 def run(converter: Path, data: bytes, tmp_path: Path) -> bytes:
+    """The stream ``converter`` writes for ``data``: the example converter's in this process (the package's
+    conversion, which its script runs: generators/test_native_claude_code.py compares the two), another program's
+    from a process of its own."""
+    if converter == CONVERTER:
+        return example_convert(data)
     source = tmp_path / "input.jsonl"
     source.write_bytes(data)
     done = subprocess.run([sys.executable, str(converter), str(source)], capture_output=True, timeout=60, check=True)
