@@ -268,7 +268,7 @@ def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pyte
     # in the generators reshuffles); it stops at the first failure.
     result = fuzz_run(pytester, MISBEHAVING / "codex-parses-exit-code-from-text", "--source-format=codex",
                       "-k", "exit-code-in-text and not legacy", "--hypothesis-profile=asr-certify",
-                      "--hypothesis-seed=0")
+                      "--hypothesis-seed=0", "--asr-shrink-time=0.2")  # any failing example replays: shrunk briefly
     text = result.stdout.str()
     assert result.ret == 1 and "FAILED" in text and "ASR-260" in text
     report = json.loads((pytester.path / "reports" / "report.json").read_text())
