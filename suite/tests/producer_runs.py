@@ -1,6 +1,6 @@
 """The producer certifications that tests of more than one module read, each run once per test session
-(``shared_certification``): the example converter one-shot on a sample, and the two seeded producers
-of the stream and its environment side by side on a slice."""
+(``shared_certification``): the example converter one-shot on a sample, the two seeded producers
+of the stream and its environment side by side on a slice, and a converter of a format no pack reads."""
 
 from __future__ import annotations
 
@@ -13,6 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
 SAMPLES = ROOT / "examples" / "claude-code-converter" / "samples"
 MISBEHAVING = ROOT / "examples" / "misbehaving"
+ACME = ROOT / "suite" / "tests" / "producers" / "acme-converter"
+ACME_SAMPLES = ROOT / "suite" / "tests" / "producers" / "acme-samples"
 #: The samples a seeded bug is judged on: a plain chat (no tool results), tool calls with exit codes,
 #: parallel calls. Each bug shows on every input; three show it as well as nine, at a third of the cost.
 SEEDED_SAMPLES = [SAMPLES / name for name in ("plain-chat.jsonl", "fix-parser-test.jsonl", "parallel-calls-and-upgrade.jsonl")]
@@ -45,3 +47,11 @@ def stream_and_environment(factory: pytest.TempPathFactory) -> Certification:
     return shared_certification(factory, "producers-stream-and-environment",
                                 *(f"--implementation={MISBEHAVING / name}" for name in STREAM_AND_ENVIRONMENT),
                                 *(f"--inputs={sample}" for sample in SEEDED_SAMPLES), *NOT_FUZZ, *WIRING_SLICE)
+
+
+def no_witness(factory: pytest.TempPathFactory) -> Certification:
+    """The converter of a format no witness reads and no generator makes (``producers/acme-converter``) on its
+    samples: every test, fuzz included, under a randomized profile (a randomized run earns badges), skip reasons
+    shown, the report in ``out``."""
+    return shared_certification(factory, "producer-no-witness", f"--implementation={ACME}",
+                                f"--inputs={ACME_SAMPLES}", "-p", "no:xdist", "--hypothesis-profile=asr-fast", "-rs")

@@ -13,6 +13,7 @@ import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
+import producer_runs as runs
 import pytest
 from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, run_certification
 from hypothesis import given, settings
@@ -307,13 +308,16 @@ def test_a_faithful_codex_converter_passes_every_property(pytester: pytest.Pytes
     assert result.ret == 0
 
 
-def test_a_producer_in_no_generated_format_is_told_why_it_is_not_fuzzed(pytester: pytest.Pytester) -> None:
-    import json
+@pytest.fixture(scope="module")
+def no_witness(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """``producer_runs.no_witness`` (test_fidelity_verdict.py reads it too): the fuzz test among every test."""
+    return runs.no_witness(tmp_path_factory)
 
-    result = fuzz_run(pytester, Path(__file__).resolve().parent / "producers" / "acme-converter",
-                      f"--inputs={ACME_SAMPLES}", "-rs")
-    assert "not fuzzed: none of the inputs is in a format an installed pack reads" in result.stdout.str()
-    report = json.loads((pytester.path / "reports" / "report.json").read_text())
+
+def test_a_producer_in_no_generated_format_is_told_why_it_is_not_fuzzed(no_witness: Certification) -> None:
+    assert "-rs" in no_witness.args  # skip reasons shown
+    assert "not fuzzed: none of the inputs is in a format an installed pack reads" in no_witness.stdout.str()
+    report = no_witness.report
     assert report["fuzz"][0]["properties"] == 0 and report["fuzz"][0]["not_fuzzed"]
 
 
