@@ -4,6 +4,8 @@ shows, naming the rule; and the machinery in harness/judging/producer.py does wh
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import subprocess
@@ -27,6 +29,8 @@ from asr_conformance.harness.judging.producer import (
     rules_of,
     variants,
 )
+from asr_conformance.reference import claude_code_converter as example_module
+from asr_conformance.reference.claude_code_converter import SHELL as example_shell
 from asr_conformance.reference.claude_code_converter import convert as example_convert
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -240,11 +244,24 @@ def convert(data: bytes, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, str(CONVERTER), str(source)], capture_output=True, timeout=30)
 
 
+def one_shot_in_process(source: Path) -> tuple[int, bytes]:
+    """The example converter's one-shot command line (the package module its script links to) run in this
+    process: its exit status and standard output. Its whole runs above start it as a process on every sample,
+    and so do the refusals below."""
+    written = io.BytesIO()
+    out = io.TextIOWrapper(written, encoding="utf-8")
+    with contextlib.redirect_stdout(out):
+        code = example_shell.one_shot(str(source))
+    out.flush()
+    return code, written.getvalue()
+
+
 @pytest.mark.parametrize("sample", SAMPLE_FILES, ids=[p.name for p in SAMPLE_FILES])
-def test_every_sample_converts_to_a_valid_stream_that_keeps_the_source_values(sample: Path, tmp_path: Path) -> None:
-    done = convert(sample.read_bytes(), tmp_path)
-    assert done.returncode == 0 and check_output(done.stdout) == []
-    header = json.loads(done.stdout.splitlines()[0])
+def test_every_sample_converts_to_a_valid_stream_that_keeps_the_source_values(sample: Path) -> None:
+    assert CONVERTER.resolve() == Path(example_module.__file__).resolve()  # the script is the package's module
+    code, stdout = one_shot_in_process(sample)
+    assert code == 0 and check_output(stdout) == []
+    header = json.loads(stdout.splitlines()[0])
     entries = [json.loads(line) for line in sample.read_text().splitlines()]
     # a subagent file's stream is the subagent's session: its own agentId (the parent's sessionId is lineage)
     first = next(e for e in entries if "sessionId" in e)
