@@ -11,8 +11,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import producer_runs as runs
 import pytest
-from certifying import Certify
+from certifying import Certification
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -31,6 +32,7 @@ from asr_conformance.harness.judging.readings import Readings
 from asr_conformance.packs.registry import installed
 from asr_conformance.packs.selection import sniffed
 from asr_conformance.reference.checks import validate_bytes
+from asr_conformance.reference.claude_code_converter import convert as example_convert
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
@@ -41,6 +43,11 @@ WITH_TOOLS = SAMPLES / "fix-parser-test.jsonl"
 
 
 def run(converter: Path, data: bytes, tmp_path: Path) -> bytes:
+    """The stream ``converter`` writes for ``data``: the example converter's in this process (the package's
+    conversion, which its script runs: generators/test_native_claude_code.py compares the two), another program's
+    from a process of its own."""
+    if converter == CONVERTER:
+        return example_convert(data)
     source = tmp_path / "input.jsonl"
     source.write_bytes(data)
     done = subprocess.run([sys.executable, str(converter), str(source)], capture_output=True, timeout=60, check=True)
@@ -190,10 +197,23 @@ def test_an_invalid_stream_after_an_edit_is_one_finding(tmp_path: Path) -> None:
     assert len(judged.findings) == 1 and "the stream is not valid ASR (breaks ASR-260)" in judged.findings[0].message
 
 
+@pytest.fixture(scope="module")
+def seeded_producers(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """``producer_runs.stream_and_environment`` (test_producer_role.py reads it too): the invalid stream's program
+    beside another on three samples, its output and fidelity tests among them, skip reasons shown."""
+    return runs.stream_and_environment(tmp_path_factory)
+
+
 @pytest.mark.e2e
-def test_the_fidelity_test_names_an_invalid_stream_not_checked(certify: Certify) -> None:
-    result = certify(f"--implementation={INVALID}", f"--inputs={WITH_TOOLS}", "-p", "no:xdist", "-m", "not fuzz",
-                     "-k", "test_fidelity or test_output_conforms", "-rfs")
-    text = result.stdout.str()
-    assert re.findall(r"FAILED \S*::(test_\w+)", text) == ["test_output_conforms"]
-    assert "fidelity not checked: the stream is not valid ASR" in text
+def test_the_fidelity_test_names_an_invalid_stream_not_checked(seeded_producers: Certification) -> None:
+    """On the sample with tool results, of its output and fidelity tests only the output test fails; the fidelity
+    test is not checked and says why."""
+    assert WITH_TOOLS in runs.SEEDED_SAMPLES and "test_fidelity" in " ".join(runs.WIRING_SLICE)
+    text = seeded_producers.text
+    ids = f"{WITH_TOOLS.name}-{INVALID.name}"
+    failed = re.findall(rf"FAILED \S*::(test_\w+)\[{re.escape(ids)}\]", text)
+    assert failed == ["test_output_conforms"]
+    skipped = [r for r in seeded_producers.report["results"]
+               if r["implementation"] == INVALID.name and r["id"] == f"producer/test_fidelity[{WITH_TOOLS.name}]"]
+    assert [r["outcome"] for r in skipped] == ["skipped"], skipped
+    assert re.search(r"(?m)^SKIPPED .*fidelity not checked: the stream is not valid ASR", text)

@@ -13,8 +13,9 @@ import tomllib
 from collections.abc import Callable
 from pathlib import Path
 
+import producer_runs as runs
 import pytest
-from certifying import Certification, run_certification
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, run_certification
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -260,8 +261,6 @@ def fuzz_run(pytester: pytest.Pytester, implementation: Path, *args: str) -> Cer
 def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pytest.Pytester) -> None:
     import json
     import shlex
-    import subprocess
-    import sys
 
     from asr_conformance.vocabulary.schemas import check_report
 
@@ -270,7 +269,7 @@ def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pyte
     # in the generators reshuffles); it stops at the first failure.
     result = fuzz_run(pytester, MISBEHAVING / "codex-parses-exit-code-from-text", "--source-format=codex",
                       "-k", "exit-code-in-text and not legacy", "--hypothesis-profile=asr-certify",
-                      "--hypothesis-seed=0")
+                      "--hypothesis-seed=0", "--asr-shrink-time=0.2")  # any failing example replays: shrunk briefly
     text = result.stdout.str()
     assert result.ret == 1 and "FAILED" in text and "ASR-260" in text
     report = json.loads((pytester.path / "reports" / "report.json").read_text())
@@ -284,26 +283,41 @@ def test_a_seeded_codex_bug_is_found_by_fuzzing_alone_and_replays(pytester: pyte
     assert source.parent == pytester.path / "reports" / "counterexamples" / "producer" / "codex-rollout-jsonl"
     command = shlex.split(found["replay"])
     assert command[0] == "pytest" and f"--inputs={source}" in command
-    replay = subprocess.run([sys.executable, "-m", *command, "-p", "no:xdist"], capture_output=True, text=True,
-                            cwd=pytester.path, timeout=600)
-    assert replay.returncode == 1 and "ASR-260" in replay.stdout, replay.stdout[-3000:]
+    # The printed command's words, run as every certification of these tests is (a fork of the preloaded pytest):
+    # the same arguments, without a second interpreter's start-up.
+    replay = run_certification(*command[1:], "-p", "no:xdist", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+    assert replay.ret == 1 and "ASR-260" in replay.text, replay.text[-3000:]
+
+
+#: The codex properties a whole run certifies: tool calls in the current and the legacy variant (the rare variant its
+#: inputs bring in) and the long sessions. Every feature of every variant is converted and judged in process with
+#: every source edit (generators/test_native_codex.py, long sessions in generators/test_native_long_sessions.py);
+#: this run proves the plugin runs a property of each kind over the persistent protocol and the faithful one passes.
+CODEX_PROPERTIES = ("-k", "calls or mixed-long")
 
 
 def test_a_faithful_codex_converter_passes_every_property(pytester: pytest.Pytester) -> None:
+    plan = fuzz_plan((), _sources(expand_inputs([str(CODEX_SAMPLES)])))
+    assert len(plan.inputs) >= 20  # one property each, as collected
+    chosen = [p.id for p in plan.inputs if p.feature == "calls" or p.long]
+    assert {p.variant for p in plan.inputs} == {None, "legacy"} and len(chosen) == 3, chosen
     result = fuzz_run(pytester, ROOT / "examples" / "codex-converter" / "asr-from-codex", f"--inputs={CODEX_SAMPLES}",
-                      "--persistent")
+                      "--persistent", *CODEX_PROPERTIES)
     outcomes = result.parseoutcomes()
-    assert "failed" not in outcomes and outcomes.get("passed", 0) >= 20, result.stdout.str()[-3000:]
+    assert "failed" not in outcomes and outcomes.get("passed", 0) == len(chosen), result.stdout.str()[-3000:]
     assert result.ret == 0
 
 
-def test_a_producer_in_no_generated_format_is_told_why_it_is_not_fuzzed(pytester: pytest.Pytester) -> None:
-    import json
+@pytest.fixture(scope="module")
+def no_witness(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """``producer_runs.no_witness`` (test_fidelity_verdict.py reads it too): the fuzz test among every test."""
+    return runs.no_witness(tmp_path_factory)
 
-    result = fuzz_run(pytester, Path(__file__).resolve().parent / "producers" / "acme-converter",
-                      f"--inputs={ACME_SAMPLES}", "-rs")
-    assert "not fuzzed: none of the inputs is in a format an installed pack reads" in result.stdout.str()
-    report = json.loads((pytester.path / "reports" / "report.json").read_text())
+
+def test_a_producer_in_no_generated_format_is_told_why_it_is_not_fuzzed(no_witness: Certification) -> None:
+    assert "-rs" in no_witness.args  # skip reasons shown
+    assert "not fuzzed: none of the inputs is in a format an installed pack reads" in no_witness.stdout.str()
+    report = no_witness.report
     assert report["fuzz"][0]["properties"] == 0 and report["fuzz"][0]["not_fuzzed"]
 
 

@@ -4,14 +4,18 @@ shows, naming the rule; and the machinery in harness/judging/producer.py does wh
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import producer_runs as runs
 import pytest
-from certifying import Certification, Certify, shared_certification
+from certifying import Certification, Certify
+from miniatures import MiniatureProducer, emits_invalid_stream, judge_producer, reads_working_directory
 
 from asr_conformance.harness.judging import producer as producing
 from asr_conformance.harness.judging.producer import (
@@ -25,6 +29,9 @@ from asr_conformance.harness.judging.producer import (
     rules_of,
     variants,
 )
+from asr_conformance.reference import claude_code_converter as example_module
+from asr_conformance.reference.claude_code_converter import SHELL as example_shell
+from asr_conformance.reference.claude_code_converter import convert as example_convert
 
 ROOT = Path(__file__).resolve().parents[2]
 CONVERTER = ROOT / "examples" / "claude-code-converter" / "asr-from-claude-code"
@@ -42,8 +49,6 @@ UNAVAILABLE = sum(not variants()[name].available for name in producing.INDEPENDE
 #: (``-m "not fuzz"``): they are tested on their own (test_producer_fuzz_harness.py), and a seeded bug that
 #: breaks every stream would spend each property's shrink budget here.
 PRODUCER = (f"--inputs={SAMPLES}", "-p", "no:xdist", "-m", "not fuzz")
-#: Leaves out the fidelity tests, which ``failed`` does not count: for seeded bugs of the stream and environment.
-NO_FIDELITY = ("-k", "not test_fidelity and not test_follows_source_edit")
 
 
 def failed(result: Certification, fidelity: bool = False) -> set[str]:
@@ -57,9 +62,8 @@ def every(test: str, suffix: str = "", samples: list[Path] = SAMPLE_FILES) -> se
     return {f"{test}[{sample.relative_to(SAMPLES).as_posix()}{suffix}]" for sample in samples}
 
 
-#: The samples a seeded bug is judged on: a plain chat (no tool results), tool calls with exit codes,
-#: parallel calls. Each bug shows on every input; three show it as well as nine, at a third of the cost.
-SEEDED_SAMPLES = [SAMPLES / name for name in ("plain-chat.jsonl", "fix-parser-test.jsonl", "parallel-calls-and-upgrade.jsonl")]
+#: A plain chat, tool calls with exit codes, parallel calls: each seeded bug shows on these three as on all nine.
+SEEDED_SAMPLES = runs.SEEDED_SAMPLES
 
 
 @pytest.fixture(scope="module")
@@ -86,15 +90,13 @@ def test_samples_cover_the_cases_the_readme_promises() -> None:
         assert native in text
 
 
-@pytest.mark.e2e
-@pytest.mark.parametrize("protocol", [(), ("--persistent", "--check-protocol")], ids=["oneshot", "persistent"])
-def test_the_example_converter_passes_on_its_samples(certify: Certify, seeded: tuple[str, ...],
-                                                     protocol: tuple[str, ...]) -> None:
-    """Persistent, on every sample and with the properties; one-shot (a process per conversion, the same
-    converter behind it), on the three seeded-bug samples."""
-    selection = ("-m", "fuzz or not fuzz") if protocol else ()
-    inputs, samples = (PRODUCER, SAMPLE_FILES) if protocol else (seeded, SEEDED_SAMPLES)
-    result = certify(f"--implementation={CONVERTER}", *inputs, *selection, "-rs", *protocol)
+@pytest.fixture(scope="module")
+def example_one_shot(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """``producer_runs.example_converter_one_shot`` (test_fidelity_verdict.py reads it too)."""
+    return runs.example_converter_one_shot(tmp_path_factory)
+
+
+def conforms_on(result: Certification, samples: list[Path]) -> None:
     outcomes = result.parseoutcomes()
     assert "failed" not in outcomes
     # every input: the output and environment tests, its fidelity test, and at least one source edit
@@ -103,6 +105,22 @@ def test_the_example_converter_passes_on_its_samples(certify: Certify, seeded: t
     assert all(r.startswith(("the clock variant is unavailable", "fidelity not applicable")) for r in reasons), reasons
     assert "verdict: CONFORMS" in result.stdout.str()
     assert result.ret == 0
+
+
+@pytest.mark.e2e
+def test_the_example_converter_passes_on_its_samples_persistent(certify: Certify) -> None:
+    """Persistent, on every sample. The generated-transcript properties are left out: the example converter passes
+    every feature's transcripts with every source edit in process (generators/test_native_claude_code.py), and
+    the properties' wiring is certified whole on the codex converter (test_producer_fuzz_harness.py) and on a
+    fresh seed's slice of this converter's (test_fresh_seeds.py)."""
+    conforms_on(certify(f"--implementation={CONVERTER}", *PRODUCER, "-rs", "--persistent", "--check-protocol"),
+                SAMPLE_FILES)
+
+
+@pytest.mark.e2e
+def test_the_example_converter_passes_on_its_samples_one_shot(example_one_shot: Certification) -> None:
+    """One-shot (a process per conversion, the same converter behind it), every test on the sample with tool calls."""
+    conforms_on(example_one_shot, [runs.ONE_SHOT_SAMPLE])
 
 
 def test_a_conversion_time_stamp_is_caught_by_the_clock_and_by_repetition(certify: Certify, seeded: tuple[str, ...]) -> None:
@@ -123,17 +141,27 @@ def test_nondeterministic_records_are_caught_by_repetition(certify: Certify, see
     assert "ASR-169" in text and re.search(r"line \d+ \(\S+ r[0-9a-f]{8}\) /id: ", text)
 
 
-#: Two seeded producers judged on the stream and its environment (not fidelity), certified side by side.
-STREAM_AND_ENVIRONMENT = ("emits-invalid-stream", "reads-working-directory")
+@pytest.fixture(scope="module")
+def stream_and_environment(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """``producer_runs.stream_and_environment``: the two seeded producers side by side on their slice."""
+    return runs.stream_and_environment(tmp_path_factory)
 
 
 @pytest.fixture(scope="module")
-def stream_and_environment(tmp_path_factory: pytest.TempPathFactory) -> Certification:
-    """Both on SEEDED_SAMPLES (as ``seeded``, the files named one by one) in one run, one report column each:
-    one pytest start-up, collection and report for both."""
-    return shared_certification(tmp_path_factory, "producers-stream-and-environment",
-                                *(f"--implementation={MISBEHAVING / name}" for name in STREAM_AND_ENVIRONMENT),
-                                *(f"--inputs={sample}" for sample in SEEDED_SAMPLES), *PRODUCER[1:], *NO_FIDELITY)
+def judged_in_process(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, tuple[str, str]]]:
+    """Every test of the stream and its environment (output, determinism, each independence variant, each damaged
+    copy) on SEEDED_SAMPLES, judged in process for the miniature of each seeded producer: by test ID, its outcome and
+    message."""
+    folder = tmp_path_factory.mktemp("producers-in-process")
+    judged = {}
+    for name, answer in (("emits-invalid-stream", emits_invalid_stream()),
+                         ("reads-working-directory", reads_working_directory())):
+        runner = MiniatureProducer(name, answer, folder / name / "scratch")
+        try:
+            judged[name] = judge_producer(SEEDED_SAMPLES, runner, folder / name / "damaged")
+        finally:
+            runner.close()
+    return judged
 
 
 def column(result: Certification, name: str) -> tuple[set[str], str]:
@@ -146,9 +174,21 @@ def column(result: Certification, name: str) -> tuple[set[str], str]:
     return {n for n in names if not n.startswith(FIDELITY_TESTS)}, "\n".join(r.get("message", "") for r in failing)
 
 
-def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(stream_and_environment: Certification) -> None:
-    result = stream_and_environment
-    failed_here, text = column(result, "emits-invalid-stream")
+def in_process(judged: dict[str, dict[str, tuple[str, str]]], name: str) -> tuple[set[str], str]:
+    """``column`` of a miniature judged in process: its failed tests and their messages."""
+    failing = {test: message for test, (outcome, message) in judged[name].items() if outcome == "failed"}
+    return set(failing), "\n".join(failing.values())
+
+
+def test_every_stream_and_environment_test_is_judged_in_process(judged_in_process) -> None:
+    """The miniatures meet every test the whole run's selection held (PER_INPUT on each input)."""
+    for judged in judged_in_process.values():
+        assert len(judged) == len(SEEDED_SAMPLES) * PER_INPUT
+        assert {outcome for outcome, _ in judged.values()} <= {"passed", "failed", "skipped"}
+
+
+def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(judged_in_process) -> None:
+    failed_here, text = in_process(judged_in_process, "emits-invalid-stream")
     # a damaged copy that still converts gets the same invalid stream, and so does a generated transcript:
     # only damaged-input and fuzz tests may join
     assert few("test_output_conforms") <= failed_here
@@ -156,6 +196,14 @@ def test_an_invalid_stream_fails_conformance_only_naming_the_broken_rule(stream_
                for name in failed_here)
     assert "the stream breaks ASR-260:" in text and "exitCode 4294967296" in text
     assert "plain-chat.jsonl: the stream breaks ASR-003" in text  # no tool results: the header is dropped
+
+
+def test_the_invalid_stream_program_fails_its_run_naming_the_broken_rule(stream_and_environment: Certification) -> None:
+    result = stream_and_environment
+    failed_here, text = column(result, "emits-invalid-stream")
+    assert failed_here == few("test_output_conforms")  # its cwd tests pass: the same invalid stream each time
+    assert "the stream breaks ASR-260:" in text and "exitCode 4294967296" in text
+    assert "plain-chat.jsonl: the stream breaks ASR-003" in text
     result.stdout.fnmatch_lines(["  emits-invalid-stream producer: DOES NOT CONFORM*"])
     assert "verdict: DOES NOT CONFORM" in result.text and result.ret == 1
 
@@ -168,9 +216,15 @@ def test_a_traceback_on_truncated_input_is_a_crash_not_a_refusal(certify: Certif
     assert "crash on damaged input" in text and "a traceback is not a refusal" in text and "docs/contract.md §6" in text
 
 
-def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(stream_and_environment: Certification) -> None:
-    failed_here, text = column(stream_and_environment, "reads-working-directory")
+def test_reading_the_working_directory_is_caught_by_the_cwd_variant_alone(judged_in_process) -> None:
+    failed_here, text = in_process(judged_in_process, "reads-working-directory")
     assert failed_here == few("test_independent_of", "-cwd")
+    assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
+
+
+def test_the_working_directory_program_fails_its_run_under_the_cwd_variant(stream_and_environment: Certification) -> None:
+    failed_here, text = column(stream_and_environment, "reads-working-directory")
+    assert failed_here == few("test_independent_of", "-cwd")  # its streams conform
     assert "breaks ASR-159" in text and "/workspace/roots/0/vcs/remote" in text
     stream_and_environment.stdout.fnmatch_lines(["  reads-working-directory producer: DOES NOT CONFORM*"])
 
@@ -190,11 +244,24 @@ def convert(data: bytes, tmp_path: Path) -> subprocess.CompletedProcess[bytes]:
     return subprocess.run([sys.executable, str(CONVERTER), str(source)], capture_output=True, timeout=30)
 
 
+def one_shot_in_process(source: Path) -> tuple[int, bytes]:
+    """The example converter's one-shot command line (the package module its script links to) run in this
+    process: its exit status and standard output. Its whole runs above start it as a process on every sample,
+    and so do the refusals below."""
+    written = io.BytesIO()
+    out = io.TextIOWrapper(written, encoding="utf-8")
+    with contextlib.redirect_stdout(out):
+        code = example_shell.one_shot(str(source))
+    out.flush()
+    return code, written.getvalue()
+
+
 @pytest.mark.parametrize("sample", SAMPLE_FILES, ids=[p.name for p in SAMPLE_FILES])
-def test_every_sample_converts_to_a_valid_stream_that_keeps_the_source_values(sample: Path, tmp_path: Path) -> None:
-    done = convert(sample.read_bytes(), tmp_path)
-    assert done.returncode == 0 and check_output(done.stdout) == []
-    header = json.loads(done.stdout.splitlines()[0])
+def test_every_sample_converts_to_a_valid_stream_that_keeps_the_source_values(sample: Path) -> None:
+    assert CONVERTER.resolve() == Path(example_module.__file__).resolve()  # the script is the package's module
+    code, stdout = one_shot_in_process(sample)
+    assert code == 0 and check_output(stdout) == []
+    header = json.loads(stdout.splitlines()[0])
     entries = [json.loads(line) for line in sample.read_text().splitlines()]
     # a subagent file's stream is the subagent's session: its own agentId (the parent's sessionId is lineage)
     first = next(e for e in entries if "sessionId" in e)
@@ -318,7 +385,7 @@ def test_damaged_inputs_are_deterministic_and_damaged() -> None:
 
 
 def test_check_output_names_rule_and_seq() -> None:
-    valid = subprocess.run([sys.executable, str(CONVERTER), str(SAMPLE_FILES[0])], capture_output=True).stdout
+    valid = example_convert(SAMPLE_FILES[0].read_bytes())  # the example's own conversion, in process
     assert check_output(valid) == []
     headless = b"\n".join(valid.splitlines()[1:]) + b"\n"
     problems = check_output(headless)
@@ -326,7 +393,7 @@ def test_check_output_names_rule_and_seq() -> None:
 
 
 def test_a_derived_link_to_no_call_is_an_invented_link() -> None:
-    valid = subprocess.run([sys.executable, str(CONVERTER), str(SAMPLE_FILES[0])], capture_output=True).stdout
+    valid = example_convert(SAMPLE_FILES[0].read_bytes())  # the example's own conversion, in process
     header = valid.splitlines()[0]
     result = {"type": "tool_result", "seq": 1, "id": "r1", "callId": "c9", "linkage": "derived", "status": "unknown",
               "content": []}

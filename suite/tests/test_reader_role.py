@@ -11,6 +11,9 @@ from pathlib import Path
 import pytest
 from certifying import Certification, Certify, shared_certification
 from corpus_cases import corpus_cases
+from miniatures import judge_reads, reference_reader
+
+from asr_conformance.vocabulary.cases import iter_cases
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
@@ -49,12 +52,20 @@ def test_reference_reader_one_shot_passes_a_case_of_every_rule(certify: Certify)
     assert result.ret == 0
 
 
+#: The reference, persistent, certified beside the seeded-bug readers (its own column of their run).
+REFERENCE_PERSISTENT = "reference-validator-persistent"
+
+
 @pytest.mark.e2e
-def test_reference_reader_persistent_passes_every_reader_case(certify: Certify) -> None:
-    result = certify(*READER, f"--implementation={EXAMPLES / 'reference-validator-persistent'}", "--persistent",
-                     "--check-protocol", report_dir=None)
-    result.assert_outcomes(passed=SCORED, skipped=UNSCORED)
-    assert result.ret == 0
+def test_reference_reader_persistent_passes_every_reader_case(seeded_readers: Certification,
+                                                              seeded_report: dict) -> None:
+    """Its column of the side-by-side run over the persistent protocol, checked: every scored case passes, every
+    unscored one is reported, not scored (skipped), and its verdict line conforms (the run's exit status is the seeded bugs')."""
+    results = [r for r in seeded_report["results"] if r["implementation"] == REFERENCE_PERSISTENT]
+    outcomes = Counter(r["outcome"] for r in results if r["id"].startswith("reader/"))
+    assert outcomes == {"pass": SCORED, "not-scored": UNSCORED}, outcomes  # pytest reports the unscored skipped
+    assert not failed_cases(seeded_readers, REFERENCE_PERSISTENT)
+    seeded_readers.stdout.fnmatch_lines([f"  {REFERENCE_PERSISTENT} reader: CONFORMS*"])
 
 
 @pytest.mark.e2e
@@ -84,13 +95,21 @@ SEEDED = {
 @pytest.fixture(scope="module")
 def seeded_readers(tmp_path_factory: pytest.TempPathFactory) -> Certification:
     """Every seeded-bug reader side by side in one run, one report column each, over the persistent protocol
-    with its check (one process per reader for the run, not one per case): the bugs, not the protocol, are
-    under test here; the one-shot protocol is the reference reader's test above.  One run instead of one per
+    with its check (one process per reader for the run, not one per case), and the persistent reference reader
+    beside them as a column of its own: the bugs, not the protocol, are under test here; the one-shot protocol
+    is the reference reader's test above.  One run instead of one per
     reader spares a pytest start-up, a collection and a report each; every assertion reads its own reader's
     column (the report's results, its block of the summary, its failed tests)."""
     readers = [f"--implementation={MISBEHAVING / name}" for name in sorted(SEEDED)]
-    return shared_certification(tmp_path_factory, "seeded-readers", *READER, *readers, "--persistent",
+    return shared_certification(tmp_path_factory, "seeded-readers", *READER, *readers,
+                                f"--implementation={EXAMPLES / REFERENCE_PERSISTENT}", "--persistent",
                                 "--check-protocol")
+
+
+@pytest.fixture(scope="module")
+def seeded_report(seeded_readers: Certification) -> dict:
+    """The side-by-side run's report.json, read and checked against its schema once for every test of it."""
+    return seeded_readers.report
 
 
 def failed_cases(result: Certification, name: str) -> set[str]:
@@ -101,11 +120,11 @@ def failed_cases(result: Certification, name: str) -> set[str]:
 
 @pytest.mark.e2e
 @pytest.mark.parametrize("name", sorted(SEEDED))
-def test_seeded_bug_reader_fails_naming_its_rule(seeded_readers: Certification, name: str) -> None:
+def test_seeded_bug_reader_fails_naming_its_rule(seeded_readers: Certification, seeded_report: dict, name: str) -> None:
     rule, must_fail = SEEDED[name]
     failed = failed_cases(seeded_readers, name)
     assert must_fail <= failed, seeded_readers.stdout.str()
-    results = [r for r in seeded_readers.report["results"] if r["implementation"] == name]
+    results = [r for r in seeded_report["results"] if r["implementation"] == name]
     outcomes = Counter(r["outcome"] for r in results)
     assert outcomes["fail"] == len(failed) and outcomes["pass"] == SCORED - len(failed), outcomes
     messages = "\n".join(r["message"] for r in results if r["outcome"] == "fail")
@@ -133,17 +152,19 @@ def test_reader_fuzzing_end_to_end_finds_a_seeded_bug_and_its_case_replays(certi
     replay = certify(*READER, f"--implementation={bug}", f"--cases={folder}", "-k", written.stem, report_dir=None)
     replay.assert_outcomes(failed=1)
     assert "ASR-269: unresolved permissions" in replay.stdout.str()
-    reference = certify(*READER, f"--implementation={EXAMPLES / 'reference-reader'}", f"--cases={folder}", "-k",
-                        written.stem, report_dir=None)
-    reference.assert_outcomes(passed=1)
+    # The reference reader (in process: the package's reader, which examples/reference-reader runs) passes it.
+    found = [case for case in iter_cases(folder, role="reader") if case.id.endswith(f"/{written.stem}")]
+    assert len(found) == 1
+    assert judge_reads(found, reference_reader()) == {found[0].id: ("passed", "")}
 
 
 @pytest.mark.e2e
-def test_seeded_bug_reader_fails_through_the_persistent_protocol(seeded_readers: Certification) -> None:
+def test_seeded_bug_reader_fails_through_the_persistent_protocol(seeded_readers: Certification,
+                                                                 seeded_report: dict) -> None:
     """Read from the side-by-side run, which checks the protocol (--check-protocol)."""
     assert "--check-protocol" in seeded_readers.args
     assert SEEDED["dangling-as-completed"][1] <= failed_cases(seeded_readers, "dangling-as-completed")
-    messages = [r.get("message", "") for r in seeded_readers.report["results"]
+    messages = [r.get("message", "") for r in seeded_report["results"]
                 if r["implementation"] == "dangling-as-completed"]
     assert any("call r1: status: expected unknown (null), got \"completed\"" in m for m in messages)
     assert seeded_readers.ret == 1

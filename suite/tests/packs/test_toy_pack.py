@@ -10,9 +10,16 @@ import json
 
 import pytest
 from certifying import Certification, run_certification
-from toy_site import CONVERTERS, SAMPLES, toy_site
+from hypothesis import Phase, given, settings
+from toy_site import CONVERTERS, SAMPLES, TOY, toy_site
 
+from asr_conformance.harness.judging.fidelity import judge_fidelity, judge_mutation
+from asr_conformance.harness.judging.producer import output_problems
+from asr_conformance.packs.registry import Packs
 from asr_conformance.vocabulary.schemas import check_report
+
+#: The toy generator's features, one fuzz property each (examples/toy-pack/src/asr_toy_pack/generator.py).
+TOY_FEATURES = ("calls", "dangling", "exit-codes", "plain", "result-times")
 
 
 def certify(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, converter: str, *args: str,
@@ -31,8 +38,14 @@ def producer_verdict(report: dict) -> dict:
     return next(v for v in report["verdicts"] if v["role"] == "producer")
 
 
+#: Every producer test on the samples, and of the properties the one of tool calls: a converter that drops calls
+#: fails it as it fails the others, each shrinking to its own counterexample; the honest converter passes it (and
+#: every feature's transcripts in process, below).
+WITH_ONE_PROPERTY = ("-k", "not test_converts_generated_transcripts or calls")
+
+
 def test_the_honest_toy_converter_conforms_judged_by_the_toy_pack(pytester, monkeypatch) -> None:
-    result, report = certify(pytester, monkeypatch, "toy-to-asr")
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", *WITH_ONE_PROPERTY)
     text = result.stdout.str()
     assert result.ret == 0, text[-3000:]
     assert "verdict: CONFORMS (fidelity judged by toy-pack 0.1.0 (third-party))" in text
@@ -46,14 +59,62 @@ def test_the_honest_toy_converter_conforms_judged_by_the_toy_pack(pytester, monk
     assert "fidelity judged by toy-pack 0.1.0 (third-party) from asr-toy-pack" in summary
 
 
-@pytest.mark.parametrize("marks", ["not fuzz", "fuzz"])
-def test_a_converter_that_drops_every_second_call_fails_under_fidelity_and_fuzzing(pytester, monkeypatch,
-                                                                                  marks: str) -> None:
-    result, report = certify(pytester, monkeypatch, "toy-drops-every-second-call", "-m", marks)
+#: Transcripts per feature, as many as a property of the project's fixed profile draws.
+FAITHFUL_BUDGET = 8
+
+
+@pytest.mark.parametrize("feature", sorted(TOY_FEATURES))
+def test_the_honest_toy_converter_passes_every_generated_transcript_and_source_edit(monkeypatch, feature: str) -> None:
+    """What every fuzz property of the honest run asks, in process: the toy generator's transcripts of each feature
+    converted by the toy converter's own conversion, valid and faithful to the toy pack's witness, and following
+    each of its source edits."""
+    monkeypatch.syspath_prepend(str(TOY / "src"))
+    monkeypatch.syspath_prepend(str(CONVERTERS))
+    import asr_toy_pack
+    from asr_toy_pack.generator import FEATURES, transcripts
+    from toy_to_asr import Refused, convert
+
+    def stream_of(data: bytes) -> bytes | str:
+        try:
+            return b"".join(json.dumps(r, ensure_ascii=False, separators=(",", ":")).encode() + b"\n"
+                            for r in convert(data, None))
+        except Refused as why:
+            return f"refused: {why}"
+
+    assert set(TOY_FEATURES) == set(FEATURES)
+    pack = Packs.of(asr_toy_pack.PACK).for_format("toy-json")
+    assert pack is not None and pack.pack.edits
+    drawn: list[bytes] = []
+
+    @settings(max_examples=FAITHFUL_BUDGET, derandomize=True, database=None, deadline=None, phases=[Phase.generate])
+    @given(transcripts(feature))
+    def collect(transcript) -> None:
+        drawn.append(transcript.data())
+
+    collect()
+    assert len(drawn) == FAITHFUL_BUDGET
+    for data in drawn:
+        stream = stream_of(data)
+        assert isinstance(stream, bytes) and output_problems(stream) == [], (stream, data)
+        judged = judge_fidelity(data, stream, Packs.of(pack))
+        assert judged.not_checked is None and judged.findings == [], (judged, data)
+        assert judged.judge is not None and judged.judge.name == "toy-pack"
+        for edit in pack.pack.edits:
+            assert judge_mutation(edit, pack, data, stream, stream_of).findings == [], (edit.name, data)
+
+
+def test_a_converter_that_drops_every_second_call_fails_under_fidelity_and_fuzzing(pytester, monkeypatch) -> None:
+    """One run for both: its failures of the producer tests on the samples and of the fuzz property, each told
+    apart by kind."""
+    # Shrunk for 0.2 s: the failure's rule is read, not its size.
+    result, report = certify(pytester, monkeypatch, "toy-drops-every-second-call", *WITH_ONE_PROPERTY,
+                             "--asr-shrink-time=0.2")
     assert result.ret == 1 and "verdict: DOES NOT CONFORM (fidelity judged by toy-pack" in result.stdout.str()
     failed = [r for r in report["results"] if r["outcome"] == "fail"]
-    assert failed and all(r["kind"] == ("fuzz" if marks == "fuzz" else "producer") for r in failed)
-    assert any("ASR-157" in r["rules"] for r in failed)
+    assert {r["kind"] for r in failed} == {"producer", "fuzz"}, [r["id"] for r in failed]
+    for kind in ("producer", "fuzz"):
+        of_kind = [r for r in failed if r["kind"] == kind]
+        assert of_kind and any("ASR-157" in r["rules"] for r in of_kind), kind
 
 
 def test_a_kind_set_from_the_tool_name_fails_when_the_pack_says_the_agent_publishes_no_mapping(pytester,
@@ -64,16 +125,20 @@ def test_a_kind_set_from_the_tool_name_fails_when_the_pack_says_the_agent_publis
 
 
 def test_a_hollow_pack_fails_a_faithful_converter_instead_of_passing_it(pytester, monkeypatch) -> None:
-    result, report = certify(pytester, monkeypatch, "toy-to-asr", "-m", "not fuzz", pack="broken_toy_packs:HOLLOW")
+    # The fidelity tests only (of the input and its disguised copy): what the hollow judge decides.
+    result, report = certify(pytester, monkeypatch, "toy-to-asr", "-m", "not fuzz", "-k", "test_fidelity",
+                             pack="broken_toy_packs:HOLLOW")
     failed = [r for r in report["results"] if r["outcome"] == "fail" and "fidelity" in r["test"]]
     assert result.ret == 1 and failed, result.stdout.str()[-3000:]
     assert "ASR-250" in {rule for r in failed for rule in r["rules"]}
     assert "fidelity judged by hollow-toy-pack 0.1.0 (third-party)" in result.stdout.str()
 
 
-#: The producer tests that call the pack; with the fuzz property (``calls``) too for the hanging pack only: the
-#: fuzz path reads through the same guarded call, and a hang (its thread left running) is the case it must survive.
-JUDGED, JUDGED_AND_FUZZED = "fidelity or source_edit", "fidelity or source_edit or calls"
+#: The producer tests that call the pack; with a fuzz property too for the hanging pack only: the fuzz path reads
+#: through the same guarded call, and a hang (its thread left running) is the case it must survive. The property of
+#: plain chats: after the hang every example is turned away until Hypothesis gives up (some 900 draws), and a plain
+#: chat is the cheapest transcript to draw (half the run's CPU of the property of tool calls).
+JUDGED, JUDGED_AND_FUZZED = "fidelity or source_edit", "fidelity or source_edit or plain"
 
 
 @pytest.mark.parametrize(("pack", "said", "selection"), [
