@@ -30,6 +30,7 @@ from asr_conformance.harness.adapters.targets import (
     canonical_formats,
     expand_inputs,
 )
+from asr_conformance.harness.fuzzing import producers
 from asr_conformance.harness.fuzzing.producers import (
     GeneratedInput,
     ProducerFuzzSession,
@@ -142,6 +143,26 @@ def test_each_run_disguises_the_same_transcript_differently_and_a_seed_replays_i
 
     assert disguised(1) == disguised(1) != disguised(2)
     assert data not in (disguised(1), disguised(2), disguised(None))
+
+
+def test_a_transcript_run_again_is_disguised_once_and_the_same(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Hypothesis runs a transcript more than once (a failure replayed, shrinking): the session draws its copy
+    once, the copy a fresh session draws; a kept copy never stands for other bytes."""
+    data, other = sample("plain-chat.jsonl").data(), sample("fix-parser-test.jsonl").data()
+    fresh = ProducerFuzzSession(lambda _: Conversion(Outcome.REFUSED), tmp_path, tmp_path, [], settings(), 7, None)
+    expected = {data: fresh.disguised(data), other: fresh.disguised(other)}
+    drawn: list[bytes] = []
+    real = producers.disguise
+
+    def counted(source: bytes, seed: int, texts: bool = True) -> bytes:
+        drawn.append(source)
+        return real(source, seed, texts)
+
+    monkeypatch.setattr(producers, "disguise", counted)
+    session = ProducerFuzzSession(lambda _: Conversion(Outcome.REFUSED), tmp_path, tmp_path, [], settings(), 7, None)
+    copies = [session.disguised(data), session.disguised(other), session.disguised(data), session.disguised(other)]
+    assert copies == [expected[data], expected[other]] * 2
+    assert drawn == [data, other]
 
 
 def test_the_converter_sees_only_a_name_the_agent_would_write(tmp_path: Path) -> None:

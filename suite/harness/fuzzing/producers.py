@@ -58,6 +58,8 @@ from asr_conformance.vocabulary.untrusted import no_surrogates
 SNIFF_BYTES = 256 * 1024
 #: How many output problems a failure message lists.
 SHOWN = 12
+#: How many disguised copies a session keeps (a long session's copy is a MiB or more).
+DISGUISES_KEPT = 8
 
 
 @dataclass(frozen=True)
@@ -234,6 +236,9 @@ class ProducerFuzzSession(PropertyRunner):
         self.pack_error: str | None = None
         #: The packs' readings of the transcripts judged here: a transcript's facts serve its fidelity and its edit.
         self.readings = Readings()
+        #: The last disguised copies, by the key they were drawn from: Hypothesis runs one transcript several
+        #: times (a failure replayed, shrinking), and a copy is a function of the seed and the bytes alone.
+        self._disguised: dict[bytes, bytes] = {}
 
     def settings_for(self, generated: GeneratedInput) -> Callable[[Callable[..., None]], Callable[..., None]]:
         """The decorator of ``generated``'s property: the run's settings, with fewer examples for a long one."""
@@ -246,7 +251,13 @@ class ProducerFuzzSession(PropertyRunner):
         the run's seed and the bytes: Hypothesis's simplest examples are the same in every run, the copies sent
         are not, and ``--hypothesis-seed`` sends the same copies again."""
         key = hashlib.sha256(f"{self.seed or 0}:".encode() + hashlib.sha256(data).digest()).digest()
-        return disguise(data, int.from_bytes(key[:8], "big"))
+        copy = self._disguised.get(key)
+        if copy is None:
+            copy = disguise(data, int.from_bytes(key[:8], "big"))
+            if len(self._disguised) >= DISGUISES_KEPT:
+                del self._disguised[next(iter(self._disguised))]
+            self._disguised[key] = copy
+        return copy
 
     def _write(self, failure: dict[str, Any]) -> tuple[Path, str]:
         self.broken = list(failure["rules"])

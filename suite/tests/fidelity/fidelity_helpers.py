@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+from in_process import run_in_process
+
 ROOT = Path(__file__).resolve().parents[3]
 SAMPLES_DIR = ROOT / "examples" / "claude-code-converter" / "samples"
 SAMPLES = sorted(SAMPLES_DIR.rglob("*.jsonl"))
@@ -37,35 +39,6 @@ def run_converter(converter: Path, data: bytes) -> bytes:
             returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
     assert returncode == 0, f"{converter.name} exited {returncode}: {stderr.decode(errors='replace')}"
     return stdout
-
-
-def run_in_process(script: Path, source: Path) -> tuple[int, bytes, bytes]:
-    """``script source`` run as ``__main__`` in this process: its exit status, standard output and error.
-
-    For the seeded-bug producers that are the example's conversion (imported from the package) and a change
-    to its records (``cc-*`` and ``gemini-*``, through their wrappers), or that start the example and change
-    its output (``codex-*``: one interpreter a conversion instead of two): a process of their own would add
-    only an interpreter's start-up to each of some hundreds of conversions. Its folder is on the path while
-    it runs, as it is for the script."""
-    import contextlib
-    import io
-    import runpy
-
-    written, said = io.BytesIO(), io.BytesIO()
-    out, err = io.TextIOWrapper(written, encoding="utf-8"), io.TextIOWrapper(said, encoding="utf-8")
-    saved_argv, saved_path = sys.argv, sys.path[:]
-    sys.argv, sys.path[:0] = [str(script), str(source)], [str(script.parent)]
-    code: int = 0
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            runpy.run_path(str(script), run_name="__main__")
-    except SystemExit as exit_:
-        code = exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-    finally:
-        sys.argv, sys.path[:] = saved_argv, saved_path
-    out.flush()
-    err.flush()
-    return code, written.getvalue(), said.getvalue()
 
 
 def records_of(stream: bytes) -> list[dict]:

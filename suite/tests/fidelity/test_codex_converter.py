@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from fidelity_helpers import run_in_process
+from in_process import CODEX_CONVERTER, codex_example_run, run_seeded_codex
 
 from asr_conformance.fidelity.codex import WITNESS
 from asr_conformance.fidelity.codex_mutations import MUTATIONS
@@ -22,7 +22,7 @@ from asr_conformance.fidelity.facts import Finding
 from asr_conformance.reference.checks import validate_bytes
 
 ROOT = Path(__file__).resolve().parents[3]
-CONVERTER = ROOT / "examples" / "codex-converter" / "asr-from-codex"
+CONVERTER = CODEX_CONVERTER
 SAMPLES = sorted((ROOT / "examples" / "codex-converter" / "samples").glob("*.jsonl"))
 MISBEHAVING = ROOT / "examples" / "misbehaving"
 #: Samples whose calls hold non-JSON arguments (apply_patch text, an integer beyond ASR-032).
@@ -30,10 +30,15 @@ MISBEHAVING = ROOT / "examples" / "misbehaving"
 
 def run(command: Path, source: Path, **kwargs: object) -> subprocess.CompletedProcess[bytes]:
     """The converter on ``source``; a seeded-bug one (which runs the example and changes its records) in this
-    process, as its command line would run it, so that each conversion starts one interpreter, not two."""
+    process, as its command line would run it.  The example runs as a process once per distinct input
+    (``codex_example_run``: its answer is a function of the bytes), for itself and for every seeded bug
+    that starts it; a run with other arguments (a folder, an environment) starts a process of its own."""
     if command.parent == MISBEHAVING and not kwargs:
-        code, stdout, stderr = run_in_process(command, source)
+        code, stdout, stderr = run_seeded_codex(command, source)
         return subprocess.CompletedProcess([str(command), str(source)], code, stdout, stderr)
+    if command == CODEX_CONVERTER and not kwargs:
+        done = codex_example_run(source.read_bytes())
+        return subprocess.CompletedProcess([str(command), str(source)], done.returncode, done.stdout, done.stderr)
     return subprocess.run([sys.executable, str(command), str(source)], capture_output=True, timeout=60, **kwargs)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from sandbox_marks import contained
 from test_native_claude_code import CATCHES
 from test_native_codex import BUGS
 from test_native_gemini import BUGS as GEMINI_BUGS
@@ -59,10 +60,14 @@ def test_every_seeded_converter_is_fuzzed() -> None:
 def _session(name: str, tmp_path: Path, examples: int = 8, profile: str | None = None,
              seed: int | None = None) -> tuple[ProducerFuzzSession, ProducerRunner]:
     """A fuzz session of the seeded bug: ``examples`` derandomized examples, or a profile's settings (under
-    ``seed``, as a certification with ``--hypothesis-seed`` runs)."""
+    ``seed``, as a certification with ``--hypothesis-seed`` runs).
+
+    Each conversion is a one-shot process, as in a certification, outside the sandbox: this module is about
+    what fuzzing finds, not containment (``harness/`` proves the sandbox of a one-shot producer), and a
+    sandboxed start cost each of its some two hundred conversions about half as much again."""
     program = MISBEHAVING / name
     target = Target(key=name, name=name, version=None, command=(str(program),), protocol="oneshot", timeout=60.0,
-                    roles=("producer",))
+                    roles=("producer",), policy=contained(sandbox="none"))
     runner = ProducerRunner(target, tmp_path / "conversions")
     if profile is not None:
         ensure_profiles()

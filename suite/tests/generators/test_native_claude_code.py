@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from in_process import run_in_process
 
 from asr_conformance.fidelity.claude_code import WITNESS
 from asr_conformance.fidelity.compare import check_fidelity
@@ -88,14 +89,21 @@ def shown(transcript: NativeTranscript) -> str:
 
 @functools.cache
 def run(converter: Path, data: bytes) -> bytes | str:
-    """The stream a one-shot converter writes for these bytes, or why it wrote none."""
+    """The stream a one-shot converter writes for these bytes, or why it wrote none.  A seeded-bug one (the
+    example's conversion imported through ``_claude_code_wrapper`` and a change to its records) runs in this
+    process, as its command line would run it (``in_process.run_in_process``); the example's script runs as
+    a process of its own."""
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "session.jsonl"
         source.write_bytes(data)
-        done = subprocess.run([sys.executable, str(converter), str(source)], capture_output=True, timeout=60)
-    if done.returncode != 0:
-        return f"{converter.name} exited {done.returncode}: {done.stderr.decode(errors='replace')}"
-    return done.stdout
+        if converter.parent == MISBEHAVING:
+            returncode, stdout, stderr = run_in_process(converter, source)
+        else:
+            done = subprocess.run([sys.executable, str(converter), str(source)], capture_output=True, timeout=60)
+            returncode, stdout, stderr = done.returncode, done.stdout, done.stderr
+    if returncode != 0:
+        return f"{converter.name} exited {returncode}: {stderr.decode(errors='replace')}"
+    return stdout
 
 
 @functools.cache

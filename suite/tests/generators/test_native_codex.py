@@ -7,7 +7,8 @@ that pass every fidelity check and every source mutation. And they must be adver
 seeded-bug converter (examples/misbehaving/codex-*) is caught within a small derandomized budget.
 
 The example converter runs in process (it is one stdlib module with ``convert(bytes)``); the
-seeded-bug scripts wrap it in a subprocess, so their runs are cached by input bytes.
+seeded-bug scripts, which start it as a process and change its records, run in process too, and the
+process they start runs once per distinct rollout (``in_process.run_seeded_codex``).
 """
 
 from __future__ import annotations
@@ -17,8 +18,6 @@ import importlib.machinery
 import importlib.util
 import json
 import re
-import subprocess
-import sys
 import tempfile
 from collections import Counter
 from pathlib import Path
@@ -27,6 +26,7 @@ from types import ModuleType
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from in_process import run_seeded_codex
 
 from asr_conformance.fidelity.codex import WITNESS
 from asr_conformance.fidelity.facts import SourceFacts
@@ -87,13 +87,14 @@ def convert(data: bytes) -> bytes | str:
 
 @functools.cache
 def run_script(script: Path, data: bytes) -> bytes:
-    """A one-shot producer script's stream for these bytes (it must exit 0)."""
+    """A seeded-bug script's stream for these bytes (it must exit 0): the script in this process, the example
+    it starts as a process once per distinct rollout (``in_process.run_seeded_codex``)."""
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "rollout.jsonl"
         source.write_bytes(data)
-        done = subprocess.run([sys.executable, str(script), str(source)], capture_output=True, timeout=60)
-    assert done.returncode == 0, f"{script.name} exited {done.returncode}: {done.stderr.decode(errors='replace')}"
-    return done.stdout
+        code, stdout, stderr = run_seeded_codex(script, source)
+    assert code == 0, f"{script.name} exited {code}: {stderr.decode(errors='replace')}"
+    return stdout
 
 
 def payloads(data: bytes) -> list[dict]:

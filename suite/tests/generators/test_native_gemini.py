@@ -13,14 +13,13 @@ from __future__ import annotations
 import functools
 import json
 import re
-import subprocess
-import sys
 import tempfile
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from in_process import run_in_process
 
 from asr_conformance.fidelity.facts import SourceFacts
 from asr_conformance.fidelity.gemini import WITNESS
@@ -68,12 +67,15 @@ def convert(data: bytes) -> bytes | str:
 
 @functools.cache
 def run_script(script: Path, data: bytes) -> bytes:
+    """A seeded-bug script's stream for these bytes (it must exit 0), the script run in this process as its
+    command line would run it (``in_process.run_in_process``: the example's conversion imported through
+    ``_gemini_wrapper`` and a change to its records), as the fidelity tests run them."""
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder) / "session.jsonl"
         source.write_bytes(data)
-        done = subprocess.run([sys.executable, str(script), str(source)], capture_output=True, timeout=60)
-    assert done.returncode == 0, f"{script.name} exited {done.returncode}: {done.stderr.decode(errors='replace')}"
-    return done.stdout
+        code, stdout, stderr = run_in_process(script, source)
+    assert code == 0, f"{script.name} exited {code}: {stderr.decode(errors='replace')}"
+    return stdout
 
 
 def values(data: bytes) -> list[dict]:
