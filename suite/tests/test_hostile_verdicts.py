@@ -8,12 +8,14 @@ import json
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
 from certifying import Certification, Certify, shared_certification
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.integrity import snapshot
 from asr_conformance.vocabulary.schemas import check_report
 
@@ -176,12 +178,40 @@ def test_a_corpus_that_differs_from_the_shipped_one_makes_the_run_partial(certif
     assert differs in report_of(tmp_path)["options"]["partial_reasons"]
 
 
-@pytest.mark.parametrize("baseline", ["/dev/zero", "fifo", "deep.json"])
-def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(certify: Certify, tmp_path: Path, baseline: str) -> None:
+def _unreadable(folder: Path, baseline: str) -> Path:
+    """A baseline no run can read, as the command line names it (relative to the run's folder)."""
     if baseline == "fifo":
-        os.mkfifo(tmp_path / "fifo")
+        os.mkfifo(folder / "fifo")
     if baseline == "deep.json":
-        (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+        (folder / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    return Path(baseline)
+
+
+@pytest.mark.parametrize("baseline", ["/dev/zero", "fifo", "deep.json"])
+def test_an_unreadable_baseline_is_refused_naming_the_file(tmp_path: Path, baseline: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the plugin does with ``--baseline``, in process (in a thread: a fifo must not hang the test); the run
+    below shows the refusal ending a run as a usage error."""
+    monkeypatch.chdir(tmp_path)
+    path = _unreadable(tmp_path, baseline)
+    raised: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            load_baseline(path)
+        except BaseException as error:  # whatever it raises is judged below
+            raised.append(error)
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert raised, "loading the baseline neither ended nor was refused"
+    assert isinstance(raised[0], BaselineError), repr(raised[0])
+    assert str(raised[0]).startswith(f"{baseline}: the baseline report ")
+
+
+def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(certify: Certify, tmp_path: Path) -> None:
+    baseline = _unreadable(tmp_path, "deep.json")
     result = certify(f"--implementation={REFERENCE}", *SMALL, f"--baseline={baseline}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{baseline}: the baseline report *"])

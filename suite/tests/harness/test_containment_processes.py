@@ -182,8 +182,15 @@ def test_a_manifest_timeout_is_finite_and_capped(tmp_path: Path, value: str) -> 
 
 
 @pytest.mark.parametrize("value", ["inf", "nan", "-1", "1e9"])
-def test_asr_timeout_is_finite_and_capped(pytester: pytest.Pytester, value: str) -> None:
-    result = run_certification(f"--implementation={MISBEHAVING / 'hangs'}", f"--asr-timeout={value}",
+def test_asr_timeout_is_finite_and_capped(value: str) -> None:
+    """What the option's type checks, called in process on each value; the run below shows a refused value ending
+    the run as a usage error."""
+    with pytest.raises(policies.UsageError, match="--asr-timeout"):
+        policies.check_timeout(float(value), "--asr-timeout")
+
+
+def test_a_refused_asr_timeout_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    result = run_certification(f"--implementation={MISBEHAVING / 'hangs'}", "--asr-timeout=nan",
                                "-p", "no:cacheprovider", cwd=pytester.path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     assert "--asr-timeout" in result.stderr.str()
