@@ -113,8 +113,11 @@ def test_the_certification_profile_prints_and_uses_its_seed(certify: Certify, tm
     header = re.search(r"Hypothesis profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)",
                        result.stdout.str())
     assert header and result.ret == 0
-    assert _report(tmp_path)["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1)),
-                                               "fixed_examples": False}
+    report = _report(tmp_path)
+    assert report["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1)), "fixed_examples": False}
+    # Under xdist the property ran on a worker: with the seed the controller printed, or the replay would differ.
+    fuzzed = [r for r in report["results"] if r["kind"] == "fuzz"]
+    assert fuzzed and all(r["details"]["hypothesis_seed"] == int(header.group(1)) for r in fuzzed), fuzzed
 
 
 def _seed(result: Certification) -> int:
