@@ -12,7 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from certifying import Certification, Certify, shared_certification
+from certifying import Certification, Certify, run_certification, shared_certification
 
 from asr_conformance import CORPUS_DIR
 from asr_conformance.gate.baseline import BaselineError, load_baseline
@@ -96,13 +96,21 @@ def test_rewriting_the_corpus_during_the_run_makes_it_incomplete(certify: Certif
     assert report_of(tmp_path)["options"]["partial"] is True
 
 
-def test_a_manifest_name_cannot_forge_the_markdown_summary(certify: Certify, tmp_path: Path) -> None:
-    manifest = tmp_path / "acme.toml"
+@pytest.fixture(scope="module")
+def forged_name(tmp_path_factory: pytest.TempPathFactory) -> tuple[Certification, Path]:
+    """The reference validator under a manifest whose name forges a verdict table, on SMALL in the default sandbox,
+    nothing passed through or shown besides: read by the markdown test and by the closed box's."""
+    folder = tmp_path_factory.mktemp("forged-name")
+    manifest = folder / "acme.toml"
     text = (HOSTILE / "markdown-injection-name.toml").read_text(encoding="utf-8")
     manifest.write_text(text.replace("../reference-validator", str(ROOT / "examples" / "reference-validator")))
-    result = certify(f"--implementation={manifest}", *SMALL)
+    return run_certification(f"--implementation={manifest}", *SMALL, cwd=folder), folder
+
+
+def test_a_manifest_name_cannot_forge_the_markdown_summary(forged_name: tuple[Certification, Path]) -> None:
+    result, folder = forged_name
     assert result.ret == 0
-    markdown = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    markdown = (folder / "out" / "summary.md").read_text(encoding="utf-8")
     assert "<!--" not in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("|") and "conforms" in line]
     assert len(rows) == 1 and rows[0].count(" | ") == 10  # the suite's one row, its cells intact
@@ -357,12 +365,13 @@ def test_a_passed_secret_reaches_no_report_and_the_widening_is_named_everywhere(
     assert result.outlines[verdict + 1] == note
 
 
-def test_a_closed_box_names_no_widening(certify: Certify, tmp_path: Path) -> None:
-    result = certify(f"--implementation={REFERENCE}", *SMALL)
+def test_a_closed_box_names_no_widening(forged_name: tuple[Certification, Path]) -> None:
+    """The control of the test above: a run that passes nothing through and shows nothing more names no widening."""
+    result, folder = forged_name
     assert result.ret == 0, result.text[-2000:]
-    report = report_of(tmp_path)
+    report = report_of(folder)
     assert report["options"]["widened"] == [] and report["options"]["pass_env"] == []
-    assert "widened" not in result.text and "widened" not in (tmp_path / "out" / "summary.md").read_text()
+    assert "widened" not in result.text and "widened" not in (folder / "out" / "summary.md").read_text()
 
 
 def test_an_interpreter_named_through_the_root_does_not_conform(certify: Certify, tmp_path: Path) -> None:
