@@ -60,6 +60,16 @@ def pytest_configure(config: pytest.Config) -> None:
         "--campaigns")
     if not config.getoption("hypothesis_profile", None):
         settings.load_profile("asr-fixed")
+    # The conformance suite's own marks (its roles and kinds, a rule's ID), as a certification run registers them:
+    # tests that call a conformance test's body in process (miniatures.py) import its module.
+    from asr_conformance.plugin.hooks import MARKERS
+    from asr_conformance.vocabulary.rules import load_catalog
+
+    for name, description in MARKERS.items():
+        if name not in ("fuzz", "e2e", "campaign"):
+            config.addinivalue_line("markers", f"{name}: {description}")
+    for rule in load_catalog().values():
+        config.addinivalue_line("markers", f"{rule.id}: {rule.summary}")
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:
@@ -127,6 +137,24 @@ def reference_whole_run(tmp_path_factory: pytest.TempPathFactory) -> Certificati
     workers: one run per test session, read by every test that asks what a whole run of the reference says
     (test_hostile_verdicts.py: complete and conforming; test_fuzz_harness.py: every fuzz property passes)."""
     return shared_certification(tmp_path_factory, "reference-whole-xdist", f"--implementation={REFERENCE}", "-n", "2")
+
+
+#: accept-all fails the ASR-289 mutation property on its first example: the quickest failing fuzz run there is.
+ACCEPT_ALL = Path(__file__).resolve().parents[2] / "examples" / "misbehaving" / "accept-all"
+#: Where that run writes its report: a folder of the vendor's choosing, a space in its name.
+FOUND_REPORTS = "my reports"
+
+
+@pytest.fixture(scope="session")
+def accept_all_found(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """One failing fuzz run for the session, read by every test of what a failing property leaves behind
+    (test_first_run.py: the shrink budget's report, counterexamples under the chosen report folder and their replay
+    from anywhere; test_fuzz_harness.py: the counterexample file shrunk, the profile the variable names): accept-all
+    on the ASR-289 property, under the fixed profile named by ``ASR_HYPOTHESIS_PROFILE``, a shrink budget neither of
+    whose limits a busy machine reaches, and its report in ``FOUND_REPORTS``."""
+    return shared_certification(tmp_path_factory, "accept-all-found", f"--implementation={ACCEPT_ALL}", "-m", "fuzz",
+                                "-k", "ASR-289", "--asr-shrink-steps=500", "--asr-shrink-time=3600",
+                                f"--report-dir={FOUND_REPORTS}", env={"ASR_HYPOTHESIS_PROFILE": "asr-fixed"})
 
 
 # -- the implementations that read only the start of a stream (test_hostile_truncation.py, test_scale_cases.py)

@@ -2,7 +2,11 @@
 (``harness/adapters/roles.py``) and each producer is the runner the producer tests take, without starting a
 process, so that what a judge decides about an implementation's answers is tested on every corpus case (every
 test of an input) in milliseconds.  A certification run of the matching program under ``examples/``
-proves the wiring (process, protocol, report) on a slice; these prove the judging on the whole corpus."""
+proves the wiring (process, protocol, report) on a slice; these prove the judging on the whole corpus.
+
+``fuzz_session`` and ``fuzz_failure`` do the same for fuzzing: a validator fuzz test of the conformance suite
+(``conformance/test_validator_fuzz.py``) called in process with the session its ``asr_fuzz`` fixture would give,
+so that shrinking, budgets and what a property fails on are tested without a pytest start-up."""
 
 from __future__ import annotations
 
@@ -14,8 +18,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import settings
 
 from asr_conformance.harness.adapters.answers import Conversion, Outcome, ReadAnswer, Verdict
+from asr_conformance.harness.adapters.roles import ValidatorAdapter
+from asr_conformance.harness.fuzzing.profiles import ShrinkBudget, ValidatorFuzzSession
 from asr_conformance.harness.judging.producer import (
     INDEPENDENCE,
     ProducerRunner,
@@ -222,3 +229,30 @@ def _outcome(check: Callable[[], None]) -> tuple[str, str]:
     except pytest.skip.Exception as skip:
         return "skipped", str(skip)
     return "passed", ""
+
+
+# --- fuzzing ------------------------------------------------------------------------------
+
+
+def fuzz_session(adapter: ValidatorAdapter, folder: Path, hypothesis_settings: settings,
+                 budget: ShrinkBudget | None = None, seed: int | None = None,
+                 replay: tuple[str, ...] = ("--implementation=miniature",)) -> tuple[ValidatorFuzzSession, dict[str, object]]:
+    """The session the plugin's ``asr_fuzz`` fixture builds (rules named beside each mutator's own included), and the
+    facts it records for the report (``asr_shrink_steps``...), which the fixture would hand to the test's record."""
+    from asr_conformance.generators.registry import ALSO_NAMED
+
+    facts: dict[str, object] = {}
+    folder.mkdir(parents=True, exist_ok=True)
+    session = ValidatorFuzzSession(adapter, folder, folder / "counterexamples", list(replay), hypothesis_settings, seed,
+                                   {rule: set(companions) for rule, companions in ALSO_NAMED.items()}, budget,
+                                   record=facts.__setitem__)
+    return session, facts
+
+
+def fuzz_failure(test: Callable[..., None], session: ValidatorFuzzSession, *args: str) -> str | None:
+    """Call a fuzz test's own body with ``session`` (and its parameter); its failure message, None when it passed."""
+    try:
+        test(session, *args)
+    except pytest.fail.Exception as failure:
+        return str(failure)
+    return None

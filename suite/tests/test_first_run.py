@@ -9,16 +9,17 @@ from __future__ import annotations
 import json
 import re
 import shlex
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
-from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, Certify
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, Certify, run_certification, shared_certification
+from hypothesis import settings
+from miniatures import accept_all, fuzz_failure, fuzz_session, reject_all
 
+from asr_conformance.conformance import test_validator_fuzz as validator_fuzz
 from asr_conformance.gate.results import Result
 from asr_conformance.harness.adapters.answers import Outcome, Verdict
-from asr_conformance.harness.fuzzing.profiles import ShrinkBudget, ValidatorFuzzSession
+from asr_conformance.harness.fuzzing.profiles import ShrinkBudget, ValidatorFuzzSession, ensure_profiles
 from asr_conformance.reports.document import rule_matrix
 from asr_conformance.vocabulary.rules import load_catalog
 
@@ -49,30 +50,37 @@ def result_of(report: dict, test: str) -> dict:
 # -- the shrink budget -------------------------------------------------------------------
 
 
-def test_a_spent_shrink_budget_reports_the_smallest_example_so_far(certify: Certify, tmp_path: Path) -> None:
-    """reject-all fails the adversarial property; three shrink steps are not enough to finish shrinking it.
-    The time budget is generous, so that the steps, not a busy machine's clock, end the shrinking."""
-    result = run(certify, f"--implementation={MISBEHAVING / 'reject-all'}", "-m", "fuzz", "-k", "adversarial",
-                 "--asr-shrink-steps=3", "--asr-shrink-time=3600")
-    assert result.ret == 1
-    output = result.stdout.str()
-    assert "shrinking stopped at its budget (3 steps" in output
-    assert "this is the smallest failing example found so far" in output
-    report = report_of(tmp_path / "reports" / "out")
-    assert report["options"]["shrink"] == {"seconds": 3600.0, "steps": 3}
-    failed = result_of(report, "validator/test_accepts_adversarial_valid_streams")
-    assert failed["details"]["shrink_stopped_by"] == "steps"
-    assert failed["details"]["shrink_steps"] == 3  # no call to the implementation past the budget
-    assert re.search(r"counterexample \(shrunk\): \S+\.jsonl", output)
+def fixed() -> settings:
+    """The fixed-example profile the project's certification runs use (``ASR_HYPOTHESIS_PROFILE``)."""
+    ensure_profiles()
+    return settings.get_profile("asr-fixed")
 
 
-def test_a_generous_budget_lets_shrinking_finish(certify: Certify, tmp_path: Path) -> None:
-    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--asr-shrink-steps=500",
-                 "--asr-shrink-time=3600")  # ended by neither budget, however busy the machine
+def test_a_spent_shrink_budget_reports_the_smallest_example_so_far(tmp_path: Path) -> None:
+    """reject-all (in process) fails the adversarial property; three shrink steps are not enough to finish shrinking
+    it.  The time budget is generous, so that the steps, not a busy machine's clock, end the shrinking.  That the
+    figures recorded here reach the report, and the budget's options too, is read from a whole run below."""
+    session, facts = fuzz_session(reject_all(), tmp_path, fixed(), ShrinkBudget(seconds=3600, steps=3))
+    failure = fuzz_failure(validator_fuzz.test_accepts_adversarial_valid_streams, session)
+    assert failure is not None
+    assert "shrinking stopped at its budget (3 steps" in failure
+    assert "this is the smallest failing example found so far" in failure
+    assert facts["asr_shrink_stopped_by"] == "steps"
+    assert facts["asr_shrink_steps"] == 3  # no call to the implementation past the budget
+    assert re.search(r"counterexample \(shrunk\): \S+\.jsonl", failure)
+
+
+def test_a_generous_budget_lets_shrinking_finish(accept_all_found: Certification) -> None:
+    """Read from the session's failing accept-all run (conftest.py): 500 steps and an hour, ended by neither budget,
+    however busy the machine; the budget is in the report's options, the shrinking in the failure's details."""
+    result = accept_all_found
     assert result.ret == 1
     assert re.search(r"shrunk in \d+ step\(s\)", result.stdout.str())
-    failed = result_of(report_of(tmp_path / "reports" / "out"), "validator/test_rejects_mutated_streams[ASR-289]")
+    report = result.report
+    assert report["options"]["shrink"] == {"seconds": 3600.0, "steps": 500}
+    failed = result_of(report, "validator/test_rejects_mutated_streams[ASR-289]")
     assert failed["details"]["shrink_stopped_by"] == "finished"
+    assert 0 < failed["details"]["shrink_steps"] < 500
 
 
 @pytest.mark.e2e
@@ -142,25 +150,25 @@ def test_invalid_utf8_must_be_rejected_and_says_why(tmp_path: Path) -> None:
         b'{"type":"session","seq":0,"id":"h\xff"}\n', "damaged", "bad bytes", kind="invalid-utf8")
 
 
-def test_accept_all_fails_only_the_damage_a_standard_settles(certify: Certify, tmp_path: Path) -> None:
-    # One process: no xdist needed; one shrink step: the outcomes are read, not the examples' size.
-    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "damaged", "--asr-shrink-steps=1")
-    outcomes = {r["id"]: r["outcome"] for r in report_of(tmp_path / "reports" / "out")["results"]}
+def test_accept_all_fails_only_the_damage_a_standard_settles(tmp_path: Path) -> None:
+    """accept-all in process on every damaged-bytes property; one shrink step: the outcomes are read, not the
+    examples' size."""
     from asr_conformance.generators.damage import DAMAGES, SETTLED_DAMAGE
 
-    assert result.ret == 1
     assert DAMAGES, "no damage kinds: the loop below would check nothing"
     for kind in DAMAGES:
-        expected = "fail" if kind in SETTLED_DAMAGE else "pass"
-        assert outcomes[f"validator/test_survives_damaged_bytes[{kind}]"] == expected, kind
+        session, _ = fuzz_session(accept_all(), tmp_path / kind, fixed(), ShrinkBudget(steps=1))
+        failure = fuzz_failure(validator_fuzz.test_survives_damaged_bytes, session, kind)
+        assert (failure is not None) is (kind in SETTLED_DAMAGE), (kind, failure)
 
 
 # -- the terminal: progress and the seed --------------------------------------------------------
 
 
 def test_progress_lines_show_with_q_under_xdist(certify: Certify, tmp_path: Path) -> None:
+    # One shrink step: the lines are read, not the failing example's size.
     result = run(certify, f"--implementation={ACCEPT_ALL}", "-q", "-n", "2", "--asr-progress=0.001",
-                 "-k", "ASR-164")
+                 "-k", "ASR-164", "--asr-shrink-steps=1")
     lines = [line for line in result.stdout.lines if line.startswith("asr-conformance progress")]
     assert lines, result.stdout.str()[-2000:]
     last = re.search(r"validator (\d+)/(\d+) done, (\d+) failing, phase: (\S+)", lines[-1])
@@ -168,9 +176,16 @@ def test_progress_lines_show_with_q_under_xdist(certify: Certify, tmp_path: Path
     assert any(re.search(r"phase: .*(corpus|fuzz)", line) for line in lines)
 
 
-def test_no_progress_lines_when_switched_off(certify: Certify, tmp_path: Path) -> None:
-    result = run(certify, f"--implementation={ACCEPT_ALL}", "-q", "--asr-progress=0", "-m", "corpus", "-k", "ASR-164")
-    assert "asr-conformance progress" not in result.stdout.str()
+@pytest.fixture(scope="module")
+def quiet_fixed(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """accept-all on the corpus cases of ASR-164, quiet, progress switched off, under the fixed profile."""
+    return shared_certification(tmp_path_factory, "first-run-quiet-fixed", f"--implementation={ACCEPT_ALL}", "-q",
+                                "--asr-progress=0", "-m", "corpus", "-k", "ASR-164", "--hypothesis-profile=asr-fixed",
+                                report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+
+
+def test_no_progress_lines_when_switched_off(quiet_fixed: Certification) -> None:
+    assert "asr-conformance progress" not in quiet_fixed.stdout.str()
 
 
 def test_the_seed_is_in_the_quiet_summary(certify: Certify, tmp_path: Path) -> None:
@@ -184,43 +199,40 @@ def test_the_seed_is_in_the_quiet_summary(certify: Certify, tmp_path: Path) -> N
     assert report_of(tmp_path / "reports" / "out")["hypothesis"]["seed"] == int(found.group(1))
 
 
-def test_a_derandomized_run_says_it_has_no_seed(certify: Certify, tmp_path: Path) -> None:
-    result = run(certify, f"--implementation={ACCEPT_ALL}", "-q", "-m", "corpus", "-k", "ASR-164",
-                 "--hypothesis-profile=asr-fixed")
+def test_a_derandomized_run_says_it_has_no_seed(quiet_fixed: Certification) -> None:
+    result = quiet_fixed
     assert "hypothesis: profile asr-fixed" in result.stdout.str()
-    # (the test's folder is named after this test, so lines naming it are left out)
-    shown = "\n".join(line for line in result.stdout.lines if str(tmp_path) not in line)
+    # (the run's folder is named after the run, so lines naming it are left out)
+    shown = "\n".join(line for line in result.stdout.lines if str(result.folder) not in line)
     assert "seed" not in shown
 
 
 # -- a report folder that stands alone ------------------------------------------------------
 
 
-def test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere(certify: Certify, tmp_path: Path) -> None:
-    reports = tmp_path / "my reports"
-    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", f"--report-dir={reports}")
+def test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere(accept_all_found: Certification,
+                                                                             tmp_path: Path) -> None:
+    """Read from the session's failing accept-all run (conftest.py), whose report folder is ``my reports``; the
+    replay command it prints is run from another folder. (That ``--counterexamples`` moves them is
+    test_fuzz_harness.py's.)"""
+    result = accept_all_found
+    reports = result.report_dir
+    assert reports is not None and reports.name == "my reports"
     match = re.search(r"counterexample \(shrunk\): (.+\.jsonl)\nreplay: (.+)", result.stdout.str())
     assert match, result.stdout.str()[-3000:]
     stream = Path(match.group(1))
     assert stream.is_absolute() and reports / "counterexamples" in stream.parents
-    assert not (tmp_path / "reports").exists()
+    assert not (result.folder / "reports").exists()
     listed = report_of(reports)["counterexamples"]
     assert [(c["path"], c["replay"]) for c in listed] == [(match.group(1), match.group(2).strip())]
     elsewhere = folder(tmp_path / "elsewhere")
     words = shlex.split(match.group(2))
     assert words[0] == "pytest"
-    done = subprocess.run([sys.executable, "-m", "pytest", *words[1:]], cwd=elsewhere, capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 1, done.stdout[-2000:]
-    assert "1 failed" in done.stdout and "accepted an invalid stream; it breaks ASR-289" in done.stdout
+    done = run_certification(*words[1:], cwd=elsewhere, timeout=300)
+    assert done.ret == 1, done.stdout.str()[-2000:]
+    done.assert_outcomes(failed=1)
+    assert "accepted an invalid stream; it breaks ASR-289" in done.stdout.str()
     assert not list(elsewhere.rglob("report.json")), "a replay writes no report"
-
-
-def test_counterexamples_option_overrides_the_folder(certify: Certify, tmp_path: Path) -> None:
-    result = run(certify, f"--implementation={ACCEPT_ALL}", "-m", "fuzz", "-k", "ASR-289", "--counterexamples=found")
-    assert result.ret == 1
-    assert list((tmp_path / "found" / "validator").rglob("*.jsonl"))
-    assert not (tmp_path / "reports" / "out" / "counterexamples").exists()
 
 
 def test_stale_badges_of_roles_that_did_not_run_are_removed(certify: Certify, tmp_path: Path) -> None:
@@ -250,12 +262,20 @@ def test_a_reader_rule_is_not_run_in_a_validator_run() -> None:
     assert read["ASR-269"]["status"] == "pass"
 
 
-def test_the_html_page_says_not_run(certify: Certify, tmp_path: Path) -> None:
-    run(certify, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-269")
-    report = report_of(tmp_path / "reports" / "out")
+@pytest.fixture(scope="module")
+def oneshot_manifest(tmp_path_factory: pytest.TempPathFactory) -> Certification:
+    """The one-shot reference's manifest (a validator) asked for a reader rule's cases: none of them runs."""
+    return shared_certification(tmp_path_factory, "first-run-oneshot-manifest",
+                                f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k",
+                                "ASR-269", report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+
+
+def test_the_html_page_says_not_run(oneshot_manifest: Certification) -> None:
+    out = oneshot_manifest.folder / "reports" / "out"
+    report = report_of(out)
     row = next(r for r in report["rules"] if r["id"] == "ASR-269")
     assert next(iter(row["cells"].values()))["status"] == "not-run"
-    assert "not run" in (tmp_path / "reports" / "out" / "report.html").read_text()
+    assert "not run" in (out / "report.html").read_text()
 
 
 def test_without_a_manifest_the_handshake_names_the_implementation(certify: Certify, tmp_path: Path) -> None:
@@ -270,12 +290,13 @@ def test_without_a_manifest_the_handshake_names_the_implementation(certify: Cert
     assert report["options"]["persistent"] is True
 
 
-def test_a_manifest_keeps_its_name_and_sets_the_protocol_option(certify: Certify, tmp_path: Path) -> None:
+def test_a_manifest_keeps_its_name_and_sets_the_protocol_option(certify: Certify, tmp_path: Path,
+                                                               oneshot_manifest: Certification) -> None:
     result = run(certify, f"--implementation={EXAMPLES / 'reference.toml'}", "--role=validator",
                  "-m", "corpus", "-k", "ASR-164")
     assert result.ret == 0, result.stdout.str()[-2000:]
     report = report_of(tmp_path / "reports" / "out")
     assert report["options"]["persistent"] is True
     assert report["implementations"][0]["name"] == "asr-conformance-reference"
-    run(certify, f"--implementation={EXAMPLES / 'reference-oneshot.toml'}", "-m", "corpus", "-k", "ASR-164")
-    assert report_of(tmp_path / "reports" / "out")["options"]["persistent"] is False
+    # A one-shot manifest's run (the selection is no matter: the manifest sets the protocol)
+    assert report_of(oneshot_manifest.folder / "reports" / "out")["options"]["persistent"] is False

@@ -1,28 +1,23 @@
-"""The fuzz harness finds seeded bugs on its own (corpus switched off with
--m fuzz), writes shrunk counterexamples that replay, and honours the profiles."""
+"""The fuzz harness finds seeded bugs on its own (the fuzz tests' own bodies, called in process with each seeded-bug
+validator), writes shrunk counterexamples that replay, and honours the profiles (whole runs: the profile's seed
+printed and replayed, the counterexample file written, the certification profile's seed)."""
 
 from __future__ import annotations
 
 import re
-import shlex
 from pathlib import Path
 
 import pytest
-from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, Certify
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, Certification, Certify, shared_certification
+from hypothesis import Phase, settings
+from miniatures import fuzz_failure, fuzz_session
+
+from asr_conformance.conformance import test_validator_fuzz as validator_fuzz
+from asr_conformance.harness.adapters.persistent import PersistentImplementation
+from asr_conformance.harness.fuzzing.profiles import ensure_profiles
 
 ROOT = Path(__file__).resolve().parents[2]
 MISBEHAVING = ROOT / "examples" / "misbehaving"
-
-
-QUICK_CATCH = """
-from hypothesis import Phase, settings
-from asr_conformance.harness.fuzzing.profiles import register_profiles
-
-register_profiles()
-# Whether the fuzz harness catches a bug, not how small the counterexample gets: no shrinking.
-settings.register_profile("quick-catch", settings.get_profile("asr-fast"),
-                          phases=[Phase.explicit, Phase.reuse, Phase.generate])
-"""
 
 
 #: The fuzz part of the conformance suite alone (the corpus switched off).
@@ -35,15 +30,26 @@ def _report(folder: Path) -> dict:
     return json.loads((folder / "reports" / "out" / "report.json").read_text())
 
 
-def fuzz_quickly(certify: Certify, folder: Path, implementation: Path, *args: str) -> Certification:
-    (folder / "conftest.py").write_text(QUICK_CATCH)
-    return certify(f"--implementation={implementation}", *FUZZ, "--hypothesis-profile=quick-catch", *args, cwd=folder,
-                   report_dir=PLUGIN_DEFAULT_REPORT_DIR)
-
-
 def fuzz(certify: Certify, folder: Path, implementation: Path, *args: str) -> Certification:
     """The fuzz part, in ``folder``, with the plugin's default report folder (reports/out)."""
     return certify(f"--implementation={implementation}", *FUZZ, *args, cwd=folder, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+
+
+def quick_catch() -> settings:
+    """Whether the fuzz harness catches a bug, not how small the counterexample gets: ``asr-fast`` (a fresh seed,
+    eight examples) without shrinking."""
+    ensure_profiles()
+    return settings(settings.get_profile("asr-fast"), phases=[Phase.explicit, Phase.reuse, Phase.generate])
+
+
+#: What ``-m fuzz -k SELECTION`` runs of a validator: the fuzz tests' own bodies and their parameters.
+SELECTIONS = {
+    "ASR-260": [(validator_fuzz.test_rejects_mutated_streams, "ASR-260")],
+    "ASR-164": [(validator_fuzz.test_rejects_mutated_streams, "ASR-164")],
+    "ASR-182": [(validator_fuzz.test_rejects_mutated_streams, "ASR-182")],
+    "adversarial": [(validator_fuzz.test_accepts_adversarial_valid_streams, None)],
+    "damaged and utf8": [(validator_fuzz.test_survives_damaged_bytes, "invalid-utf8")],
+}
 
 
 @pytest.mark.parametrize(
@@ -58,12 +64,21 @@ def fuzz(certify: Certify, folder: Path, implementation: Path, *args: str) -> Ce
         ("crashes-on-bad-bytes", "damaged and utf8", "no verdict on a valid stream with invalid-utf8 damage"),
     ],
 )
-def test_fuzzing_alone_catches_seeded_bugs(certify: Certify, tmp_path: Path, validator: str, selection: str,
-                                           expected: str) -> None:
-    result = fuzz_quickly(certify, tmp_path, MISBEHAVING / validator, "--persistent", "-k", selection)
-    assert result.ret == 1
-    assert expected in result.stdout.str()
-    result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])
+def test_fuzzing_alone_catches_seeded_bugs(tmp_path: Path, validator: str, selection: str, expected: str) -> None:
+    """The seeded-bug program over the persistent protocol, asked by the fuzz tests a ``-m fuzz -k SELECTION`` run
+    holds: a property fails, saying what the bug got wrong (a failing fuzz test making the verdict DOES NOT CONFORM
+    is shown by the certification runs of accept-all below)."""
+    adapter = PersistentImplementation([str(MISBEHAVING / validator)], timeout=60)
+    failures = []
+    try:
+        for test, parameter in SELECTIONS[selection]:
+            session, _ = fuzz_session(adapter, tmp_path / test.__name__, quick_catch(),
+                                      replay=(f"--implementation={MISBEHAVING / validator}", "--persistent"))
+            failures.append(fuzz_failure(test, session, *filter(None, [parameter])))
+    finally:
+        adapter.close()
+    assert failures and any(failures), f"{validator}: no fuzz test failed"
+    assert any(expected in failure for failure in failures if failure), failures
 
 
 @pytest.mark.e2e
@@ -77,19 +92,19 @@ def test_the_reference_passes_the_fuzz_properties(reference_whole_run: Certifica
     assert results and all(r["outcome"] == "pass" for r in results)
 
 
-def test_a_counterexample_is_written_shrunk_and_replays(certify: Certify, tmp_path: Path) -> None:
-    result = fuzz(certify, tmp_path, MISBEHAVING / "accept-all", "-k", "ASR-289")
-    match = re.search(r"counterexample \(shrunk\): (\S+)\nreplay: (.+)", result.stdout.str())
+def test_a_counterexample_is_written_shrunk(accept_all_found: Certification) -> None:
+    """Read from the session's failing accept-all run (conftest.py); its replay, from another folder, is
+    test_first_run.py's ``test_counterexamples_go_under_the_report_folder_and_replay_from_anywhere``."""
+    result = accept_all_found
+    match = re.search(r"counterexample \(shrunk\): (.+\.jsonl)\nreplay: (.+)", result.stdout.str())
     assert match, result.stdout.str()[-3000:]
-    stream = tmp_path / match.group(1)
+    stream = result.folder / match.group(1)
     assert stream.is_file() and stream.with_suffix(".toml").is_file()
     assert 'verdict = "invalid"' in stream.with_suffix(".toml").read_text()
     assert len(stream.read_bytes().splitlines()) <= 3, "shrinking should leave a small stream"
-    listed = _report(tmp_path)["counterexamples"]
+    listed = result.report["counterexamples"]
     assert [(c["path"], c["replay"]) for c in listed] == [(match.group(1), match.group(2).strip())]
-    replay = certify(*shlex.split(match.group(2))[1:], cwd=tmp_path, report_dir=PLUGIN_DEFAULT_REPORT_DIR)
-    replay.assert_outcomes(failed=1)
-    assert "accepted an invalid stream; it breaks ASR-289" in replay.stdout.str()
+    result.stdout.fnmatch_lines(["*verdict: DOES NOT CONFORM*"])
 
 
 def test_the_certification_profile_prints_and_uses_its_seed(certify: Certify, tmp_path: Path) -> None:
@@ -98,8 +113,11 @@ def test_the_certification_profile_prints_and_uses_its_seed(certify: Certify, tm
     header = re.search(r"Hypothesis profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)",
                        result.stdout.str())
     assert header and result.ret == 0
-    assert _report(tmp_path)["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1)),
-                                               "fixed_examples": False}
+    report = _report(tmp_path)
+    assert report["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1)), "fixed_examples": False}
+    # Under xdist the property ran on a worker: with the seed the controller printed, or the replay would differ.
+    fuzzed = [r for r in report["results"] if r["kind"] == "fuzz"]
+    assert fuzzed and all(r["details"]["hypothesis_seed"] == int(header.group(1)) for r in fuzzed), fuzzed
 
 
 def _seed(result: Certification) -> int:
@@ -125,6 +143,12 @@ def test_the_default_profile_draws_a_fresh_seed_even_under_ci(certify: Certify, 
     assert _seed(replay) == _seed(first)
 
 
+def test_the_profile_variable_chooses_the_profile(accept_all_found: Certification) -> None:
+    """The session's failing accept-all run names no profile on its command line; ASR_HYPOTHESIS_PROFILE does."""
+    assert "Hypothesis profile asr-fixed" in accept_all_found.stdout.str()
+    assert accept_all_found.report["hypothesis"]["profile"] == "asr-fixed"
+
+
 def test_the_fixed_profile_is_a_regression_gate_without_badges(certify: Certify, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.delenv("ASR_HYPOTHESIS_PROFILE", raising=False)
     result = fuzz(certify, tmp_path, ROOT / "examples" / "reference.toml", "-k", "ASR-162", "--hypothesis-profile=asr-fixed")
@@ -134,18 +158,31 @@ def test_the_fixed_profile_is_a_regression_gate_without_badges(certify: Certify,
         in result.stdout.str()
     assert _report(tmp_path)["hypothesis"]["fixed_examples"] is True
     assert not list((tmp_path / "reports" / "out").glob("badge-*.json"))
-    monkeypatch.setenv("ASR_HYPOTHESIS_PROFILE", "asr-fixed")
-    assert "Hypothesis profile asr-fixed" in fuzz(certify, tmp_path, ROOT / "examples" / "reference.toml", "-k",
-                                                   "ASR-162").stdout.str()
     monkeypatch.setenv("ASR_HYPOTHESIS_PROFILE", "no-such-profile")
     wrong = fuzz(certify, tmp_path, ROOT / "examples" / "reference.toml", "-k", "ASR-162")
     assert wrong.ret == pytest.ExitCode.USAGE_ERROR
     assert "ASR_HYPOTHESIS_PROFILE=no-such-profile: no such Hypothesis profile" in wrong.stderr.str()
 
 
-def test_the_deep_profile_keeps_an_example_database(certify: Certify, tmp_path: Path, monkeypatch) -> None:
-    database = tmp_path / "shared-db"
-    monkeypatch.setenv("ASR_HYPOTHESIS_DB", str(database))
-    result = fuzz(certify, tmp_path, MISBEHAVING / "accept-all", "--hypothesis-profile=asr-deep", "-k", "ASR-289")
+@pytest.fixture(scope="module")
+def deep_elsewhere(tmp_path_factory: pytest.TempPathFactory) -> tuple[Certification, Path]:
+    """accept-all under ``asr-deep`` with its example database in a folder of its own (``ASR_HYPOTHESIS_DB``) and
+    its counterexamples in another (``--counterexamples``): one failing run, each test reading what it is about.
+    Both folders are named relative to the run's folder, where every xdist worker finds them."""
+    run = shared_certification(tmp_path_factory, "accept-all-deep", f"--implementation={MISBEHAVING / 'accept-all'}",
+                               *FUZZ, "--hypothesis-profile=asr-deep", "-k", "ASR-289", "--counterexamples=found",
+                               report_dir=PLUGIN_DEFAULT_REPORT_DIR, env={"ASR_HYPOTHESIS_DB": "shared-db"})
+    return run, run.folder / "shared-db"
+
+
+def test_the_deep_profile_keeps_an_example_database(deep_elsewhere: tuple[Certification, Path]) -> None:
+    result, database = deep_elsewhere
     assert result.ret == 1
     assert database.is_dir() and any(database.rglob("*"))
+
+
+def test_counterexamples_option_overrides_the_folder(deep_elsewhere: tuple[Certification, Path]) -> None:
+    result, _ = deep_elsewhere
+    assert result.ret == 1
+    assert list((result.folder / "found" / "validator").rglob("*.jsonl"))
+    assert not (result.folder / "reports" / "out" / "counterexamples").exists()

@@ -8,12 +8,14 @@ import json
 import os
 import re
 import shutil
+import threading
 from pathlib import Path
 
 import pytest
-from certifying import Certification, Certify, shared_certification
+from certifying import Certification, Certify, run_certification, shared_certification
 
 from asr_conformance import CORPUS_DIR
+from asr_conformance.gate.baseline import BaselineError, load_baseline
 from asr_conformance.gate.integrity import snapshot
 from asr_conformance.vocabulary.schemas import check_report
 
@@ -94,13 +96,21 @@ def test_rewriting_the_corpus_during_the_run_makes_it_incomplete(certify: Certif
     assert report_of(tmp_path)["options"]["partial"] is True
 
 
-def test_a_manifest_name_cannot_forge_the_markdown_summary(certify: Certify, tmp_path: Path) -> None:
-    manifest = tmp_path / "acme.toml"
+@pytest.fixture(scope="module")
+def forged_name(tmp_path_factory: pytest.TempPathFactory) -> tuple[Certification, Path]:
+    """The reference validator under a manifest whose name forges a verdict table, on SMALL in the default sandbox,
+    nothing passed through or shown besides: read by the markdown test and by the closed box's."""
+    folder = tmp_path_factory.mktemp("forged-name")
+    manifest = folder / "acme.toml"
     text = (HOSTILE / "markdown-injection-name.toml").read_text(encoding="utf-8")
     manifest.write_text(text.replace("../reference-validator", str(ROOT / "examples" / "reference-validator")))
-    result = certify(f"--implementation={manifest}", *SMALL)
+    return run_certification(f"--implementation={manifest}", *SMALL, cwd=folder), folder
+
+
+def test_a_manifest_name_cannot_forge_the_markdown_summary(forged_name: tuple[Certification, Path]) -> None:
+    result, folder = forged_name
     assert result.ret == 0
-    markdown = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    markdown = (folder / "out" / "summary.md").read_text(encoding="utf-8")
     assert "<!--" not in markdown
     rows = [line for line in markdown.splitlines() if line.startswith("|") and "conforms" in line]
     assert len(rows) == 1 and rows[0].count(" | ") == 10  # the suite's one row, its cells intact
@@ -176,12 +186,40 @@ def test_a_corpus_that_differs_from_the_shipped_one_makes_the_run_partial(certif
     assert differs in report_of(tmp_path)["options"]["partial_reasons"]
 
 
-@pytest.mark.parametrize("baseline", ["/dev/zero", "fifo", "deep.json"])
-def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(certify: Certify, tmp_path: Path, baseline: str) -> None:
+def _unreadable(folder: Path, baseline: str) -> Path:
+    """A baseline no run can read, as the command line names it (relative to the run's folder)."""
     if baseline == "fifo":
-        os.mkfifo(tmp_path / "fifo")
+        os.mkfifo(folder / "fifo")
     if baseline == "deep.json":
-        (tmp_path / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+        (folder / "deep.json").write_text("[" * 100_000 + "]" * 100_000)
+    return Path(baseline)
+
+
+@pytest.mark.parametrize("baseline", ["/dev/zero", "fifo", "deep.json"])
+def test_an_unreadable_baseline_is_refused_naming_the_file(tmp_path: Path, baseline: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the plugin does with ``--baseline``, in process (in a thread: a fifo must not hang the test); the run
+    below shows the refusal ending a run as a usage error."""
+    monkeypatch.chdir(tmp_path)
+    path = _unreadable(tmp_path, baseline)
+    raised: list[BaseException] = []
+
+    def load() -> None:
+        try:
+            load_baseline(path)
+        except BaseException as error:  # whatever it raises is judged below
+            raised.append(error)
+
+    worker = threading.Thread(target=load, daemon=True)
+    worker.start()
+    worker.join(60)
+    assert raised, "loading the baseline neither ended nor was refused"
+    assert isinstance(raised[0], BaselineError), repr(raised[0])
+    assert str(raised[0]).startswith(f"{baseline}: the baseline report ")
+
+
+def test_an_unreadable_baseline_is_a_usage_error_naming_the_file(certify: Certify, tmp_path: Path) -> None:
+    baseline = _unreadable(tmp_path, "deep.json")
     result = certify(f"--implementation={REFERENCE}", *SMALL, f"--baseline={baseline}")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines([f"*{baseline}: the baseline report *"])
@@ -327,12 +365,13 @@ def test_a_passed_secret_reaches_no_report_and_the_widening_is_named_everywhere(
     assert result.outlines[verdict + 1] == note
 
 
-def test_a_closed_box_names_no_widening(certify: Certify, tmp_path: Path) -> None:
-    result = certify(f"--implementation={REFERENCE}", *SMALL)
+def test_a_closed_box_names_no_widening(forged_name: tuple[Certification, Path]) -> None:
+    """The control of the test above: a run that passes nothing through and shows nothing more names no widening."""
+    result, folder = forged_name
     assert result.ret == 0, result.text[-2000:]
-    report = report_of(tmp_path)
+    report = report_of(folder)
     assert report["options"]["widened"] == [] and report["options"]["pass_env"] == []
-    assert "widened" not in result.text and "widened" not in (tmp_path / "out" / "summary.md").read_text()
+    assert "widened" not in result.text and "widened" not in (folder / "out" / "summary.md").read_text()
 
 
 def test_an_interpreter_named_through_the_root_does_not_conform(certify: Certify, tmp_path: Path) -> None:

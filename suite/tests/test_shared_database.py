@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from certifying import PLUGIN_DEFAULT_REPORT_DIR, run_certification
 from local_redis import local_redis
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,21 +33,39 @@ def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         yield url
 
 
+def _arguments(implementation: str, selection: str, *extra: str) -> list[str]:
+    """An asr-deep run of the fuzz part on one property, persistent, its shrinking bounded."""
+    return [f"--implementation={MISBEHAVING / implementation}", "--persistent", "--hypothesis-profile=asr-deep",
+            "-m", "fuzz", "-k", selection, "--asr-shrink-steps=40", *extra]
+
+
+def _environment(folder: Path, url: str) -> dict[str, str]:
+    """The shared Redis database, and a folder database of the run's own that it must not use."""
+    return {"ASR_HYPOTHESIS_REDIS": url, "ASR_HYPOTHESIS_DB": str(folder / "unused-db")}
+
+
 def _campaign(folder: Path, url: str, implementation: str, selection: str, *extra: str) -> subprocess.Popen:
-    """An asr-deep run in its own folder (its own .hypothesis, reports), sharing only the Redis database."""
+    """An asr-deep run in its own folder (its own .hypothesis, reports), sharing only the Redis database; started
+    as a process of its own, so that several run at once."""
     folder.mkdir(parents=True, exist_ok=True)
-    environment = {**os.environ, "ASR_HYPOTHESIS_REDIS": url, "ASR_HYPOTHESIS_DB": str(folder / "unused-db")}
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", f"--implementation={MISBEHAVING / implementation}", "--persistent",
-         "--hypothesis-profile=asr-deep", "-m", "fuzz", "-k", selection, "-p", "no:cacheprovider", "-p", "no:anyio",
-         "--asr-shrink-steps=40", *extra],
-        cwd=folder, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [sys.executable, "-m", "pytest", *_arguments(implementation, selection, *extra), "-p", "no:cacheprovider",
+         "-p", "no:anyio"],
+        cwd=folder, env={**os.environ, **_environment(folder, url)}, stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT, text=True,
     )
 
 
 def _finish(process: subprocess.Popen) -> str:
     output, _ = process.communicate(timeout=600)
     return output
+
+
+def _run(folder: Path, url: str, implementation: str, selection: str) -> str:
+    """One such run to its end, forked from the preloaded pytest (``run_certification``); its output."""
+    result = run_certification(*_arguments(implementation, selection), cwd=folder, env=_environment(folder, url),
+                               report_dir=PLUGIN_DEFAULT_REPORT_DIR)
+    return result.stdout.str() + result.stderr.str()
 
 
 def _failures(folder: Path) -> dict[str, dict]:
@@ -73,7 +92,7 @@ COMMON_TEST = "validator/test_rejects_mutated_streams[ASR-260]"
 def first_campaign(redis_server: str, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A campaign on RARE in database 0 from scratch, shared by the two tests that start from it."""
     folder = tmp_path_factory.mktemp("first")
-    output = _finish(_campaign(folder, f"{redis_server}/0", *RARE))
+    output = _run(folder, f"{redis_server}/0", *RARE)
     assert RARE_TEST in _failures(folder), output[-3000:]
     return folder
 
@@ -83,7 +102,7 @@ def test_a_second_run_replays_the_first_runs_failure_first(redis_server: str, fi
     shrunk = _counterexample_digests(first_campaign)
     assert len(shrunk) == 1
 
-    second = _finish(_campaign(tmp_path / "second", f"{redis_server}/0", *RARE))
+    second = _run(tmp_path / "second", f"{redis_server}/0", *RARE)
     details = _failures(tmp_path / "second")[RARE_TEST]["details"]
     # The first stream the second run sent is the first run's shrunk counterexample, from the database.
     assert details["fuzz_first_failure_call"] == 1, second[-3000:]
@@ -94,7 +113,7 @@ def test_a_run_on_another_database_starts_from_scratch(redis_server: str, first_
     """The control: database 1 of the same server shares nothing with database 0."""
     shrunk = _counterexample_digests(first_campaign)
     assert shrunk
-    output = _finish(_campaign(tmp_path / "other", f"{redis_server}/1", *RARE))
+    output = _run(tmp_path / "other", f"{redis_server}/1", *RARE)
     details = _failures(tmp_path / "other")[RARE_TEST]["details"]
     assert details["fuzz_first_failure_call"] > 1, output[-2000:]
     assert details["fuzz_first_failure_sha256"] not in shrunk
