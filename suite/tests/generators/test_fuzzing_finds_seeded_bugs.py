@@ -1,9 +1,12 @@
 """Producer fuzzing alone finds every seeded-bug converter of every generated format, naming its rule.
 
 The generator tests show which feature's transcripts expose each bug; here the fuzz session
-(conversion by the one-shot script, output checks, fidelity, a drawn source edit, shrinking) runs
-that feature's property against the script, as ``pytest --implementation=BUG -m fuzz`` does, and
-must fail with the bug's rule and write a counterexample that holds it."""
+(conversion by the script, output checks, fidelity, a drawn source edit, shrinking) runs that
+feature's property against the script, as ``pytest --implementation=BUG -m fuzz`` does, and must
+fail with the bug's rule and write a counterexample that holds it.  The script runs in this process
+as its command line would run it (``in_process``): this module is about what fuzzing finds, and a
+process would add only an interpreter's start-up to each of its some two hundred conversions; the
+whole runs of ``test_producer_fuzz_harness.py`` fuzz seeded bugs as processes through the plugin."""
 
 from __future__ import annotations
 
@@ -15,14 +18,15 @@ from typing import Any
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from sandbox_marks import contained
+from in_process import run_in_process, run_seeded_codex
 from test_native_claude_code import CATCHES
 from test_native_codex import BUGS
 from test_native_gemini import BUGS as GEMINI_BUGS
 
 from asr_conformance.generators import filler
 from asr_conformance.generators.native import long_sessions
-from asr_conformance.harness.adapters.targets import CASE_SUFFIX, Target
+from asr_conformance.harness.adapters.answers import Conversion, Outcome
+from asr_conformance.harness.adapters.targets import CASE_SUFFIX
 from asr_conformance.harness.fuzzing.producers import (
     LONG_FEATURE,
     GeneratedInput,
@@ -30,7 +34,6 @@ from asr_conformance.harness.fuzzing.producers import (
     generated_inputs,
 )
 from asr_conformance.harness.fuzzing.profiles import DEFAULT_PROFILE, ShrinkBudget, ensure_profiles
-from asr_conformance.harness.judging.producer import ProducerRunner
 
 MISBEHAVING = Path(__file__).resolve().parents[3] / "examples" / "misbehaving"
 #: Every seeded bug: its format, the feature that exposes it and the rule it breaks.
@@ -57,24 +60,38 @@ def test_every_seeded_converter_is_fuzzed() -> None:
         p.name for p in MISBEHAVING.iterdir() if p.name.startswith(("cc-", "codex-", "gemini-")))
 
 
-def _session(name: str, tmp_path: Path, examples: int = 8, profile: str | None = None,
-             seed: int | None = None) -> tuple[ProducerFuzzSession, ProducerRunner]:
-    """A fuzz session of the seeded bug: ``examples`` derandomized examples, or a profile's settings (under
-    ``seed``, as a certification with ``--hypothesis-seed`` runs).
+class _Runner:
+    """The script's one-shot conversion in this process (``in_process``: a ``codex-*`` script's start of the
+    example converter made once per distinct input), answered as the one-shot adapter reads an exit status:
+    0 a stream, any other a refusal with its stderr."""
 
-    Each conversion is a one-shot process, as in a certification, outside the sandbox: this module is about
-    what fuzzing finds, not containment (``harness/`` proves the sandbox of a one-shot producer), and a
-    sandboxed start cost each of its some two hundred conversions about half as much again."""
+    def __init__(self, program: Path) -> None:
+        self.program = program
+        self.run = run_seeded_codex if program.name.startswith("codex-") else run_in_process
+
+    def convert(self, source: Path) -> Conversion:
+        code, stdout, stderr = self.run(self.program, source)
+        if code != 0:
+            return Conversion(Outcome.REFUSED, refusal=stderr.decode("utf-8", "replace").strip(),
+                              message=f"exit status {code}")
+        return Conversion(Outcome.CONVERTED, stream=stdout, sent=f"{self.program.name} {source}")
+
+    def close(self) -> None:
+        """Nothing stays running between inputs."""
+
+
+def _session(name: str, tmp_path: Path, examples: int = 8, profile: str | None = None,
+             seed: int | None = None) -> tuple[ProducerFuzzSession, _Runner]:
+    """A fuzz session of the seeded bug: ``examples`` derandomized examples, or a profile's settings (under
+    ``seed``, as a certification with ``--hypothesis-seed`` runs)."""
     program = MISBEHAVING / name
-    target = Target(key=name, name=name, version=None, command=(str(program),), protocol="oneshot", timeout=60.0,
-                    roles=("producer",), policy=contained(sandbox="none"))
-    runner = ProducerRunner(target, tmp_path / "conversions")
+    runner = _Runner(program)
     if profile is not None:
         ensure_profiles()
         chosen = settings.get_profile(profile)
     else:
         chosen = settings(max_examples=examples, derandomize=True, database=None, deadline=None)
-    session = ProducerFuzzSession(lambda source: runner.convert(source, "baseline"), tmp_path / "scratch",
+    session = ProducerFuzzSession(runner.convert, tmp_path / "scratch",
                                   tmp_path / "counterexamples", [f"--implementation={program}"],
                                   chosen, seed, ShrinkBudget(seconds=0.2, steps=2))
     return session, runner
