@@ -145,6 +145,14 @@ def _our_cgroups(beside: Child) -> list[Path]:
     return sorted(beside.group.folder.parent.glob(f"{limits.GROUP_PREFIX}{os.getpid()}-*"))
 
 
+def _left_after_one_case(adapter: OneShotValidator, stream: Path) -> list[Path]:
+    """The daemon case run once: this process's cgroups besides the one held for the next case."""
+    assert adapter.validate(stream).outcome is Outcome.ACCEPT
+    assert adapter.ahead is not None and adapter.ahead.waiting is not None
+    held = adapter.ahead.waiting
+    return [group for group in _our_cgroups(held) if held.group is None or group != held.group.folder]
+
+
 @needs_sandbox
 @needs_cgroups
 def test_a_finished_cases_cgroup_is_emptied_and_removed_while_the_next_case_runs(
@@ -157,10 +165,7 @@ def test_a_finished_cases_cgroup_is_emptied_and_removed_while_the_next_case_runs
     monkeypatch.setattr(processes, "_drain_to", lambda fd, into, limit: (real(fd, into, limit)[0], True))
     adapter, stream = _daemon_case(tmp_path)
     try:
-        assert adapter.validate(stream).outcome is Outcome.ACCEPT
-        assert adapter.ahead is not None and adapter.ahead.waiting is not None
-        held = adapter.ahead.waiting
-        waiting = [group for group in _our_cgroups(held) if held.group is None or group != held.group.folder]
+        waiting = _left_after_one_case(adapter, stream)
         assert len(waiting) == 1, "the first case's cgroup is left for the second case's time"
         assert adapter.validate(stream).outcome is Outcome.ACCEPT
         assert waiting[0] not in _our_cgroups(adapter.ahead.waiting), "emptied and removed while the second case ran"
@@ -182,10 +187,7 @@ def test_a_case_whose_stdout_is_not_at_its_end_is_ended_whole_before_its_answer(
     monkeypatch.setattr(processes, "_read", lambda fd: real(fd) or None)
     adapter, stream = _daemon_case(tmp_path)
     try:
-        assert adapter.validate(stream).outcome is Outcome.ACCEPT
-        assert adapter.ahead is not None and adapter.ahead.waiting is not None
-        held = adapter.ahead.waiting
-        waiting = [group for group in _our_cgroups(held) if held.group is None or group != held.group.folder]
+        waiting = _left_after_one_case(adapter, stream)
         assert len(waiting) == 1
         assert (waiting[0] / "cgroup.procs").read_text().split() == [], "ended whole before its answer was read"
     finally:
