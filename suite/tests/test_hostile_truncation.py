@@ -63,8 +63,8 @@ class InProcessValidator:
 
     def validate(self, path: Path) -> Verdict:
         conforms, violations = self.judge(str(path), self.lines)
-        return Verdict(Outcome.ACCEPT if conforms else Outcome.REJECT, frozenset(v["rule"] for v in violations),
-                       violations)
+        return Verdict(Outcome.ACCEPT if conforms else Outcome.REJECT,
+                       rules=frozenset(v["rule"] for v in violations), diagnostics=violations)
 
 
 class InProcessReader:

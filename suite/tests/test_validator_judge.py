@@ -14,8 +14,8 @@ from asr_conformance.vocabulary.cases import Case
 ALLOWED = frozenset({"ASR-260"})
 ANSWERS = {
     "accept": Verdict(Outcome.ACCEPT),
-    "reject-right": Verdict(Outcome.REJECT, frozenset({"ASR-260"})),
-    "reject-wrong": Verdict(Outcome.REJECT, frozenset({"ASR-001"})),
+    "reject-right": Verdict(Outcome.REJECT, rules=frozenset({"ASR-260"})),
+    "reject-wrong": Verdict(Outcome.REJECT, rules=frozenset({"ASR-001"})),
     "reject-unnamed": Verdict(Outcome.REJECT),
     "crash": Verdict(Outcome.CRASH, message="killed"),
     "declined": Verdict(Outcome.SKIPPED, message="not mine"),
@@ -58,7 +58,7 @@ def test_a_rejection_counts_in_the_reasons_figure_whatever_it_names() -> None:
                                        "naming_no_rule": 0}
     assert figures["reject-unnamed"] == {"rejections": 1, "naming_a_broken_rule": 0, "naming_only_broken_rules": 0,
                                          "naming_no_rule": 1}
-    both = Verdict(Outcome.REJECT, frozenset({"ASR-260", "ASR-168"}))
+    both = Verdict(Outcome.REJECT, rules=frozenset({"ASR-260", "ASR-168"}))
     assert judge_answer("invalid", both, ALLOWED, "ASR-260").reasons["naming_a_broken_rule"] == 1
     assert judge_answer("invalid", both, ALLOWED, "ASR-260").reasons["naming_only_broken_rules"] == 0
     # Only scored rejections count: an accepted valid stream, or a defect with no page rule, adds nothing.

@@ -48,51 +48,6 @@ class Status(str, Enum):
 
 
 @dataclass(slots=True)
-class Verdict:
-    """One answer, with everything a person needs to see why a case failed."""
-
-    outcome: Outcome
-    #: Rule IDs the implementation named (empty when it names none).
-    rules: frozenset[str] = frozenset()
-    #: The diagnostics as the implementation wrote them (parsed JSON objects).
-    diagnostics: list[JSONObject] = field(default_factory=list)
-    #: What was sent: a command line, or a protocol request.
-    sent: str = ""
-    #: What came back on stdout (truncated), and the tail of stderr.
-    received: str = ""
-    stderr_tail: str = ""
-    #: Why the answer is not a verdict, or the implementation's own message.
-    message: str = ""
-    seconds: float = 0.0
-
-    def __post_init__(self) -> None:
-        # Nothing of the caller's passed-through variables is kept (vocabulary/redaction.py).
-        self.rules = frozenset(redact_value(self.rules))
-        self.diagnostics = redact_value(self.diagnostics)
-        self.sent, self.received = redact(self.sent), redact(self.received)
-        self.stderr_tail, self.message = redact(self.stderr_tail), redact(self.message)
-
-    def explain(self) -> str:
-        """A block of text for a failure report."""
-        return explain(self.outcome, self.message, self.sent, self.received, self.stderr_tail)
-
-
-#: Diagnostic levels that never name a rule (docs/contract.md §2.2): a validator may warn about a SHOULD
-#: on a stream it judges by its MUSTs.
-NOT_NAMING_LEVELS = frozenset({"warning", "info"})
-
-
-def named_rules(diagnostics: list[JSONObject]) -> frozenset[str]:
-    """The rules a validator's diagnostics name: every ``rule`` but those of a warning or an info.
-
-    ``level`` is compared without regard to case; a missing level, ``error`` or any other value names its rule.
-    Only a diagnostic whose ``rule`` is a string is one (``oneshot.parse_diagnostics`` keeps no other)."""
-    return frozenset(rule for d in diagnostics
-                     if isinstance(rule := d["rule"], str)
-                     and not (isinstance(level := d.get("level"), str) and level.lower() in NOT_NAMING_LEVELS))
-
-
-@dataclass(slots=True)
 class _Exchange:
     """What every answer carries so that a failure can be shown in full."""
 
@@ -110,6 +65,37 @@ class _Exchange:
     def explain(self) -> str:
         """A block of text for a failure report."""
         return explain(self.outcome, self.message, self.sent, self.received, self.stderr_tail)
+
+
+@dataclass(slots=True)
+class Verdict(_Exchange):
+    """One answer, with everything a person needs to see why a case failed."""
+
+    #: Rule IDs the implementation named (empty when it names none).
+    rules: frozenset[str] = frozenset()
+    #: The diagnostics as the implementation wrote them (parsed JSON objects).
+    diagnostics: list[JSONObject] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        # Nothing of the caller's passed-through variables is kept (vocabulary/redaction.py).
+        _Exchange.__post_init__(self)
+        self.rules = frozenset(redact_value(self.rules))
+        self.diagnostics = redact_value(self.diagnostics)
+
+
+#: Diagnostic levels that never name a rule (docs/contract.md §2.2): a validator may warn about a SHOULD
+#: on a stream it judges by its MUSTs.
+NOT_NAMING_LEVELS = frozenset({"warning", "info"})
+
+
+def named_rules(diagnostics: list[JSONObject]) -> frozenset[str]:
+    """The rules a validator's diagnostics name: every ``rule`` but those of a warning or an info.
+
+    ``level`` is compared without regard to case; a missing level, ``error`` or any other value names its rule.
+    Only a diagnostic whose ``rule`` is a string is one (``oneshot.parse_diagnostics`` keeps no other)."""
+    return frozenset(rule for d in diagnostics
+                     if isinstance(rule := d["rule"], str)
+                     and not (isinstance(level := d.get("level"), str) and level.lower() in NOT_NAMING_LEVELS))
 
 
 @dataclass(slots=True)

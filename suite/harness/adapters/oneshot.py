@@ -64,11 +64,11 @@ class OneShotValidator:
             return Verdict(Outcome.CRASH, message=f"a diagnostic is unusable: {error}", **common)
         rules = rule_names(named_rules(diagnostics))
         if code in self.accept_codes:
-            return Verdict(Outcome.ACCEPT, rules, diagnostics, **common)
+            return Verdict(Outcome.ACCEPT, rules=rules, diagnostics=diagnostics, **common)
         if code in self.reject_codes:
             if _UNCAUGHT in finished.stderr:  # a Python validator that died exits 1 too: that is no reject
                 return Verdict(Outcome.CRASH, message="an uncaught exception (a traceback is not a verdict)", **common)
-            return Verdict(Outcome.REJECT, rules, diagnostics, **common)
+            return Verdict(Outcome.REJECT, rules=rules, diagnostics=diagnostics, **common)
         how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
         expected = ", ".join(str(c) for c in sorted(self.accept_codes | self.reject_codes))
         return Verdict(Outcome.CRASH, message=f"{how} is not a verdict (expected {expected})", **common)

@@ -347,7 +347,7 @@ class PersistentImplementation:
         assert isinstance(reply, protocol.Validated)
         violations = list(reply.violations)
         outcome = Outcome.ACCEPT if reply.verdict == "valid" else Outcome.REJECT
-        return Verdict(outcome, rule_names(named_rules(violations)), violations, **common)
+        return Verdict(outcome, rules=rule_names(named_rules(violations)), diagnostics=violations, **common)
 
     def read(self, stream: Path) -> ReadAnswer:
         box, staged = self._blind(stream)
