@@ -135,8 +135,13 @@ REFERENCE = Path(__file__).resolve().parents[2] / "examples" / "reference.toml"
 def reference_whole_run(tmp_path_factory: pytest.TempPathFactory) -> Certification:
     """The default certification of the bundled reference (every role, corpus and fuzz) under two xdist
     workers: one run per test session, read by every test that asks what a whole run of the reference says
-    (test_hostile_verdicts.py: complete and conforming; test_fuzz_harness.py: every fuzz property passes)."""
-    return shared_certification(tmp_path_factory, "reference-whole-xdist", f"--implementation={REFERENCE}", "-n", "2")
+    (test_hostile_verdicts.py: complete and conforming; test_fuzz_harness.py: every fuzz property passes).
+
+    Under the default profile, as a vendor runs it: a fresh seed every session, which the run chooses, prints
+    and records (``hypothesis.seed`` in its report), so that it is also the per-run fresh-seed
+    certification of ``examples/reference.toml`` whole, every property (test_fresh_seeds.py)."""
+    return shared_certification(tmp_path_factory, "reference-whole-xdist", f"--implementation={REFERENCE}", "-n", "2",
+                                env={"ASR_HYPOTHESIS_PROFILE": "asr-fast"})
 
 
 #: accept-all fails the ASR-289 mutation property on its first example: the quickest failing fuzz run there is.
