@@ -109,15 +109,28 @@ def test_a_counterexample_is_written_shrunk(accept_all_found: Certification) -> 
 
 def test_the_certification_profile_prints_and_uses_its_seed(certify: Certify, tmp_path: Path) -> None:
     result = fuzz(certify, tmp_path, ROOT / "examples" / "reference.toml", "--hypothesis-profile=asr-certify",
-                  "-k", "ASR-162", "-n", "2")
+                  "-k", "ASR-162")
     header = re.search(r"Hypothesis profile asr-certify, seed (\d+) \(replay with --hypothesis-seed=\1\)",
                        result.stdout.str())
     assert header and result.ret == 0
     report = _report(tmp_path)
     assert report["hypothesis"] == {"profile": "asr-certify", "seed": int(header.group(1)), "fixed_examples": False}
-    # Under xdist the property ran on a worker: with the seed the controller printed, or the replay would differ.
     fuzzed = [r for r in report["results"] if r["kind"] == "fuzz"]
     assert fuzzed and all(r["details"]["hypothesis_seed"] == int(header.group(1)) for r in fuzzed), fuzzed
+
+
+@pytest.mark.e2e
+def test_under_xdist_every_worker_fuzzes_with_the_seed_the_controller_printed(reference_whole_run: Certification) -> None:
+    """Read from the session's one whole run of the reference (conftest.py: two workers, a fresh seed): every
+    property ran on a worker, with the seed the controller chose and printed, or the replay would differ."""
+    header = re.search(r"Hypothesis profile asr-fast, seed (\d+) \(replay with --hypothesis-seed=\1\)",
+                       reference_whole_run.stdout.str())
+    assert header and reference_whole_run.ret == 0, reference_whole_run.stdout.str()[-3000:]
+    report = reference_whole_run.report
+    assert report["options"]["workers"] == 2
+    assert report["hypothesis"] == {"profile": "asr-fast", "seed": int(header.group(1)), "fixed_examples": False}
+    fuzzed = [r for r in report["results"] if r["kind"] == "fuzz"]
+    assert fuzzed and all(r["details"]["hypothesis_seed"] == int(header.group(1)) for r in fuzzed)
 
 
 def _seed(result: Certification) -> int:
