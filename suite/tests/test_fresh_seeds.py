@@ -3,8 +3,9 @@
 Each run of the project's tests certifies every bundled implementation once under a fresh random seed
 (a slice of its seed-dependent tests drawn from that seed, so the run stays cheap; ``examples/reference.toml``
 whole, by the session's one whole run of the reference); the seed and the command that replays the run are
-printed, and a failure names them, so a seed-dependent false failure is a red run that says how to replay it. Before a release, ``--certify-seeds=20`` certifies each one whole
-(every fuzz property and disguised copy) under 20 consecutive fresh seeds."""
+printed, and a failure names them, so a seed-dependent false failure is a red run that says how to replay it.
+Before a release, ``--certify-seeds=20`` certifies each one whole (every fuzz property and disguised copy)
+under 20 consecutive fresh seeds."""
 
 from __future__ import annotations
 

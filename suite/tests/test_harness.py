@@ -20,7 +20,6 @@ from validator_runs import (
     column_failed,
     column_results,
     place,
-    reference_under_xdist,
     seeded_validators,
     side_by_side,
 )
@@ -380,8 +379,10 @@ def test_each_rule_is_a_marker_and_a_keyword(certify: Certify) -> None:
     assert set(re.findall(r"test_validator_case\[(.+?)\]", both.stdout.str())) >= expected
 
 
-def test_collection_is_identical_on_every_worker(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The reference on two workers (validator_runs.py; test_reports.py compares its merged report)."""
-    result = reference_under_xdist(tmp_path_factory)
-    assert result.ret == 0
+@pytest.mark.e2e
+def test_collection_is_identical_on_every_worker(reference_whole_run: Certification) -> None:
+    """The session's whole run of the reference on two workers (conftest.py): every role, every generated
+    parameter, collected the same on each (test_reports.py compares its merged report)."""
+    result = reference_whole_run
+    assert result.ret == 0, result.stdout.str()[-3000:]
     assert "Different tests were collected" not in result.stdout.str() + result.stderr.str()

@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from certifying import Certification, Certify, shared_certification
-from validator_runs import REFERENCE, XDIST_SLICE, place, reference_under_xdist, side_by_side
+from validator_runs import REFERENCE, XDIST_SLICE, place, side_by_side
 
 from asr_conformance import CORPUS_DIR, __version__
 from asr_conformance.gate.baseline import BaselineError, load_baseline
@@ -179,14 +179,17 @@ def test_report_of_a_seeded_bug_validator_shows_failing_rules_first(accept_all_r
     assert html.index('id="rule-ASR-260"') < html.index("<details><summary>", html.index("tool-records › exec"))
 
 
-def test_report_merges_every_xdist_worker(tmp_path_factory: pytest.TempPathFactory,
-                                          reference_slice: Certification) -> None:
-    merged = reference_under_xdist(tmp_path_factory)
-    assert reference_slice.ret == merged.ret == 0
+@pytest.mark.e2e
+def test_report_merges_every_xdist_worker(reference_slice: Certification, reference_whole_run: Certification) -> None:
+    """The session's whole run of the reference on two workers (conftest.py) holds, in its one report, each
+    result of the same slice run in one process, with the same outcome, each once and none missing."""
+    merged = reference_whole_run
+    assert reference_slice.ret == merged.ret == 0, merged.stdout.str()[-3000:]
     one, two = reference_slice.report, merged.report
-    assert len(one["results"]) == len(two["results"]) > 5
-    assert {r["id"]: r["outcome"] for r in one["results"]} == {r["id"]: r["outcome"] for r in two["results"]}
-    assert two["options"]["workers"] == 2
+    outcomes = {r["id"]: r["outcome"] for r in two["results"]}
+    assert len(one["results"]) > 5 and len(outcomes) == len(two["results"])
+    assert {r["id"]: r["outcome"] for r in one["results"]} == {r["id"]: outcomes.get(r["id"]) for r in one["results"]}
+    assert two["completeness"]["missing"] == [] and two["options"]["workers"] == 2
     assert two["implementations"][0]["announced"].startswith("asr-conformance-reference")
 
 

@@ -50,11 +50,6 @@ def side_by_side(factory: pytest.TempPathFactory) -> Certification:
     return shared_certification(factory, "validators-side-by-side", *SIDE_BY_SIDE)
 
 
-def reference_under_xdist(factory: pytest.TempPathFactory) -> Certification:
-    """The reference over XDIST_SLICE on two xdist workers: one report merged from both, one collection each."""
-    return shared_certification(factory, "reference-xdist", f"--implementation={REFERENCE}", *XDIST_SLICE, "-n", "2")
-
-
 def seeded_validators(factory: pytest.TempPathFactory, name: str) -> Certification:
     """The seeded-bug validator ``name`` (a program of examples/misbehaving/, or names-every-rule) and the others of
     its group (SEEDED_GROUPS) side by side over the persistent protocol, on the group's rules."""
