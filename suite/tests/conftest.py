@@ -25,6 +25,7 @@ from hypothesis import settings
 
 from asr_conformance.harness.adapters.persistent import PersistentImplementation
 from asr_conformance.harness.fuzzing.profiles import ensure_profiles
+from asr_conformance.harness.fuzzing.replayable import seed_alone
 
 pytest_plugins = ["pytester"]
 
@@ -52,6 +53,8 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "fuzz: a property-based test driven by Hypothesis strategies")
+    config.addinivalue_line("markers", "local_constants: Hypothesis draws as it does by default, constants of the "
+                            "modules loaded in the process included (the other tests draw from the seed alone)")
     ensure_profiles()  # the suite's plugin registers them only in certification runs
     config.addinivalue_line(
         "markers", "e2e: a whole certification over the whole corpus in a subprocess (deselect with -m 'not e2e')")
@@ -77,6 +80,19 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     default run (kept to a few minutes on two cores) cannot afford."""
     if item.get_closest_marker("campaign") and not item.config.getoption("campaigns"):
         pytest.skip("a long fuzz campaign: run with --campaigns (tox -e campaigns)")
+
+
+@pytest.fixture(autouse=True)
+def _draws_of_the_seed_alone(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Every test draws as the harness's properties draw (``harness/fuzzing/replayable.py``): from the seed alone,
+    never from constants of the modules earlier tests in the same worker happened to import, so that a
+    derandomized test draws the same examples whichever tests ran before it (``local_constants``: the test that
+    shows what plain Hypothesis does)."""
+    if request.node.get_closest_marker("local_constants"):
+        yield
+        return
+    with seed_alone():
+        yield
 
 
 #: Fixtures of tests that start whole pytest processes: these tests take seconds, the others milliseconds.

@@ -51,6 +51,7 @@ from hypothesis.errors import Flaky
 
 from asr_conformance.harness.adapters.answers import Verdict
 from asr_conformance.harness.adapters.roles import ValidatorAdapter
+from asr_conformance.harness.fuzzing.replayable import seed_alone
 from asr_conformance.harness.judging.validator import judge_answer
 from asr_conformance.vocabulary.errors import UserError
 from asr_conformance.vocabulary.option_defaults import COUNTEREXAMPLES as COUNTEREXAMPLES
@@ -318,7 +319,7 @@ class PropertyRunner:
         self.first_failure = None
         self._failed.clear()
         try:
-            with _shrink_time_limit(self.budget.seconds):
+            with _shrink_time_limit(self.budget.seconds), seed_alone():
                 prop()
             return
         except AssertionError as error:
