@@ -23,6 +23,7 @@ from asr_conformance.generators.native import codex, gemini
 from asr_conformance.generators.native import long_sessions as ls
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import drawing
+from asr_conformance.harness.fuzzing.producers import generated_inputs
 from asr_conformance.harness.judging.fidelity import judge_fidelity
 from asr_conformance.reference import claude_code_converter as example
 from asr_conformance.reference import gemini_converter
@@ -156,6 +157,18 @@ def test_the_same_seed_gives_the_same_long_session() -> None:
     assert ls.lengthened(short, ls.LongSession(ls.LONGEST, 8)) != long
 
 
+@pytest.mark.parametrize(("format", "variant", "feature"), [(cc.FORMAT, None, "orphans"), (codex.FORMAT, "cli", "interrupted"),
+                                                          (gemini.FORMAT, "jsonl", "mixed")])
+def test_the_pool_seed_picks_the_stretchs_turns(format: str, variant: str | None, feature: str) -> None:
+    """The run's seed reaches the pool as a value: the same shape from another pool splices other turns, and the
+    strategies put the pool seed they are given on every long shape they draw."""
+    short, long = drawn(format, variant, feature)
+    other = ls.lengthened(short, ls.LongSession(ls.LONGEST, 7, pool=1))
+    assert other != long and len(other.lines) > len(short.lines) and other.lines[0] == long.lines[0]
+    assert find(ls.always_long(pool=9), lambda shape: True) == ls.LongSession(ls.SHORTEST, 0, 9)
+    assert find(ls.long_sessions(pool=9), lambda shape: shape.lines > 0).pool == 9
+
+
 def test_the_long_property_lengthens_every_session_it_draws() -> None:
     for format in sorted(ls.FORMATS):
         pending = "awaiting-approval" if format == gemini.FORMAT else "dangling"
@@ -173,9 +186,8 @@ def test_legacy_rollouts_and_other_formats_are_not_lengthened_and_the_baseline_d
     with drawing(random.Random(1)) as draw:
         legacy = draw(codex.transcripts("calls", "legacy"))
     assert ls.lengthened(legacy, ls.LongSession(ls.LONGEST, 1)) is legacy
-    ls.enable(False)
-    try:
-        assert ls.with_long_sessions(cc.FORMAT, strategy) is strategy and not ls.lengthenable(cc.FORMAT)
-        assert find(ls.long_sessions(), lambda shape: True) == ls.NONE
-    finally:
-        ls.enable(True)
+    # The baseline (a run context's long_shapes false) asks for none: no long session, no long property.
+    assert ls.with_long_sessions(cc.FORMAT, strategy, enabled=False) is strategy and ls.lengthenable(cc.FORMAT)
+    assert not any(generated.long for generated in generated_inputs(cc.FORMAT, long_shapes=False))
+    assert any(generated.long for generated in generated_inputs(cc.FORMAT))
+    assert find(ls.long_sessions(enabled=False), lambda shape: True) == ls.NONE
