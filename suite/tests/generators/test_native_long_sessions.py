@@ -147,8 +147,10 @@ def test_the_example_converter_keeps_a_long_session(format: str, variant: str | 
 def test_the_long_shape_shrinks_to_the_drawn_session() -> None:
     short, _ = drawn(cc.FORMAT, None, "orphans")
     assert ls.lengthened(short, ls.NONE) is short
-    assert find(ls.long_sessions(), lambda shape: True) == ls.NONE
-    assert find(ls.long_sessions(), lambda shape: shape.lines > 0).lines == ls.SHORTEST
+    assert find(ls.long_sessions(pool=9), lambda shape: True) == ls.NONE
+    # The pool seed given (the run's) is on every long shape drawn, and draws nothing itself.
+    assert find(ls.long_sessions(pool=9), lambda shape: shape.lines > 0) == ls.LongSession(ls.SHORTEST, 0, 9)
+    assert find(ls.always_long(pool=9), lambda shape: True) == ls.LongSession(ls.SHORTEST, 0, 9)
 
 
 def test_the_same_seed_gives_the_same_long_session() -> None:
@@ -157,16 +159,27 @@ def test_the_same_seed_gives_the_same_long_session() -> None:
     assert ls.lengthened(short, ls.LongSession(ls.LONGEST, 8)) != long
 
 
+#: Each format's pool, by the name ``lengthened`` finds it under.
+POOLS = {cc.FORMAT: "pool", codex.FORMAT: "codex_pool", gemini.FORMAT: "gemini_pool"}
+
+
 @pytest.mark.parametrize(("format", "variant", "feature"), [(cc.FORMAT, None, "orphans"), (codex.FORMAT, "cli", "interrupted"),
                                                           (gemini.FORMAT, "jsonl", "mixed")])
-def test_the_pool_seed_picks_the_stretchs_turns(format: str, variant: str | None, feature: str) -> None:
-    """The run's seed reaches the pool as a value: the same shape from another pool splices other turns, and the
-    strategies put the pool seed they are given on every long shape they draw."""
+def test_the_shapes_pool_seed_picks_the_pool(monkeypatch: pytest.MonkeyPatch, format: str, variant: str | None,
+                                             feature: str) -> None:
+    """The run's seed reaches the pool as a value: ``lengthened`` takes its pieces from the pool of the shape's
+    ``pool`` (here answered with pool 0's, so the session is the one pool 0 gives).  The strategies put it on
+    the shapes they draw: ``test_the_long_shape_shrinks_to_the_drawn_session``."""
     short, long = drawn(format, variant, feature)
-    other = ls.lengthened(short, ls.LongSession(ls.LONGEST, 7, pool=1))
-    assert other != long and len(other.lines) > len(short.lines) and other.lines[0] == long.lines[0]
-    assert find(ls.always_long(pool=9), lambda shape: True) == ls.LongSession(ls.SHORTEST, 0, 9)
-    assert find(ls.long_sessions(pool=9), lambda shape: shape.lines > 0).pool == 9
+    original = getattr(ls, POOLS[format])
+    asked: list[int] = []
+
+    def recorded(seed: int, *rest: str) -> object:
+        asked.append(seed)
+        return original(0, *rest)
+
+    monkeypatch.setattr(ls, POOLS[format], recorded)
+    assert ls.lengthened(short, ls.LongSession(ls.LONGEST, 7, pool=4242)) == long and set(asked) == {4242}
 
 
 def test_the_long_property_lengthens_every_session_it_draws() -> None:
