@@ -150,9 +150,11 @@ def _tag(data: bytes, seed: int) -> str:
             return tag
 
 
-def tagged_filler(data: bytes, blocks: list[tuple[int, int]], seed: int) -> tuple[list[list[str]], frozenset[str]]:
+def tagged_filler(data: bytes, blocks: list[tuple[int, int]], seed: int,
+                  pool_seed: int = 0) -> tuple[list[list[str]], frozenset[str]]:
     """The tagged filler (a ``long_streams.Filler``): each block ``(first_seq, count)`` as lines, and
-    the tag as the one name to leave out of a view (every filler ID holds it)."""
+    the tag as the one name to leave out of a view (every filler ID holds it).  It has no pool: its
+    records are made from ``seed`` alone, whatever ``pool_seed``."""
     tag = _tag(data, seed)
     found, turns = [], 0
     for first_seq, count in blocks:

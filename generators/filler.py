@@ -13,8 +13,9 @@ stream already holds, so that no filler name occurs in it and none repeats.
 
 A chunk declares nothing (no declaration, session_info, config_change or instructions: what is in
 force at the records around the filler, and their view, do not change), and names only what it made itself, so it is valid between any
-two records.  The pool's seed is the run's seed (``seed_pool``): another run draws other texts, and
-``--hypothesis-seed`` draws the same ones again.
+two records.  The pool's seed travels with the long shape (``LongShape.pool``): a certification's
+fuzz sessions draw it from the run's seed (``PropertyRunner.pool_seed``), so another run draws other
+texts and ``--hypothesis-seed`` draws the same ones again; nothing of it is kept on this module.
 """
 
 from __future__ import annotations
@@ -33,9 +34,10 @@ from hypothesis import strategies as st
 from asr_conformance.generators import streams
 from asr_conformance.generators.seeded import Overrun, drawing
 
-#: A block of filler: its lines, one per record (``(first_seq, count)`` in, lines out), and the names
-#: it made (every ID the block holds that the stream did not), for tests that leave it out of a view.
-Filler = Callable[[bytes, list[tuple[int, int]], int], tuple[list[list[str]], frozenset[str]]]
+#: A block of filler: its lines, one per record (``(first_seq, count)``, the seed of the draws and the seed of
+#: the pool in, lines out), and the names it made (every ID the block holds that the stream did not), for
+#: tests that leave it out of a view.
+Filler = Callable[[bytes, list[tuple[int, int]], int, int], tuple[list[list[str]], frozenset[str]]]
 
 #: Builders whose records name only what their chunk made and change nothing a later record depends on.
 BUILDERS = tuple(sorted(set(streams.BUILDERS) - {"declaration", "session_info", "config_change", "instructions"}))
@@ -50,19 +52,6 @@ _STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 MOST_MOVE_MS = 365 * 86_400_000
 #: Marks a hole: a lone surrogate, which no drawn text holds (the text strategies leave them out).
 _HOLE = "\ud800"
-
-_seed: list[int] = [0]
-
-
-def seed_pool(seed: int) -> None:
-    """Draw the pool from ``seed`` (the run's seed) from now on."""
-    _seed[0] = seed
-
-
-def run_seed() -> int:
-    """The seed the pools of this process are drawn from (``seed_pool``)."""
-    return _seed[0]
-
 
 class _Naming(streams.StreamState):
     """A stream state that remembers every name it made, in order."""
@@ -221,13 +210,15 @@ def first_free_number(data: bytes) -> int:
     return max((int(found) for found in _NUMBERED.findall(data)), default=0) + 1
 
 
-def generated_filler(data: bytes, blocks: list[tuple[int, int]], seed: int) -> tuple[list[list[str]], frozenset[str]]:
-    """Each block ``(first_seq, count)`` as lines: chunks of the pool, drawn by ``seed`` (plain-word chunks
+def generated_filler(data: bytes, blocks: list[tuple[int, int]], seed: int,
+                     pool_seed: int = 0) -> tuple[list[list[str]], frozenset[str]]:
+    """Each block ``(first_seq, count)`` as lines: chunks of the pool drawn from ``pool_seed`` (the run's
+    seed), picked by ``seed`` (plain-word chunks
     only when ``data`` is ASCII, as a generated valid stream is), their names numbered from past every
     name of the same shapes in ``data``; the last chunk of a block may be cut short (still valid: a call
     left without its result is a dangling call, a permission without its revision stays pending)."""
     rng = random.Random(seed)
-    chunks = pool(_seed[0])
+    chunks = pool(pool_seed)
     usable = [c for c in chunks if not c.unicode] if data.isascii() else list(chunks)
     number = first_free_number(data) + rng.randrange(4)
     made: list[str] = []

@@ -6,7 +6,8 @@ the fuzz properties draw a *long shape* instead (``long_shapes``): how many fill
 splice in (a drawn number that shrinks to zero, and zero in most examples), and a seed for them.
 
 The filler is the stream generator's own material (``generators.filler``): records its builders
-drew once per process, re-keyed per stream with fresh names of the shapes the stream's own have,
+drew from the shape's pool seed (``LongShape.pool``: the run's seed, handed to ``long_shapes`` by the
+fuzz session that draws the shapes), re-keyed per stream with fresh names of the shapes the stream's own have,
 so that nothing tells it from the records around it (no tag, no fixed template).  It is valid
 wherever it goes, because it is self-contained: it names only what it made, declares nothing,
 and its seqs lie strictly between those of the records around it.
@@ -126,10 +127,12 @@ class Splice:
 
 @dataclass(frozen=True, slots=True)
 class LongShape:
-    """How many filler records to splice into one example, and the seed of their content."""
+    """How many filler records to splice into one example, the seed that picks and re-keys them, and the
+    seed of the pool they are picked from (the run's seed: ``generators.filler.pool``)."""
 
     count: int = 0
     seed: int = 0
+    pool: int = 0
 
     def spread(self, records: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """The records with every seq times ``count + 1`` (a copy; the same list when count is 0),
@@ -160,7 +163,8 @@ class LongShape:
             chosen[place.index] = chosen.get(place.index, 0) + size
         by_index = {b.index: b for b in places}
         order = sorted(chosen)
-        made, names = FILLER(data, [(by_index[index].after_seq + 1, chosen[index]) for index in order], self.seed)
+        made, names = FILLER(data, [(by_index[index].after_seq + 1, chosen[index]) for index in order], self.seed,
+                             self.pool)
         filler = dict(zip(order, made, strict=True))
         out: list[str | bytes] = []
         moved: list[int] = []
@@ -194,10 +198,11 @@ NO_SHAPE = LongShape()
 
 
 @cache
-def long_shapes(enabled: bool = True) -> st.SearchStrategy[LongShape]:
+def long_shapes(enabled: bool = True, pool: int = 0) -> st.SearchStrategy[LongShape]:
     """A long shape per example: none in most, up to ``SOME_RECORDS`` filler records in some, and
-    thousands (a MiB or more past ``MIB_RECORDS``) in one in ``TIERS``.  Every choice
-    shrinks toward no filler.  ``enabled=False``: never any (the cost benchmark's baseline)."""
+    thousands (a MiB or more past ``MIB_RECORDS``) in one in ``TIERS``, its filler from the pool of
+    ``pool`` (the run's seed).  Every choice shrinks toward no filler.  ``enabled=False``: never any
+    (the cost benchmark's baseline).  The pool seed draws nothing: the same examples under any."""
     if not enabled:
         return st.just(NO_SHAPE)
 
@@ -211,7 +216,8 @@ def long_shapes(enabled: bool = True) -> st.SearchStrategy[LongShape]:
                                          else st.integers(THOUSANDS, MIB_RECORDS - 1))
 
     counts = st.integers(0, TIERS - 1).flatmap(sized)
-    return st.builds(lambda count, seed: LongShape(count, seed if count else 0), counts, st.integers(0, 2**16))
+    return st.builds(lambda count, seed: LongShape(count, seed if count else 0, pool if count else 0), counts,
+                     st.integers(0, 2**16))
 
 
 def spliced(mutation: MutatedStream, splice: Splice) -> MutatedStream:

@@ -3,8 +3,9 @@
 Real sessions run to thousands of lines and megabytes; the native generators draw a few dozen.
 Drawing thousands of lines with each format's builders costs milliseconds a line, so, as the
 stream filler does (``generators.filler``), the long stretch is the generator's own material drawn
-once per process: ``pool`` draws a few everyday transcripts (prompts, answers, tool calls and their
-results) from the run's seed (``generators.seeded``), and ``lengthened`` copies them, re-keyed, into
+once per process and pool seed: ``pool`` draws a few everyday transcripts (prompts, answers, tool calls
+and their results) from the shape's pool seed (``LongSession.pool``: the run's seed, which the fuzz
+session hands to the strategies; ``generators.seeded``), and ``lengthened`` copies them, re-keyed, into
 a drawn session at a turn boundary until it holds the drawn number of extra lines:
 
 * every ID of a copy (line ``uuid``, ``parentUuid``, ``toolu_`` call IDs, ``msg_`` and ``req_``
@@ -47,7 +48,6 @@ from typing import Any, TypeVar
 
 from hypothesis import strategies as st
 
-from asr_conformance.generators import filler
 from asr_conformance.generators.native import claude_code, codex, gemini
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import Overrun, drawing
@@ -72,58 +72,60 @@ POOL_MOST_BYTES = 24 * 1024
 FORMATS = frozenset({claude_code.FORMAT, codex.FORMAT, gemini.FORMAT})
 CODEX_VARIANTS = ("cli", "desktop", "old")
 
-_enabled = [True]
-
-
-def enable(on: bool) -> None:
-    """Draw long stretches (``True``, the default) or never (the cost benchmark's baseline)."""
-    _enabled[0] = on
-
-
 @dataclass(frozen=True, slots=True)
 class LongSession:
-    """How many lines to splice into a drawn session, and the seed that picks and re-keys them."""
+    """How many lines to splice into a drawn session, the seed that picks and re-keys them, and the seed
+    of the pool they are picked from (the run's seed)."""
 
     lines: int
     seed: int
+    pool: int = 0
 
 
 NONE = LongSession(0, 0)
 
 
-def long_sessions() -> st.SearchStrategy[LongSession]:
-    """None in most examples, ``SHORTEST`` to ``LONGEST`` lines in one in ``TIERS``; shrinks to none."""
-    if not _enabled[0]:
+def long_sessions(enabled: bool = True, pool: int = 0) -> st.SearchStrategy[LongSession]:
+    """None in most examples, ``SHORTEST`` to ``LONGEST`` lines from the pool of ``pool`` (the run's seed) in
+    one in ``TIERS``; shrinks to none.  ``enabled=False``: never any (the cost benchmark's baseline)."""
+    if not enabled:
         return st.just(NONE)
     # The long tier is a middle value: Hypothesis draws an integer range's ends far more often than the rest.
     counts = st.integers(0, TIERS - 1).flatmap(lambda tier: st.integers(SHORTEST, LONGEST) if tier == TIERS // 2
                                                 else st.just(0))
-    return st.builds(lambda count, seed: LongSession(count, seed if count else 0), counts, st.integers(0, 2**16))
+    return st.builds(lambda count, seed: LongSession(count, seed if count else 0, pool if count else 0), counts,
+                     st.integers(0, 2**16))
 
 
-def always_long() -> st.SearchStrategy[LongSession]:
-    """``SHORTEST`` to ``LONGEST`` lines in every example (the long property); shrinks to ``SHORTEST``."""
-    return st.builds(LongSession, st.integers(SHORTEST, LONGEST), st.integers(0, 2**16))
+def always_long(pool: int = 0) -> st.SearchStrategy[LongSession]:
+    """``SHORTEST`` to ``LONGEST`` lines from the pool of ``pool`` in every example (the long property); shrinks
+    to ``SHORTEST``."""
+    return st.builds(lambda lines, seed: LongSession(lines, seed, pool), st.integers(SHORTEST, LONGEST),
+                     st.integers(0, 2**16))
 
 
 def lengthenable(format: str) -> bool:
-    """Whether the format's sessions are lengthened (and the producer fuzz has a long property for it)."""
-    return _enabled[0] and format in FORMATS
+    """Whether the format's sessions are lengthened (and the producer fuzz, unless its run draws no long
+    examples, has a long property for it)."""
+    return format in FORMATS
 
 
-def long_transcripts(format: str, transcripts: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """``transcripts``, each lengthened (those with no place for a stretch are drawn again)."""
+def long_transcripts(format: str, transcripts: st.SearchStrategy[Any], pool: int = 0) -> st.SearchStrategy[Any]:
+    """``transcripts``, each lengthened from the pool of ``pool`` (those with no place for a stretch are drawn
+    again)."""
     if not lengthenable(format):
         raise ValueError(f"sessions of {format!r} are not lengthened (lengthened: {', '.join(sorted(FORMATS))})")
-    return st.tuples(transcripts, always_long()).map(
+    return st.tuples(transcripts, always_long(pool)).map(
         lambda pair: (pair[0], lengthened(*pair))).filter(lambda pair: pair[1] is not pair[0]).map(lambda pair: pair[1])
 
 
-def with_long_sessions(format: str, transcripts: st.SearchStrategy[Any]) -> st.SearchStrategy[Any]:
-    """``transcripts``, now and then lengthened (formats in ``FORMATS`` only; the others as they are)."""
-    if format not in FORMATS or not _enabled[0]:
+def with_long_sessions(format: str, transcripts: st.SearchStrategy[Any], enabled: bool = True,
+                       pool: int = 0) -> st.SearchStrategy[Any]:
+    """``transcripts``, now and then lengthened from the pool of ``pool`` (formats in ``FORMATS`` only; the
+    others as they are, and every format when not ``enabled``: the cost benchmark's baseline)."""
+    if format not in FORMATS or not enabled:
         return transcripts
-    return st.tuples(transcripts, long_sessions()).map(lambda pair: lengthened(*pair))
+    return st.tuples(transcripts, long_sessions(pool=pool)).map(lambda pair: lengthened(*pair))
 
 
 # --- Claude Code -------------------------------------------------------------------------------
@@ -220,7 +222,7 @@ def lengthened(transcript: NativeTranscript, shape: LongSession) -> NativeTransc
         hung_on = parsed[before[-1]]["uuid"] if before else None
     stamps = [s for line in transcript.lines[:at] for s in _STAMP.findall(line)]
     start = _moment(max(stamps)) if stamps else _moment(_STAMP.findall(transcript.lines[at])[0])
-    stretch, last_uuid, end = _stretch(rng, shape.lines, host, hung_on, start)
+    stretch, last_uuid, end = _stretch(rng, shape.lines, shape.pool, host, hung_on, start)
     later = list(transcript.lines[at:])
     if later:
         shift = end - start + timedelta(seconds=1)
@@ -235,11 +237,11 @@ def lengthened(transcript: NativeTranscript, shape: LongSession) -> NativeTransc
     return replace(transcript, lines=lines, features=features)
 
 
-def _stretch(rng: random.Random, count: int, host: dict[str, Any], parent: str | None,
+def _stretch(rng: random.Random, count: int, pool_seed: int, host: dict[str, Any], parent: str | None,
              start: datetime) -> tuple[list[str], str, datetime]:
     """``count`` lines (whole pool transcripts, the last one cut after a finished turn when possible),
     re-keyed into the host's session; their last uuid and last time."""
-    pieces = pool(filler.run_seed())
+    pieces = pool(pool_seed)
     out: list[str] = []
     now = start
     last_uuid = parent
@@ -343,7 +345,7 @@ def _lengthened_rollout(transcript: NativeTranscript, shape: LongSession) -> Nat
     if "dangling" not in transcript.features:
         places.append(len(parsed))
     windows = "\\" in cwd
-    pieces = [p for p in codex_pool(filler.run_seed(), variant) if ("\\" in p.cwd) == windows]
+    pieces = [p for p in codex_pool(shape.pool, variant) if ("\\" in p.cwd) == windows]
     if not places or not pieces:
         return transcript
     at = places[rng.randrange(len(places))]
@@ -480,7 +482,7 @@ def _lengthened_gemini(transcript: NativeTranscript, shape: LongSession) -> Nati
         return transcript
     model = next((v["model"] for _, v in starts if isinstance(v.get("model"), str)), None)
     start = max(before)
-    stretch, end_time = _gemini_stretch(rng, shape.lines, start, model, document)
+    stretch, end_time = _gemini_stretch(rng, shape.lines, shape.pool, start, model, document)
     shift = end_time - start + timedelta(seconds=1)
     later = [_STAMP.sub(lambda m: _stamp(_moment(m.group()) + shift), line) for line in transcript.lines[at:]]
     lines = list(transcript.lines[:at])
@@ -498,12 +500,12 @@ def _lengthened_gemini(transcript: NativeTranscript, shape: LongSession) -> Nati
     return replace(transcript, lines=(*lines, *stretch, *later), features=features)
 
 
-def _gemini_stretch(rng: random.Random, count: int, start: datetime, model: str | None,
+def _gemini_stretch(rng: random.Random, count: int, pool_seed: int, start: datetime, model: str | None,
                     document: bool) -> tuple[list[str], datetime]:
     """At least ``count`` messages and ``LEAST_BYTES`` of whole pool sessions, each with fresh message and call IDs
     and its times moved on as one (so every copy of a message keeps one time), one after the other from ``start``;
     records of JSON Lines, or the one-object layout's message lines (each but the last followed by a comma)."""
-    pieces = gemini_pool(filler.run_seed())
+    pieces = gemini_pool(pool_seed)
     out: list[str] = []
     now = start
     messages = size = 0

@@ -7,7 +7,10 @@ the pages settle (``harness.fuzzing.readers``). Every property draws a long shap
 (``generators.long_streams``): in some examples thousands of generated records, a MiB or more, are
 spliced in between the records, so that what a view depends on can sit far from what it changes;
 the number shrinks to none. A failure names the rules of the members that
-differ, is shrunk, and is written as a reader case that replays with ``--cases``."""
+differ, is shrunk, and is written as a reader case that replays with ``--cases``.
+
+The long shapes are the session's (``ReaderFuzzSession.long_shapes``), bound in each test to the name its
+property has always drawn them by, as in ``test_validator_fuzz.py`` (why: there)."""
 
 from __future__ import annotations
 
@@ -18,7 +21,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from asr_conformance.generators.long_streams import LongShape, long_shapes
+from asr_conformance.generators.long_streams import LongShape
 from asr_conformance.generators.mutators import serialize
 from asr_conformance.generators.reader_streams import FEATURES, reader_streams
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
@@ -35,6 +38,8 @@ pytestmark = [pytest.mark.conformance, pytest.mark.reader, pytest.mark.fuzz]
 def test_reader_views_of_streams_with(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None], feature: str) -> None:
     chosen = FEATURES[feature]
 
+    long_shapes = asr_reader_fuzz.long_shapes  # the run's (module docstring)
+
     @asr_reader_fuzz.settings
     @given(reader_streams(feature), long_shapes(), st.data())
     def agrees(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:
@@ -46,6 +51,8 @@ def test_reader_views_of_streams_with(asr_reader_fuzz: ReaderFuzzSession, asr_re
 
 
 def test_reader_views_of_valid_streams(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None]) -> None:
+    long_shapes = asr_reader_fuzz.long_shapes  # the run's (module docstring)
+
     @asr_reader_fuzz.settings
     @given(valid_streams(max_steps=15), long_shapes(), st.data())
     def agrees(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:
@@ -57,6 +64,8 @@ def test_reader_views_of_valid_streams(asr_reader_fuzz: ReaderFuzzSession, asr_r
 
 
 def test_reader_views_of_adversarial_streams(asr_reader_fuzz: ReaderFuzzSession, asr_record: Callable[..., None]) -> None:
+    long_shapes = asr_reader_fuzz.long_shapes  # the run's (module docstring)
+
     @asr_reader_fuzz.settings
     @given(adversarial_streams(max_steps=15), long_shapes(), st.data())
     def agrees(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:

@@ -8,7 +8,12 @@ property draws a long shape too (``generators.long_streams``): in some examples 
 generated records, a MiB or more, are spliced in around the defect, so that it sits anywhere, the
 last line included; the number shrinks to none.  A
 failure says what the mutator changed (``generators.changes``), is shrunk by
-Hypothesis within the shrink budget and written as a ready case file."""
+Hypothesis within the shrink budget and written as a ready case file.
+
+The long shapes are the session's (``ValidatorFuzzSession.long_shapes``: filler from the pool of the
+run's seed, none in the cost benchmark's baseline), bound in each test to the name its property has
+always drawn them by: Hypothesis keys a property's examples on its source, decorators included, so a
+derandomized profile draws the same examples and an example database replays the same entries."""
 
 from __future__ import annotations
 
@@ -21,7 +26,7 @@ from hypothesis import strategies as st
 
 from asr_conformance.generators.changes import explain, mutate
 from asr_conformance.generators.damage import DAMAGES
-from asr_conformance.generators.long_streams import LongShape, defect_lines, long_shapes, spliced
+from asr_conformance.generators.long_streams import LongShape, defect_lines, spliced
 from asr_conformance.generators.mutators import drawn_mode, serialize
 from asr_conformance.generators.registry import registry
 from asr_conformance.generators.streams import adversarial_streams, valid_streams
@@ -31,6 +36,8 @@ pytestmark = [pytest.mark.conformance, pytest.mark.validator, pytest.mark.fuzz]
 
 
 def test_accepts_valid_streams(asr_fuzz: ValidatorFuzzSession) -> None:
+    long_shapes = asr_fuzz.long_shapes  # the run's (module docstring)
+
     @asr_fuzz.settings
     @given(valid_streams(), long_shapes(), st.data())
     def accepts(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:
@@ -41,6 +48,8 @@ def test_accepts_valid_streams(asr_fuzz: ValidatorFuzzSession) -> None:
 
 
 def test_accepts_adversarial_valid_streams(asr_fuzz: ValidatorFuzzSession) -> None:
+    long_shapes = asr_fuzz.long_shapes  # the run's (module docstring)
+
     @asr_fuzz.settings
     @given(adversarial_streams(), long_shapes(), st.data())
     def accepts(records: list[dict[str, Any]], shape: LongShape, data: st.DataObject) -> None:
@@ -58,6 +67,8 @@ def test_accepts_adversarial_valid_streams(asr_fuzz: ValidatorFuzzSession) -> No
 )
 def test_rejects_mutated_streams(asr_fuzz: ValidatorFuzzSession, rule: str) -> None:
     mutator = registry()[rule]
+
+    long_shapes = asr_fuzz.long_shapes  # the run's (module docstring)
 
     @asr_fuzz.settings
     @given(valid_streams(max_steps=12), long_shapes(), st.data())
@@ -78,6 +89,8 @@ def test_rejects_mutated_streams(asr_fuzz: ValidatorFuzzSession, rule: str) -> N
 @pytest.mark.parametrize("kind", sorted(DAMAGES))
 def test_survives_damaged_bytes(asr_fuzz: ValidatorFuzzSession, kind: str) -> None:
     damage = DAMAGES[kind]
+
+    long_shapes = asr_fuzz.long_shapes  # the run's (module docstring)
 
     @asr_fuzz.settings
     @given(valid_streams(max_steps=6), long_shapes(), st.data())

@@ -3,7 +3,9 @@
 The plugin makes one ``RunContext`` per process (the controller and each xdist worker alike, from the
 same options and the values the controller sends) and keeps it on ``config.stash``; nothing of a run is
 set on a module.  Implementations get the run's containment settings through their targets
-(``contained``): every adapter a target builds starts its processes under them.
+(``contained``): every adapter a target builds starts its processes under them.  The fuzz sessions get
+``long_shapes`` from it, and their seed (which seeds the long examples' pools) from the run's seed, and
+hand both to the strategies they draw from.
 
 What stays process-wide, and why: the registry of live implementation processes, the staging folders
 this process made and the signal handlers that use both (``harness.isolation``) — a signal handler
@@ -22,9 +24,12 @@ from asr_conformance.harness.isolation.policies import DEFAULT_SETTINGS, Policy,
 
 @dataclass(frozen=True)
 class RunContext:
-    """The run's containment settings (frozen), made once and passed on."""
+    """The run's containment settings and what its fuzz examples may be (frozen), made once and passed on."""
 
     settings: Settings = DEFAULT_SETTINGS
+    #: Whether fuzz examples may be long (long shapes of streams, long native sessions and the producer's long
+    #: properties); false only in the cost benchmark's baseline (``suite/benchmarks/without_long_shapes.py``).
+    long_shapes: bool = True
 
     @property
     def policy(self) -> Policy:

@@ -63,6 +63,7 @@ from asr_conformance.plugin.run_config import (
     corpus_of,
     counterexamples_of,
     fuzz_plans,
+    fuzz_seed,
     hypothesis_facts,
     packs_of,
     run_context_of,
@@ -247,12 +248,8 @@ def _configure_hypothesis(config: pytest.Config) -> None:
         # A forced seed switches the example database off, so only profiles without one get it.
         seed = random.getrandbits(32)
     config.stash[SEED_KEY] = seed
-    # The long shapes' filler is drawn from the run's seed: other records every run, the same on replay. Without a
-    # seed (a derandomized profile, or one with an example database, whose finds must replay byte for byte in a
-    # later run), from seed 0.
-    from asr_conformance.generators.filler import seed_pool
-
-    seed_pool(seed if isinstance(seed, int) else 0)
+    # The fuzz sessions get the seed (``fuzz_seed``), and draw the long examples' pools from it too
+    # (``PropertyRunner.pool_seed``): other filler every run, the same on replay.
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_SeedToWorkers(seed), "asr-conformance-seed")
 
@@ -525,9 +522,10 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator: ValidatorAdapter, as
     budget = shrink_budget_of(request.config)
     facts: dict[str, Any] = {}
     session = ValidatorFuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
-                          replay_arguments(asr_target, "validator"), settings(), seed if isinstance(seed, int) else None,
+                          replay_arguments(asr_target, "validator"), settings(), fuzz_seed(request.config),
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
-                          record=facts.__setitem__, strict_reasons=asr_target.strict_reasons)
+                          record=facts.__setitem__, strict_reasons=asr_target.strict_reasons,
+                          long_shapes=run_context_of(request.config).long_shapes)
     _report_fuzzing(asr_record, session, seed, facts)
     yield session
 
@@ -542,8 +540,9 @@ def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader: ReaderAdapter, a
     facts: dict[str, Any] = {}
     session = ReaderFuzzSession(asr_reader, tmp_path / "generated", counterexamples_of(request.config, tmp_path),
                                 replay_arguments(asr_target, "reader"), settings(),
-                                seed if isinstance(seed, int) else None, shrink_budget_of(request.config),
-                                database_key=result_id(request.node, "reader"), record=facts.__setitem__)
+                                fuzz_seed(request.config), shrink_budget_of(request.config),
+                                database_key=result_id(request.node, "reader"), record=facts.__setitem__,
+                                long_shapes=run_context_of(request.config).long_shapes)
     _report_fuzzing(asr_record, session, seed, facts)
     yield session
 
@@ -589,8 +588,9 @@ def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunn
     session = ProducerFuzzSession(
         lambda source: asr_producer.convert(source, "baseline"), tmp_path / "generated",
         counterexamples_of(request.config, tmp_path), replay_arguments(asr_target, "producer"), settings(),
-        seed if isinstance(seed, int) else None, shrink_budget_of(request.config),
-        database_key=result_id(request.node, "producer"), record=facts.__setitem__)
+        fuzz_seed(request.config), shrink_budget_of(request.config),
+        database_key=result_id(request.node, "producer"), record=facts.__setitem__,
+        long_shapes=run_context_of(request.config).long_shapes)
     _report_fuzzing(asr_record, session, seed, facts)
     yield session
 

@@ -38,6 +38,13 @@ SOURCES_KEY = pytest.StashKey[dict[str, SourceInput]]()
 PACKS_KEY = pytest.StashKey[Packs]()
 
 
+def fuzz_seed(config: pytest.Config) -> int | None:
+    """The seed of the run's fuzz sessions: the run's Hypothesis seed, None without one (a derandomized profile,
+    or one with an example database).  Their long examples' pools are drawn from it (0 without one)."""
+    seed = config.stash.get(SEED_KEY, None)
+    return seed if isinstance(seed, int) else None
+
+
 def shrink_budget_of(config: pytest.Config) -> ShrinkBudget:
     return ShrinkBudget(float(config.getoption("asr_shrink_time")), int(config.getoption("asr_shrink_steps")))
 
@@ -138,7 +145,8 @@ def fuzz_plans(config: pytest.Config) -> dict[str, FuzzPlan]:
             if "producer" in target.roles:
                 own = [sources[i.id] if sources[i.id].path == i.path else source_input(i.path, packs_of(config), i.id)
                        for i in target.inputs]
-                plans[target.key] = fuzz_plan(target.source_formats, own, packs_of(config))
+                plans[target.key] = fuzz_plan(target.source_formats, own, packs_of(config),
+                                              run_context_of(config).long_shapes)
         config.stash[FUZZ_PLANS_KEY] = plans
     return plans
 

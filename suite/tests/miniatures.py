@@ -236,7 +236,8 @@ def _outcome(check: Callable[[], None]) -> tuple[str, str]:
 
 def fuzz_session(adapter: ValidatorAdapter, folder: Path, hypothesis_settings: settings,
                  budget: ShrinkBudget | None = None, seed: int | None = None,
-                 replay: tuple[str, ...] = ("--implementation=miniature",)) -> tuple[ValidatorFuzzSession, dict[str, object]]:
+                 replay: tuple[str, ...] = ("--implementation=miniature",),
+                 long_shapes: bool = True) -> tuple[ValidatorFuzzSession, dict[str, object]]:
     """The session the plugin's ``asr_fuzz`` fixture builds (rules named beside each mutator's own included), and the
     facts it records for the report (``asr_shrink_steps``...), which the fixture would hand to the test's record."""
     from asr_conformance.generators.registry import ALSO_NAMED
@@ -245,7 +246,7 @@ def fuzz_session(adapter: ValidatorAdapter, folder: Path, hypothesis_settings: s
     folder.mkdir(parents=True, exist_ok=True)
     session = ValidatorFuzzSession(adapter, folder, folder / "counterexamples", list(replay), hypothesis_settings, seed,
                                    {rule: set(companions) for rule, companions in ALSO_NAMED.items()}, budget,
-                                   record=facts.__setitem__)
+                                   record=facts.__setitem__, long_shapes=long_shapes)
     return session, facts
 
 

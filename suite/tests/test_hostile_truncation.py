@@ -26,11 +26,9 @@ from typing import Any
 
 import pytest
 from hypothesis import Phase, settings
-from hypothesis import strategies as st
 
 from asr_conformance.generators import long_streams
 from asr_conformance.generators.coding_turns import tagged_filler
-from asr_conformance.generators.long_streams import NO_SHAPE
 from asr_conformance.generators.reader_streams import FEATURES
 from asr_conformance.generators.registry import ALSO_NAMED, registry
 from asr_conformance.harness.adapters.answers import Outcome, ReadAnswer, Verdict
@@ -120,16 +118,17 @@ def _settings(profile: str = "asr-fast") -> settings:
     return settings(settings.get_profile(profile), phases=[Phase.explicit, Phase.generate])
 
 
-def _validator_session(adapter: Any, tmp_path: Path, profile: str = "asr-fast") -> ValidatorFuzzSession:
+def _validator_session(adapter: Any, tmp_path: Path, profile: str = "asr-fast", long_shapes: bool = True) -> ValidatorFuzzSession:
+    """``long_shapes`` false: the session of a run whose context draws no long shapes (the cost benchmark's baseline)."""
     (tmp_path / "scratch").mkdir(parents=True)
     return ValidatorFuzzSession(adapter, tmp_path / "scratch", tmp_path / "counterexamples", ["--implementation=x"],
                                 _settings(profile), None, {rule: set(also) for rule, also in ALSO_NAMED.items()},
-                                ShrinkBudget(seconds=1.0, steps=1))
+                                ShrinkBudget(seconds=1.0, steps=1), long_shapes=long_shapes)
 
 
-def _reader_session(adapter: Any, tmp_path: Path) -> ReaderFuzzSession:
+def _reader_session(adapter: Any, tmp_path: Path, long_shapes: bool = True) -> ReaderFuzzSession:
     return ReaderFuzzSession(adapter, tmp_path / "scratch", tmp_path / "counterexamples", ["--implementation=x"],
-                             _settings(), None, ShrinkBudget(seconds=1.0, steps=1))
+                             _settings(), None, ShrinkBudget(seconds=1.0, steps=1), long_shapes=long_shapes)
 
 
 def _first_failure(properties: list[Callable[[], None]]) -> str | None:
@@ -192,24 +191,16 @@ def test_a_reader_that_reads_only_the_first_records_fails_the_fuzz_under_every_f
         assert "differs from the reference reader's" in failure, failure[:500]
 
 
-@pytest.fixture
-def without_long_shapes(monkeypatch: pytest.MonkeyPatch, validator_fuzz: ModuleType, reader_fuzz: ModuleType) -> None:
-    for module in (validator_fuzz, reader_fuzz):
-        monkeypatch.setattr(module, "long_shapes", lambda: st.just(NO_SHAPE))
-
-
-@pytest.mark.usefixtures("without_long_shapes")
 def test_without_the_long_shapes_the_first_lines_validator_conforms(
         validator_fuzz: ModuleType, first_lines_validator: InProcessValidator, tmp_path: Path) -> None:
-    session = _validator_session(first_lines_validator, tmp_path)
+    session = _validator_session(first_lines_validator, tmp_path, long_shapes=False)
     assert _first_failure(_validator_properties(validator_fuzz, session, list(SLICE))) is None
     assert session.examples >= 8 * len(SLICE)
 
 
-@pytest.mark.usefixtures("without_long_shapes")
 def test_without_the_long_shapes_the_first_records_reader_conforms(
         reader_fuzz: ModuleType, first_records_reader: InProcessReader, tmp_path: Path) -> None:
-    session = _reader_session(first_records_reader, tmp_path)
+    session = _reader_session(first_records_reader, tmp_path, long_shapes=False)
     assert _first_failure(_reader_properties(reader_fuzz, session, list(FEATURES_WITHOUT_SHAPES))) is None
     assert session.examples >= 8 * len(FEATURES_WITHOUT_SHAPES)
 
@@ -225,9 +216,9 @@ def tagged(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
     """The long shapes splice the tagged filler, as they once did; the sizes of the blocks spliced."""
     sizes: list[int] = []
 
-    def counted(data: bytes, blocks: list[tuple[int, int]], seed: int) -> tuple[list[list[str]], frozenset[str]]:
+    def counted(data: bytes, blocks: list[tuple[int, int]], seed: int, pool: int) -> tuple[list[list[str]], frozenset[str]]:
         sizes.extend(count for _, count in blocks)
-        return tagged_filler(data, blocks, seed)
+        return tagged_filler(data, blocks, seed, pool)
 
     monkeypatch.setattr(long_streams, "FILLER", counted)
     yield sizes

@@ -360,3 +360,35 @@ def test_findings_that_quote_hostile_text_still_make_a_readable_case(tmp_path: P
     case = tomllib.loads(source.with_name(source.name + CASE_SUFFIX).read_text(encoding="utf-8"))
     assert case["findings"][0].startswith("ASR-157: the stream says 'a\x7fb") and "\x00" in case["findings"][0]
     assert case["findings"][0].endswith("\u2028🦀'")
+
+
+def test_the_producer_fuzz_draws_its_long_sessions_from_the_runs_pool(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The conformance test hands its session's pool seed (the run's seed) and switch to the property it draws
+    (``ProducerFuzzSession.for_run``): the long property's stretches and the others' occasional ones come from
+    the pool of the run's seed, and a baseline session (``long_shapes`` false) lengthens nothing."""
+    import dataclasses
+
+    from asr_conformance.conformance import test_producer_fuzz as producer_fuzz
+    from asr_conformance.generators.native import long_sessions
+    from asr_conformance.reference.claude_code_converter import convert
+
+    asked: list[long_sessions.LongSession] = []
+
+    def lengthened(transcript: NativeTranscript, shape: long_sessions.LongSession) -> NativeTranscript:
+        asked.append(shape)
+        return dataclasses.replace(transcript)  # a copy, as a lengthened session is, without a MiB to convert
+
+    monkeypatch.setattr(long_sessions, "lengthened", lengthened)
+    drawn = {}
+    for feature, long, long_shapes in (("mixed", True, True), ("calls", False, True), ("calls", False, False)):
+        asked.clear()
+        session = ProducerFuzzSession(lambda source: Conversion(Outcome.CONVERTED, stream=convert(source.read_bytes())),
+                                      tmp_path / "scratch", tmp_path / "counterexamples", ["--implementation=x"],
+                                      settings(max_examples=8, database=None, deadline=None), 4242,
+                                      ShrinkBudget(seconds=1.0, steps=1), long_shapes=long_shapes)
+        producer_fuzz.test_converts_generated_transcripts(GeneratedInput("claude-code-jsonl", feature, long=long),
+                                                          session, lambda **facts: None)
+        drawn[feature, long_shapes] = ({shape.pool for shape in asked if shape.lines}, len(asked))
+    assert drawn[("mixed", True)][0] == {4242}
+    assert drawn[("calls", True)][1] >= 8 and drawn[("calls", True)][0] <= {4242}
+    assert drawn[("calls", False)] == (set(), 0)

@@ -24,7 +24,7 @@ import hashlib
 import json
 import shlex
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -73,18 +73,24 @@ class GeneratedInput:
     #: Every transcript of real size (``generators.native.long_sessions``): the long property, which every run
     #: of a lengthened format holds, so that a defect far into a session is met whatever the seed.
     long: bool = False
+    #: The seed of the long sessions' pools (the run's: ``ProducerFuzzSession.for_run``), and whether the other
+    #: properties lengthen a session now and then (not in the cost benchmark's baseline).  Not part of what the
+    #: property is: a run's plan compares and collects properties without them.
+    pool: int = field(default=0, compare=False)
+    long_sessions: bool = field(default=True, compare=False)
 
     @property
     def id(self) -> str:
         return "-".join(filter(None, [self.format, self.variant, self.feature, "long" if self.long else None]))
 
     def strategy(self) -> st.SearchStrategy[Transcript]:
+        """The property's transcripts, the long ones' stretches drawn from the pool of ``pool``."""
         module = generator(self.format)
         if module is None:
             raise ValueError(f"no generator for format {self.format!r}; known: {', '.join(formats())}")
         drawn = module.transcripts(self.feature, self.variant)
-        value: st.SearchStrategy[Transcript] = (long_transcripts(self.format, drawn) if self.long
-                                                else with_long_sessions(self.format, drawn))
+        value: st.SearchStrategy[Transcript] = (long_transcripts(self.format, drawn, self.pool) if self.long
+                                                else with_long_sessions(self.format, drawn, self.long_sessions, self.pool))
         return value
 
     def examples(self, most: int) -> int:
@@ -118,14 +124,15 @@ def file_name(format: str, digest: str) -> str:
     return namer(digest) if namer is not None else f"{digest[:32]}.json"
 
 
-def generated_inputs(format: str, variants: Sequence[str] = ()) -> list[GeneratedInput]:
-    """Every property for one format: each feature in the common variants, then each feature of each
-    rare variant asked for (``variants``: the rare variants a vendor's own inputs follow)."""
+def generated_inputs(format: str, variants: Sequence[str] = (), long_shapes: bool = True) -> list[GeneratedInput]:
+    """Every property for one format: each feature in the common variants, the long property of a lengthened
+    format (unless the run draws no long examples: ``long_shapes`` false, the cost benchmark's baseline), then
+    each feature of each rare variant asked for (``variants``: the rare variants a vendor's own inputs follow)."""
     module = generator(format)
     if module is None:
         return []
     found = [GeneratedInput(format, feature) for feature in sorted(module.FEATURES)]
-    if lengthenable(format):
+    if long_shapes and lengthenable(format):
         found.append(GeneratedInput(format, LONG_FEATURE, long=True))
     for variant in variants:
         available = getattr(module, "available", None)
@@ -167,9 +174,10 @@ class FuzzPlan:
     reason: str = ""
 
 
-def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput], packs: Packs | None = None) -> FuzzPlan:
+def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput], packs: Packs | None = None,
+              long_shapes: bool = True) -> FuzzPlan:
     """The properties for a producer: the formats it names, else the formats its own inputs are in (the packs
-    chosen for them at collection).
+    chosen for them at collection); the long properties only when ``long_shapes`` (the run context's).
 
     A rare variant (Codex's legacy rollouts) is fuzzed only for a producer whose inputs follow it:
     a converter is not asked to read a variant its vendor never claimed."""
@@ -193,7 +201,7 @@ def fuzz_plan(source_formats: Sequence[str], inputs: Sequence[SourceInput], pack
     properties: list[GeneratedInput] = []
     for format in chosen:
         rare = [v for v in rare_variants(format) if (format, v) in found_in]
-        properties += generated_inputs(format, rare)
+        properties += generated_inputs(format, rare, long_shapes)
     bare = [f for f in chosen if generator(f, packs) is None]
     reason = (f"not fuzzed: no generator for {', '.join(bare)} (install a pack for that format that has one)"
               if bare else "")
@@ -226,8 +234,9 @@ class ProducerFuzzSession(PropertyRunner):
     def __init__(self, convert: Callable[[Path], Conversion], scratch: Path, counterexamples: Path,
                  replay: list[str], hypothesis_settings: settings, seed: int | None,
                  budget: ShrinkBudget | None = None, database_key: str = "",
-                 record: Callable[[str, object], None] | None = None) -> None:
-        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record)
+                 record: Callable[[str, object], None] | None = None, long_shapes: bool = True) -> None:
+        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record,
+                         long_shapes)
         self.convert = convert
         #: Rules the last failure broke (the test records them).
         self.broken: list[str] = []
@@ -239,6 +248,11 @@ class ProducerFuzzSession(PropertyRunner):
         #: The last disguised copies, by the key they were drawn from: Hypothesis runs one transcript several
         #: times (a failure replayed, shrinking), and a copy is a function of the seed and the bytes alone.
         self._disguised: dict[bytes, bytes] = {}
+
+    def for_run(self, generated: GeneratedInput) -> GeneratedInput:
+        """``generated`` as this run draws it: long sessions from the pool of ``pool_seed``, and none but the long
+        property's without ``with_long_shapes`` (whose plan then holds no long property)."""
+        return replace(generated, pool=self.pool_seed, long_sessions=self.with_long_shapes)
 
     def settings_for(self, generated: GeneratedInput) -> Callable[[Callable[..., None]], Callable[..., None]]:
         """The decorator of ``generated``'s property: the run's settings, with fewer examples for a long one."""

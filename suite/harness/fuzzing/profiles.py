@@ -48,7 +48,10 @@ from hypothesis import HealthCheck, Phase, settings
 from hypothesis import settings as HypothesisSettings
 from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase
 from hypothesis.errors import Flaky
+from hypothesis.strategies import SearchStrategy
 
+from asr_conformance.generators import long_streams
+from asr_conformance.generators.long_streams import LongShape
 from asr_conformance.harness.adapters.answers import Verdict
 from asr_conformance.harness.adapters.roles import ValidatorAdapter
 from asr_conformance.harness.fuzzing.replayable import seed_alone
@@ -258,16 +261,23 @@ class PropertyRunner:
     ``run`` calls the property and, when it fails, writes the last (shrunk)
     failing example as a ready case (``_write``, per role) and fails the test
     with the replay command. Shrinking is bounded by ``budget`` (see the
-    module's docstring)."""
+    module's docstring).
+
+    The properties draw their long shapes from ``long_shapes`` (the producer's sessions: ``for_run``),
+    which carries the run's pool seed and whether it draws long examples at all: what a run decides about
+    its examples reaches the generators as values, never through a module."""
 
     def __init__(self, scratch: Path, counterexamples: Path, replay: list[str], hypothesis_settings: settings,
                  seed: int | None, budget: ShrinkBudget | None = None, database_key: str = "",
-                 record: Callable[[str, object], None] | None = None) -> None:
+                 record: Callable[[str, object], None] | None = None, long_shapes: bool = True) -> None:
         self.scratch = scratch
         self.counterexamples = counterexamples
         self.replay = replay
         self._settings = hypothesis_settings
         self.seed = seed
+        #: Whether examples may be long (long shapes of streams, long native sessions): the run context's
+        #: ``long_shapes``, false only in the cost benchmark's baseline.
+        self.with_long_shapes = long_shapes
         self.budget = budget or ShrinkBudget()
         self.database_key = database_key
         #: pytest's record_property: facts recorded during the call reach the call's report.
@@ -288,6 +298,18 @@ class PropertyRunner:
         self.failed_input: bytes | None = None
         self.failed_answer = ""
         self.failed_expected: str | None = None
+
+    @property
+    def pool_seed(self) -> int:
+        """The seed of the long examples' pools (the filler's records, the long sessions' transcripts): the run's
+        seed, so that another run splices other texts and ``--hypothesis-seed`` the same ones again; 0 without
+        one (a derandomized profile, or one with an example database, whose finds must replay in a later run)."""
+        return self.seed if self.seed is not None else 0
+
+    def long_shapes(self) -> SearchStrategy[LongShape]:
+        """The run's long shapes (``generators.long_streams``): their filler from the pool of ``pool_seed``, and
+        none at all without ``with_long_shapes``."""
+        return long_streams.long_shapes(self.with_long_shapes, self.pool_seed)
 
     def settings(self, test: Callable[..., None]) -> Callable[..., None]:
         """``test`` under the run's settings, seed and database key."""
@@ -435,8 +457,10 @@ class ValidatorFuzzSession(PropertyRunner):
     def __init__(self, adapter: ValidatorAdapter, scratch: Path, counterexamples: Path, replay: list[str],
                  hypothesis_settings: settings, seed: int | None, also_named: dict[str, set[str]],
                  budget: ShrinkBudget | None = None, database_key: str = "",
-                 record: Callable[[str, object], None] | None = None, strict_reasons: bool = False) -> None:
-        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record)
+                 record: Callable[[str, object], None] | None = None, strict_reasons: bool = False,
+                 long_shapes: bool = True) -> None:
+        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record,
+                         long_shapes)
         self.adapter = adapter
         self.also_named = also_named
         #: Whether a rejection naming a rule outside the naming set fails (``--strict-reasons``).

@@ -102,8 +102,10 @@ class ReaderFuzzSession(PropertyRunner):
 
     def __init__(self, adapter: ReaderAdapter, scratch: Path, counterexamples: Path, replay: list[str],
                  hypothesis_settings: settings, seed: int | None, budget: ShrinkBudget | None = None,
-                 database_key: str = "", record: Callable[[str, object], None] | None = None) -> None:
-        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record)
+                 database_key: str = "", record: Callable[[str, object], None] | None = None,
+                 long_shapes: bool = True) -> None:
+        super().__init__(scratch, counterexamples, replay, hypothesis_settings, seed, budget, database_key, record,
+                         long_shapes)
         self.adapter = adapter
         #: The rules the last failure named (the shrunk counterexample's), for the test's record.
         self.broken: list[str] = []

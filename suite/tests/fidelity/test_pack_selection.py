@@ -205,6 +205,7 @@ def test_a_run_makes_each_input_once_for_every_test_and_the_fuzz_plan(tmp_path) 
 
     from asr_conformance.harness.adapters.targets import ProducerInput
     from asr_conformance.harness.judging.fidelity import source_edits
+    from asr_conformance.harness.run_context import RunContext
     from asr_conformance.plugin import run_config
 
     witness = CountingWitness()
@@ -216,6 +217,7 @@ def test_a_run_makes_each_input_once_for_every_test_and_the_fuzz_plan(tmp_path) 
     config = SimpleNamespace(stash=pytest.Stash(), getoption=lambda name, default=None: default)
     config.stash[run_config.TARGETS_KEY] = [target, target]  # two targets sharing inputs: still one each
     config.stash[run_config.PACKS_KEY] = Packs.of(witness_only(WITNESS, "1"), witness_only(witness, "1"))
+    config.stash[run_config.RUN_CONTEXT_KEY] = RunContext()
     first = run_config.sources_of(config)  # type: ignore[arg-type]
     assert list(first) == ["a.jsonl", "b.jsonl"] and witness.sniffs == 2
     assert run_config.sources_of(config) is first  # type: ignore[arg-type]  # a second test function's params

@@ -23,8 +23,6 @@ from test_native_claude_code import CATCHES
 from test_native_codex import BUGS
 from test_native_gemini import BUGS as GEMINI_BUGS
 
-from asr_conformance.generators import filler
-from asr_conformance.generators.native import long_sessions
 from asr_conformance.harness.adapters.answers import Conversion, Outcome
 from asr_conformance.harness.adapters.targets import CASE_SUFFIX
 from asr_conformance.harness.fuzzing.producers import (
@@ -81,9 +79,10 @@ class _Runner:
 
 
 def _session(name: str, tmp_path: Path, examples: int = 8, profile: str | None = None,
-             seed: int | None = None) -> tuple[ProducerFuzzSession, _Runner]:
+             seed: int | None = None, long_shapes: bool = True) -> tuple[ProducerFuzzSession, _Runner]:
     """A fuzz session of the seeded bug: ``examples`` derandomized examples, or a profile's settings (under
-    ``seed``, as a certification with ``--hypothesis-seed`` runs)."""
+    ``seed``, as a certification with ``--hypothesis-seed`` runs, which draws the long sessions' pools from it
+    too); ``long_shapes`` false: the baseline's, which draws no long session."""
     program = MISBEHAVING / name
     runner = _Runner(program)
     if profile is not None:
@@ -93,11 +92,13 @@ def _session(name: str, tmp_path: Path, examples: int = 8, profile: str | None =
         chosen = settings(max_examples=examples, derandomize=True, database=None, deadline=None)
     session = ProducerFuzzSession(runner.convert, tmp_path / "scratch",
                                   tmp_path / "counterexamples", [f"--implementation={program}"],
-                                  chosen, seed, ShrinkBudget(seconds=0.2, steps=2))
+                                  chosen, seed, ShrinkBudget(seconds=0.2, steps=2), long_shapes=long_shapes)
     return session, runner
 
 
 def _property(session: ProducerFuzzSession, generated: GeneratedInput):
+    generated = session.for_run(generated)  # as the conformance test does: the session's pool seed and switch
+
     @session.settings_for(generated)
     @given(generated.strategy(), st.data())
     def faithful(transcript, data: st.DataObject) -> None:
@@ -146,16 +147,12 @@ def test_a_bug_past_the_thousandth_record_is_found_by_the_default_run_only_with_
     Without long sessions the plan has no long property and the fuzz passes the bug (every drawn session
     is short), so this test fails if the long shapes stop reaching the bug."""
     format, rule = LONG_ONLY[name]
-    long_sessions.enable(False)
+    assert not any(generated.long for generated in generated_inputs(format, long_shapes=False))
+    session, runner = _session(name, tmp_path / "short", examples=4, long_shapes=False)
     try:
-        assert not any(generated.long for generated in generated_inputs(format))
-        session, runner = _session(name, tmp_path / "short", examples=4)
-        try:
-            session.run(_property(session, GeneratedInput(format, "calls")))
-        finally:
-            runner.close()
+        session.run(_property(session, GeneratedInput(format, "calls")))
     finally:
-        long_sessions.enable(True)
+        runner.close()
     assert not session.broken and session.counterexample is None
     long = _long_property(format)
     assert long.examples(settings.get_profile("asr-fixed").max_examples) == 1
@@ -171,9 +168,5 @@ def test_a_bug_past_the_thousandth_record_is_found_under_fresh_seeds(name: str, 
     format, rule = LONG_ONLY[name]
     long = _long_property(format)
     for number in [random.getrandbits(32) for _ in range(FRESH_SEEDS)]:
-        filler.seed_pool(number)
-        try:
-            _failing_run(name, tmp_path / str(number), format, long.feature, rule, long=True, profile=DEFAULT_PROFILE,
-                         seed=number)
-        finally:
-            filler.seed_pool(0)
+        _failing_run(name, tmp_path / str(number), format, long.feature, rule, long=True, profile=DEFAULT_PROFILE,
+                     seed=number)

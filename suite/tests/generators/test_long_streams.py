@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,8 +47,8 @@ def _rules(data: bytes) -> list[str]:
     return sorted(d.rule for d in validate_bytes(data).errors)
 
 
-def _filler(data: bytes, count: int, seed: int) -> tuple[list[str], frozenset[str]]:
-    (lines,), names = generated_filler(data, [(1, count)], seed)
+def _filler(data: bytes, count: int, seed: int, pool: int = 0) -> tuple[list[str], frozenset[str]]:
+    (lines,), names = generated_filler(data, [(1, count)], seed, pool)
     return lines, names
 
 
@@ -67,8 +68,6 @@ def test_filler_looks_like_the_generated_stream() -> None:
     pool under another run seed, and names numbered past every name of those shapes the stream holds."""
     import re
 
-    from asr_conformance.generators import filler
-
     data = HEADER + b'{"type":"state","seq":1,"id":"r40","state":"running","_meta":{"x":"call_77"}}\n'
     lines, names = _filler(data, 400, seed=1)
     records = [json.loads(line) for line in lines]
@@ -77,12 +76,7 @@ def test_filler_looks_like_the_generated_stream() -> None:
     assert len({r["type"] for r in records}) >= 8
     assert b"".join(line.encode() for line in lines).isascii(), "plain-word chunks beside an ASCII stream"
     assert not set(_filler(data, 400, seed=2)[0]) & set(lines) - {""}, "another seed, other records"
-    before = filler._seed[0]
-    try:
-        filler.seed_pool(before + 1)
-        other = _filler(data, 400, seed=1)[0]
-    finally:
-        filler.seed_pool(before)
+    other = _filler(data, 400, seed=1, pool=1)[0]
     texts = {json.dumps(r["content"]) for r in records if r["type"] == "message"}
     shared = texts & {json.dumps(json.loads(line).get("content")) for line in other}
     assert len(texts) >= 5 and len(shared) < len(texts) / 4, "another run, other texts (a one-letter text may recur)"
@@ -245,14 +239,19 @@ def test_boundaries_skip_damaged_lines_and_respect_every_seq() -> None:
     assert found[0].room == 8, "below the damaged line's seq 9"
 
 
-def test_a_certification_draws_the_filler_from_its_seed(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The plugin seeds the pool with the run's seed (``--hypothesis-seed`` replays the filler too)."""
+def test_a_certification_draws_the_filler_from_its_seed(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The plugin gives its fuzz sessions the run's seed (``fuzz_seed``), and the validator fuzz's properties
+    splice filler from the pool of that seed (``pool_seed``): ``--hypothesis-seed`` replays the filler too.
+    Without a seed (a derandomized profile), from pool 0; a baseline session (``long_shapes`` false) none."""
     from types import SimpleNamespace
 
-    from asr_conformance.generators import filler
-    from asr_conformance.plugin import hooks
+    from miniatures import accept_all, fuzz_session
 
-    monkeypatch.setattr(filler, "_seed", [0])
+    from asr_conformance.conformance import test_validator_fuzz as validator_fuzz
+    from asr_conformance.generators import long_streams
+    from asr_conformance.plugin import hooks
+    from asr_conformance.plugin.run_config import fuzz_seed
+
     options = {"hypothesis_seed": 4242}
     config = SimpleNamespace(getoption=lambda name, default=None: options.get(name, default), stash=pytest.Stash(),
                              pluginmanager=SimpleNamespace(hasplugin=lambda name: False))
@@ -261,7 +260,23 @@ def test_a_certification_draws_the_filler_from_its_seed(monkeypatch: pytest.Monk
         hooks._configure_hypothesis(config)  # type: ignore[arg-type]
     finally:
         settings.load_profile(profile)  # this process's profile stays
-    assert filler._seed == [4242]
+    assert fuzz_seed(config) == 4242  # type: ignore[arg-type]
+    pools: list[int] = []
+
+    def no_filler(data: bytes, blocks: list[tuple[int, int]], seed: int, pool: int) -> tuple[list[list[str]], frozenset[str]]:
+        pools.append(pool)
+        return [[] for _ in blocks], frozenset()  # the pool asked for, and nothing spliced: cheap examples
+
+    monkeypatch.setattr(long_streams, "FILLER", no_filler)
+    drawn = {}
+    for seed, long in ((4242, True), (None, True), (4242, False)):
+        pools.clear()
+        chosen = settings(max_examples=30, database=None, deadline=None, derandomize=seed is None, phases=[Phase.generate],
+                          suppress_health_check=list(HealthCheck))
+        session, _ = fuzz_session(accept_all(), tmp_path / f"{seed}-{long}", chosen, seed=seed, long_shapes=long)
+        validator_fuzz.test_accepts_valid_streams(session)
+        drawn[seed, long] = set(pools)
+    assert drawn == {(4242, True): {4242}, (None, True): {0}, (4242, False): set()}
 
 
 def test_the_pool_is_the_same_in_every_process_whatever_it_loaded() -> None:

@@ -23,6 +23,7 @@ from asr_conformance.generators.native import codex, gemini
 from asr_conformance.generators.native import long_sessions as ls
 from asr_conformance.generators.native.common import NativeTranscript
 from asr_conformance.generators.seeded import drawing
+from asr_conformance.harness.fuzzing.producers import generated_inputs
 from asr_conformance.harness.judging.fidelity import judge_fidelity
 from asr_conformance.reference import claude_code_converter as example
 from asr_conformance.reference import gemini_converter
@@ -146,14 +147,39 @@ def test_the_example_converter_keeps_a_long_session(format: str, variant: str | 
 def test_the_long_shape_shrinks_to_the_drawn_session() -> None:
     short, _ = drawn(cc.FORMAT, None, "orphans")
     assert ls.lengthened(short, ls.NONE) is short
-    assert find(ls.long_sessions(), lambda shape: True) == ls.NONE
-    assert find(ls.long_sessions(), lambda shape: shape.lines > 0).lines == ls.SHORTEST
+    assert find(ls.long_sessions(pool=9), lambda shape: True) == ls.NONE
+    # The pool seed given (the run's) is on every long shape drawn, and draws nothing itself.
+    assert find(ls.long_sessions(pool=9), lambda shape: shape.lines > 0) == ls.LongSession(ls.SHORTEST, 0, 9)
+    assert find(ls.always_long(pool=9), lambda shape: True) == ls.LongSession(ls.SHORTEST, 0, 9)
 
 
 def test_the_same_seed_gives_the_same_long_session() -> None:
     short, long = drawn(cc.FORMAT, None, "orphans")
     assert ls.lengthened(short, ls.LongSession(ls.LONGEST, 7)) == long
     assert ls.lengthened(short, ls.LongSession(ls.LONGEST, 8)) != long
+
+
+#: Each format's pool, by the name ``lengthened`` finds it under.
+POOLS = {cc.FORMAT: "pool", codex.FORMAT: "codex_pool", gemini.FORMAT: "gemini_pool"}
+
+
+@pytest.mark.parametrize(("format", "variant", "feature"), [(cc.FORMAT, None, "orphans"), (codex.FORMAT, "cli", "interrupted"),
+                                                          (gemini.FORMAT, "jsonl", "mixed")])
+def test_the_shapes_pool_seed_picks_the_pool(monkeypatch: pytest.MonkeyPatch, format: str, variant: str | None,
+                                             feature: str) -> None:
+    """The run's seed reaches the pool as a value: ``lengthened`` takes its pieces from the pool of the shape's
+    ``pool`` (here answered with pool 0's, so the session is the one pool 0 gives).  The strategies put it on
+    the shapes they draw: ``test_the_long_shape_shrinks_to_the_drawn_session``."""
+    short, long = drawn(format, variant, feature)
+    original = getattr(ls, POOLS[format])
+    asked: list[int] = []
+
+    def recorded(seed: int, *rest: str) -> object:
+        asked.append(seed)
+        return original(0, *rest)
+
+    monkeypatch.setattr(ls, POOLS[format], recorded)
+    assert ls.lengthened(short, ls.LongSession(ls.LONGEST, 7, pool=4242)) == long and set(asked) == {4242}
 
 
 def test_the_long_property_lengthens_every_session_it_draws() -> None:
@@ -173,9 +199,8 @@ def test_legacy_rollouts_and_other_formats_are_not_lengthened_and_the_baseline_d
     with drawing(random.Random(1)) as draw:
         legacy = draw(codex.transcripts("calls", "legacy"))
     assert ls.lengthened(legacy, ls.LongSession(ls.LONGEST, 1)) is legacy
-    ls.enable(False)
-    try:
-        assert ls.with_long_sessions(cc.FORMAT, strategy) is strategy and not ls.lengthenable(cc.FORMAT)
-        assert find(ls.long_sessions(), lambda shape: True) == ls.NONE
-    finally:
-        ls.enable(True)
+    # The baseline (a run context's long_shapes false) asks for none: no long session, no long property.
+    assert ls.with_long_sessions(cc.FORMAT, strategy, enabled=False) is strategy and ls.lengthenable(cc.FORMAT)
+    assert not any(generated.long for generated in generated_inputs(cc.FORMAT, long_shapes=False))
+    assert any(generated.long for generated in generated_inputs(cc.FORMAT))
+    assert find(ls.long_sessions(enabled=False), lambda shape: True) == ls.NONE

@@ -8,6 +8,7 @@ context builds adapters whose boxes and environments follow it.
 from __future__ import annotations
 
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
 
@@ -63,3 +64,31 @@ def test_bad_settings_are_refused_where_they_are_made() -> None:
         policies.settings_for(sandbox="sometimes")
     with pytest.raises(policies.UsageError, match="--network: one of"):
         policies.settings_for(network="everywhere")
+
+
+def test_the_cost_benchmarks_baseline_is_a_run_context_without_long_shapes() -> None:
+    """The baseline plugin (``suite/benchmarks/without_long_shapes.py``) changes the run's context and nothing on
+    a module: the context keeps its settings and draws no long shapes, and a producer fuzz plan made from it has
+    no long property (one made from a default context has)."""
+    import importlib.util
+    from types import SimpleNamespace
+
+    from asr_conformance.harness.fuzzing.producers import fuzz_plan
+    from asr_conformance.plugin.run_config import RUN_CONTEXT_KEY, run_context_of
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "without_long_shapes.py"
+    spec = importlib.util.spec_from_file_location("without_long_shapes", path)
+    assert spec is not None and spec.loader is not None
+    plugin = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(plugin)
+    config = SimpleNamespace(stash=pytest.Stash())
+    with pytest.raises(pytest.UsageError, match="not a certification run"):
+        plugin.pytest_configure(config)
+    context = RunContext(policies.settings_for(max_output=4321))
+    config.stash[RUN_CONTEXT_KEY] = context
+    plugin.pytest_configure(config)
+    baseline = run_context_of(config)  # type: ignore[arg-type]
+    assert context.long_shapes and not baseline.long_shapes and baseline.settings is context.settings
+    formats = ("claude-code-jsonl",)
+    assert any(p.long for p in fuzz_plan(formats, (), long_shapes=context.long_shapes).inputs)
+    assert not any(p.long for p in fuzz_plan(formats, (), long_shapes=baseline.long_shapes).inputs)
