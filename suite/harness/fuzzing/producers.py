@@ -26,7 +26,7 @@ import shlex
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, NoReturn
 
 from hypothesis import assume, settings
 from hypothesis import strategies as st
@@ -306,8 +306,7 @@ class ProducerFuzzSession(PropertyRunner):
             # whatever the implementation answers (Hypothesis replays and shrinks by what was drawn).
             edits = [m for m in mutations_of(pack) if _applies(pack, m, data)] if edit else []
         except PackError as error:
-            self.pack_error = str(error)
-            assume(False)
+            self._pack_failed(str(error))
         # A generator slip must not be blamed on the implementation (the project's tests catch those).
         assume(not isinstance(facts, Unread))
         mutation = draw(st.sampled_from(edits)) if edits else None
@@ -329,8 +328,7 @@ class ProducerFuzzSession(PropertyRunner):
                        {**failure, "rules": rules, "findings": shown})
         result = judge_fidelity(data, stream, Packs.of(pack), transcript.summary(), readings=self.readings)
         if result.error is not None:
-            self.pack_error = result.error
-            assume(False)
+            self._pack_failed(result.error)
         if result.findings or result.not_checked:
             shown = describe(result.findings) or [result.not_checked or ""]
             rules = result.rules or ["ASR-156"]
@@ -338,6 +336,15 @@ class ProducerFuzzSession(PropertyRunner):
                        "\n".join(shown), {**failure, "rules": rules, "findings": shown})
         if mutation is not None:
             self._follows_edit(mutation, pack, data, stream, transcript, failure)
+
+    def _pack_failed(self, error: str) -> NoReturn:
+        """The judge failed, not the implementation: end the property at once, as a skip, which Hypothesis passes
+        on without shrinking or drawing more (every later example would meet the same broken pack); the test
+        records the error and the run is incomplete."""
+        import pytest
+
+        self.pack_error = error
+        pytest.skip(error)
 
     def _follows_edit(self, mutation: SourceMutation, pack: Installed, data: bytes, stream: ProducedStream,
                       transcript: Transcript, failure: dict[str, Any]) -> None:
@@ -349,8 +356,7 @@ class ProducerFuzzSession(PropertyRunner):
 
         edited = judge_mutation(mutation, pack, data, stream, convert, transcript.summary(), self.readings)
         if edited.error is not None:
-            self.pack_error = edited.error
-            assume(False)
+            self._pack_failed(edited.error)
         if edited.findings:
             shown = describe(edited.findings)
             self._fail(f"after the {mutation.name} edit ({mutation.description}), the stream for "

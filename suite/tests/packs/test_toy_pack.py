@@ -134,15 +134,15 @@ def test_a_hollow_pack_fails_a_faithful_converter_instead_of_passing_it(pytester
     assert "fidelity judged by hollow-toy-pack 0.1.0 (third-party)" in result.stdout.str()
 
 
-#: The producer tests that call the pack; with a fuzz property too for the hanging pack only: the fuzz path reads
-#: through the same guarded call, and a hang (its thread left running) is the case it must survive. The property of
-#: plain chats: after the hang every example is turned away until Hypothesis gives up (some 900 draws), and a plain
-#: chat is the cheapest transcript to draw (half the run's CPU of the property of tool calls).
+#: The producer tests that call the pack; with the fuzz property of plain chats (the cheapest transcript to draw)
+#: for the packs that fail on any input: the fuzz path reads through the same guarded call, a hang (its thread left
+#: running) is a case it must survive, and a pack's first failure ends the property at once. (The malformed pack
+#: fails only on a transcript with calls, which plain chats never hold.)
 JUDGED, JUDGED_AND_FUZZED = "fidelity or source_edit", "fidelity or source_edit or plain"
 
 
 @pytest.mark.parametrize(("pack", "said", "selection"), [
-    ("broken_toy_packs:RAISING", "raised RuntimeError in reading the input: the toy reader broke", JUDGED),
+    ("broken_toy_packs:RAISING", "raised RuntimeError in reading the input: the toy reader broke", JUDGED_AND_FUZZED),
     ("broken_toy_packs:HANGING", "did not finish reading the input within 1 s (hung)", JUDGED_AND_FUZZED),
     ("broken_toy_packs:MALFORMED", "gave SourceFacts.calls[0] as dict, not NativeCall (malformed facts)", JUDGED),
 ])
@@ -159,6 +159,7 @@ def test_a_broken_pack_is_the_suites_error_and_the_run_is_incomplete(pytester, m
     assert "Traceback" not in text
     fuzzed = [r for r in report["results"] if r["kind"] == "fuzz"]
     assert bool(fuzzed) == (selection == JUDGED_AND_FUZZED), [r["id"] for r in fuzzed]
+    assert all(r["outcome"] == "skipped" and said in r["details"]["suite_error"] for r in fuzzed), fuzzed
 
 
 def test_built_in_packs_only_leaves_a_third_party_format_unchecked(pytester, monkeypatch) -> None:
