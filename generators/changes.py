@@ -97,9 +97,10 @@ class MutatedStream:
 def mutate(mutator: Callable[[st.DrawFn, list[dict[str, Any]]], bytes], draw: st.DrawFn, records: list[dict[str, Any]],
            rule: str, mode: str = "all") -> MutatedStream:
     """Run a mutator (or a damage, given the serialized records) and explain its result."""
-    from asr_conformance.generators.mutators import copied
+    from asr_conformance.generators.mutators import copied, forget_drawn
 
     original = copied(records)
+    forget_drawn(rule)
     return explain(original, mutator(draw, records), rule, mode)
 
 

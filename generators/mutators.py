@@ -95,6 +95,12 @@ def pick(draw: st.DrawFn, rule: str, among: list[str] | None = None) -> str:
     return name
 
 
+def forget_drawn(rule: str) -> None:
+    """Forget the mode an earlier call of the rule's mutator drew and left untaken (a call that ended early, an
+    example Hypothesis turned away), so that ``drawn_mode`` after the next call says what that call drew."""
+    _DRAWN.pop(rule, None)
+
+
 def declared_modes(rule: str) -> dict[str, Mode]:
     """The modes of a rule's mutator; a mutator that declares none is one mode, ``all``.
 

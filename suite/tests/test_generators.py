@@ -208,3 +208,31 @@ def test_record_schemas_agree_with_the_reference(record_type: str) -> None:
         assert {(rule, message) for rule, message in errors if rule not in CROSS_RECORD_RULES} == set()
 
     agrees()
+
+
+def test_a_mode_left_by_a_call_that_ended_early_is_not_taken_for_the_next_calls() -> None:
+    """A mutator that drew its mode and then stopped (an example Hypothesis turned away) leaves no mode behind
+    for ``drawn_mode`` after the next call: a call that draws none of a many-mode rule is an error, not the
+    earlier call's mode."""
+    import random
+
+    from asr_conformance.generators.changes import mutate
+    from asr_conformance.generators.mutators import declared_modes, pick
+    from asr_conformance.generators.seeded import drawing
+
+    rule = next(rule for rule in sorted(registry()) if len(declared_modes(rule)) > 1)
+    records = [{"type": "session", "seq": 0, "id": "r0", "asr": "1.0", "sessionId": "s", "ts": "2026-01-01T00:00:00Z"}]
+
+    def stops_after_its_pick(draw: st.DrawFn, given: list) -> bytes:
+        pick(draw, rule)
+        raise LookupError("turned away")
+
+    def picks_nothing(draw: st.DrawFn, given: list) -> bytes:
+        return serialize(given)
+
+    with drawing(random.Random(0)) as draw:
+        with pytest.raises(LookupError):
+            mutate(stops_after_its_pick, draw, records, rule)
+        mutate(picks_nothing, draw, records, rule)
+    with pytest.raises(RuntimeError, match="drew none with pick"):
+        drawn_mode(rule)

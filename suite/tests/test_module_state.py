@@ -57,7 +57,8 @@ GENERATOR_WRITES = {
     ("damage.py", "DAMAGES"): "registry filled at import (each damage kind's @damage decorator)",
     ("mutators.py", "MUTATORS"): "registry filled at import (each mutator's @mutator decorator)",
     ("mutators.py", "MODES"): "registry filled at import (each page module's modes() calls)",
-    ("mutators.py", "_DRAWN"): "the mode a mutator's pick drew, taken by drawn_mode in the same example",
+    ("mutators.py", "_DRAWN"): "the mode a mutator's pick drew, taken by drawn_mode in the same example (forgotten by "
+                               "forget_drawn before each call through changes.mutate)",
 }
 #: Methods that change a list, dict or set in place.
 MUTATING = frozenset({"append", "extend", "insert", "clear", "update", "pop", "popitem", "add", "remove", "discard",
