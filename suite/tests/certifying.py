@@ -43,6 +43,9 @@ class Certification:
     folder: Path
     report_dir: Path | None
     args: tuple[str, ...] = field(default=())
+    #: The report text last checked against the schema: a walk of a whole run's report takes a fifth of a second,
+    #: and several tests read one shared run.
+    _checked: str | None = field(default=None, repr=False, compare=False)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.result, name)
@@ -62,12 +65,16 @@ class Certification:
 
     @property
     def report(self) -> dict:
-        """report.json of the run, checked against its schema."""
+        """report.json of the run, checked against its schema: read and parsed anew at each access (each test may
+        change its own copy), checked once for each text the file holds."""
         from asr_conformance.vocabulary.schemas import check_report
 
         assert self.report_dir is not None, "this run was started with report_dir=None"
-        data = json.loads((self.report_dir / "report.json").read_text(encoding="utf-8"))
-        assert check_report(data) is None
+        text = (self.report_dir / "report.json").read_text(encoding="utf-8")
+        data = json.loads(text)
+        if text != self._checked:
+            assert check_report(data) is None
+            self._checked = text
         return data
 
     def failed(self, test: str = "test_validator_case") -> set[str]:

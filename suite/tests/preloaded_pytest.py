@@ -100,28 +100,57 @@ def _child(request: dict) -> None:
             os._exit(code)
 
 
-def _warm_digests() -> None:
+def _renew() -> None:
     """Hash the corpus and the package here, so that each child finds their digests in the memo it inherits
     (``integrity.DigestMemo``) and reads again only the files changed since: a run hashes both at its start and
     its end, about a third of a CPU second of a short run's start. Repeated before each fork, it rereads only
-    what changed (written bytecode, a test's own corpus), in a few milliseconds."""
+    what changed (written bytecode, a test's own corpus), in a few milliseconds.
+
+    The same for the listing of root-only entries the sandbox hides (a pure cache of the machine, walked anew
+    once it is older than its refresh time): renewed here, not walked again in each child."""
     from asr_conformance import CORPUS_DIR
     from asr_conformance.gate.integrity import package_code, snapshot
+    from asr_conformance.harness.isolation.sandbox import root_only_entries
     from asr_conformance.plugin.session import package_roots
 
     snapshot(CORPUS_DIR)
     for root in package_roots():
         snapshot(root, package_code)
+    root_only_entries()
+
+
+def _warm_caches() -> None:
+    """Fill, once, the caches every run fills at its start and that only the package's own files decide: the rules
+    catalog and each schema's compiled validator. Each child then finds them made, as a longer-lived process
+    would."""
+    from asr_conformance.harness.judging.views import view_schema
+    from asr_conformance.vocabulary import protocol
+    from asr_conformance.vocabulary.cases import case_schema
+    from asr_conformance.vocabulary.rules import load_catalog
+    from asr_conformance.vocabulary.schemas import first_problem, published_schema
+
+    load_catalog()
+    schemas = [case_schema(), view_schema(), *(published_schema(name) for name in _PUBLISHED)]
+    schemas += [protocol.schema(name) for name in _PROTOCOL]
+    for schema in schemas:
+        first_problem(schema, None)
+
+
+#: The schemas a run checks documents against: manifests, expectations files, its report, protocol messages.
+_PUBLISHED = ("manifest.schema.json", "expectations.schema.json", "report.schema.json")
+_PROTOCOL = ("start", "started", "stop", "validate", "validated", "convert", "converted", "read", "viewed", "errored",
+             "skipped")
 
 
 def serve() -> None:
-    _warm_digests()
+    _renew()
+    _warm_caches()
     # What was imported stays alive in every child: kept out of their garbage collections (they walk
     # every tracked object, and pytest collects at the end of each run), and out of copy-on-write.
     gc.freeze()
     for line in sys.stdin:
         request = json.loads(line)
-        _warm_digests()
+        _renew()
         pid = os.fork()
         if pid == 0:
             _child(request)

@@ -1,15 +1,21 @@
 """The runner the project's tests certify through (certifying.py): its fork server's answers are read whole,
-however they arrive, and a missing answer ends the wait at its timeout."""
+however they arrive, and a missing answer ends the wait at its timeout; a run's report is checked against its
+schema whenever its text is new to the run."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 import pytest
-from certifying import PreloadedPytest
+from certifying import Certification, PreloadedPytest
+
+#: A report the schema accepts (the golden report of the report-writing tests).
+GOLDEN_REPORT = Path(__file__).with_name("reports") / "golden" / "report.json"
 
 
 @contextmanager
@@ -47,3 +53,20 @@ def test_a_server_that_ends_mid_answer_is_an_error() -> None:
         assert server._answer(5) == {"pid": 1234}
         with pytest.raises(RuntimeError, match="server ended"):
             server._answer(5)
+
+
+def test_a_report_is_checked_again_whenever_its_text_changes(tmp_path: Path) -> None:
+    """Each access parses the file anew (a test may change its copy); the schema check is skipped only for a text
+    already checked, so a report broken after a first good read still fails the next."""
+    report = json.loads(GOLDEN_REPORT.read_text(encoding="utf-8"))
+    (tmp_path / "report.json").write_text(json.dumps({"report_version": 1}))
+    run = Certification(pytest.RunResult(0, [], [], 0.0), tmp_path, tmp_path)
+    with pytest.raises(AssertionError):
+        run.report  # noqa: B018  (the property checks as it reads)
+    (tmp_path / "report.json").write_text(json.dumps(report))
+    first = run.report
+    first["verdict"] = "changed by one test"
+    assert run.report == report, "each access is a fresh copy"
+    (tmp_path / "report.json").write_text(json.dumps({**report, "verdict": 7}))
+    with pytest.raises(AssertionError):
+        run.report  # noqa: B018

@@ -13,6 +13,7 @@ Regenerate the kept files only for a change meant to alter reports:
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -26,6 +27,7 @@ from asr_conformance.reports import write_reports
 from asr_conformance.reports.document import RunFacts, build_report
 from asr_conformance.reports.terminal import render_terminal
 from asr_conformance.vocabulary.rules import load_catalog
+from asr_conformance.vocabulary.schemas import check_report
 
 GOLDEN = Path(__file__).parent / "golden"
 NOT_FUZZED = "not fuzzed: no generator for acme-log (install a pack for that format that has one)"
@@ -60,7 +62,7 @@ def _reports() -> list[pytest.TestReport]:
     reasons = {"rejections": 2, "naming_a_broken_rule": 1, "naming_only_broken_rules": 1, "naming_no_rule": 1}
     passed = record("validator/ASR-260/valid-a", answer="accept", status="passed", reasons=reasons)
     failed = record("validator/ASR-260/invalid-b", answer="accept", status="failed", input="{}\n",
-                    expected="reject")
+                    input_encoding="utf-8", input_size=3, input_clipped=False, expected="reject")
     crashed = record("validator/ASR-260/invalid-c", answer="crash")
     timed_out = record("validator/ASR-260/invalid-d", answer="timeout")
     excused = record("reader/ASR-260/case-e", role="reader", status="failed")
@@ -68,7 +70,8 @@ def _reports() -> list[pytest.TestReport]:
     fuzzed = record("validator/fuzz", kind="fuzz", fuzz_examples=40, seed=7,
                     counterexample=("cx/a.jsonl", "pytest --replay cx/a.jsonl"))
     produced = record("producer/test_output_conforms[a]", role="producer", kind="producer", key="conv",
-                      status="passed", judge={"name": "acme-log", "version": "0.1", "builtin": False, "sha256": "00"})
+                      status="passed", judge={"name": "acme-log", "version": "0.1", "distribution": "acme-log-pack",
+                                                      "builtin": False, "sha256": "0" * 64})
     unchecked = record("producer/test_fidelity[a]", role="producer", kind="producer", key="conv",
                        fidelity_not_checked=NOT_CHECKED)
     not_fuzzed = record("producer/test_converts_generated_transcripts[not-fuzzed]", role="producer", kind="fuzz",
@@ -121,6 +124,7 @@ def test_reports_are_byte_for_byte_the_kept_ones(tmp_path: Path) -> None:
         assert data == kept[name], name
     # The run shows every outcome and every kind of role verdict the reports lay out.
     text = found["report.json"].decode()
+    assert check_report(json.loads(text)) is None, "the kept report is one the published schema accepts"
     for word in ('"fail"', '"crash"', '"timeout"', '"expected-fail"', '"not-scored"', '"skipped"', '"pass"',
                  '"does-not-conform"', '"partial"', NOT_CHECKED, NOT_FUZZED):
         assert word in text, word
