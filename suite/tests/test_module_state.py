@@ -1,6 +1,7 @@
-"""No module-level state of a run: what the harness, the plugin, the packs and the witnesses keep on a module
-is a pure cache of facts or a per-process registry of the machine's resources, says so where it is defined,
-and no test resets it by hand; no function of the generators writes on its module but the few named here.
+"""No module-level state of a run: what the package keeps on a module (the harness, the plugin, the packs, the
+witnesses, the vocabulary, the gate, the reference) is a pure cache of facts or a per-process registry, says so
+where it is defined, and no test resets it by hand; no function of the generators writes on its module but the
+few named here.
 
 A run's choices live on its ``RunContext`` (``harness/run_context.py``) and reach the generators as values
 (the long shapes' pool seed and whether they are drawn at all: arguments of the strategies); the state below
@@ -8,9 +9,10 @@ stays on modules because a signal handler reaches nothing else (the registries),
 differ between runs (the caches).  Read from the source with ``ast``, so that a new piece of module state
 fails here until it is placed, and a test that clears one fails here too.
 
-The generators' modules hold many private constants (strategies built at import), so there the check is on
-what functions write instead: a ``global`` statement, an assignment to an item or attribute of a module-level
-name, or a mutating call on one (``append``, ``clear``, ``update``...)."""
+State is found two ways: a private lower-case name assigned at a module's top, and any module-level name, of any
+spelling, that a function of the module writes: a ``global`` statement, an assignment to an item or attribute of
+the name, or a mutating call on it (``append``, ``clear``, ``update``...). The generators' modules hold many
+private constants (strategies built at import), so there the check is on what functions write alone."""
 
 from __future__ import annotations
 
@@ -26,6 +28,8 @@ SUITE = Path(__file__).resolve().parents[1]
 TESTS = SUITE / "tests"
 #: The sides a run sets things on (the brief's ``grep "^_[a-z_]* *[:=]"`` over them).
 SIDES = ("harness", "plugin", "packs", "fidelity")
+#: Every folder of the package's own modules whose state is inventoried here.
+FOLDERS = (*SIDES, "vocabulary", "gate", "reference", "conformance")
 PRIVATE_STATE = re.compile(r"_[a-z][a-z_]*")
 #: Every piece of module state, by module and name, and what it is.
 CACHE, REGISTRY = "pure cache", "per-process"
@@ -46,6 +50,10 @@ KNOWN = {
     ("harness/isolation/sandbox.py", "_root_only"): CACHE,
     ("harness/isolation/visibility.py", "_walked"): CACHE,
     ("fidelity/disguise_text.py", "_last"): CACHE,
+    ("vocabulary/redaction.py", "_lock"): REGISTRY,
+    ("vocabulary/redaction.py", "_names"): REGISTRY,
+    ("vocabulary/schemas.py", "_VALIDATORS"): CACHE,
+    ("reference/checks/shapes.py", "_HOURS"): CACHE,
 }
 
 
@@ -66,13 +74,15 @@ MUTATING = frozenset({"append", "extend", "insert", "clear", "update", "pop", "p
 
 
 def module_state(source: str) -> dict[str, str]:
-    """Each private lower-case name assigned at the top of a module, with the ``#:`` comment right above it."""
+    """Each private lower-case name assigned at the top of a module, and each module-level name a function of the
+    module writes (``function_writes``), with the ``#:`` comment right above its assignment."""
     lines = source.splitlines()
+    written = set(function_writes(source))
     found = {}
     for node in ast.parse(source).body:
         targets = node.targets if isinstance(node, ast.Assign) else [node.target] if isinstance(node, ast.AnnAssign) else []
         for target in targets:
-            if isinstance(target, ast.Name) and PRIVATE_STATE.fullmatch(target.id):
+            if isinstance(target, ast.Name) and (PRIVATE_STATE.fullmatch(target.id) or target.id in written):
                 above, row = [], node.lineno - 2
                 while row >= 0 and lines[row].startswith("#:"):
                     above.insert(0, lines[row][2:].strip())
@@ -83,7 +93,7 @@ def module_state(source: str) -> dict[str, str]:
 
 def all_state() -> dict[tuple[str, str], str]:
     return {(str(path.relative_to(SUITE)), name): said
-            for side in SIDES for path in sorted((SUITE / side).rglob("*.py"))
+            for side in FOLDERS for path in sorted((SUITE / side).rglob("*.py"))
             for name, said in module_state(path.read_text(encoding="utf-8")).items()}
 
 
@@ -218,8 +228,9 @@ def test_no_test_resets_module_state_by_hand(path: str) -> None:
 
 def test_the_checks_see_new_state_and_a_reset() -> None:
     """The checks above can fail: unplaced state is found with its comment, and each way of resetting it is."""
-    source = "#: Kept per run.\n_seen: dict[str, int] = {}\nLIMIT = 3\n_cache = {}\n"
-    assert module_state(source) == {"_seen": "Kept per run.", "_cache": ""}
+    source = ("#: Kept per run.\n_seen: dict[str, int] = {}\nLIMIT = 3\n_cache = {}\n#: Filled by a run.\n"
+              "_PROBLEMS: list[str] = []\nTABLE = {'a': 1}\ndef note(problem):\n    _PROBLEMS.append(problem)\n")
+    assert module_state(source) == {"_seen": "Kept per run.", "_cache": "", "_PROBLEMS": "Filled by a run."}
     test = ("from asr_conformance.harness.isolation import policies\n"
             "from asr_conformance.harness.judging import produced as parsing\nimport other_library\n"
             'monkeypatch.setattr(guard, "_hung", {})\nboxes._made = []\nmounts._mounted.clear()\n'

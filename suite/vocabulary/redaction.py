@@ -24,7 +24,9 @@ from typing import Any
 #: Shortest value redacted.
 MIN_LENGTH = 4
 
+#: Guards ``_names``: per-process, as the names are.
 _lock = threading.Lock()
+#: The names of variables passed through to some implementation: per-process (see above), only ever widened.
 _names: set[str] = set()
 
 

@@ -40,6 +40,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from types import FrameType
 from typing import Any, NoReturn
@@ -124,19 +125,15 @@ def register_profiles() -> None:
         raise problem
 
 
-_PROFILE_PROBLEMS: list[FuzzSetupError | None] = []
-
-
+@cache
 def ensure_profiles() -> FuzzSetupError | None:
     """Register the profiles once per process, on first use (loading the plugin registers nothing), and
     return what keeps ``asr-deep`` from its database (None when nothing does)."""
-    if not _PROFILE_PROBLEMS:
-        try:
-            register_profiles()
-            _PROFILE_PROBLEMS.append(None)
-        except FuzzSetupError as problem:
-            _PROFILE_PROBLEMS.append(problem)
-    return _PROFILE_PROBLEMS[0]
+    try:
+        register_profiles()
+    except FuzzSetupError as problem:
+        return problem
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -84,7 +84,8 @@ SAFE_INTEGER = Kind(
 #: What follows a timestamp's date and hour (``YYYY-MM-DDTHH:``, always 14 characters in the pattern of
 #: ``strict_json.TIMESTAMP``): minutes, seconds, fraction and offset.
 _AFTER_THE_HOUR = re.compile(r"[0-5]\d:(?:[0-5]\d|60)(?:\.\d+)?(?:[Zz]|[+-](?:[01]\d|2[0-3]):[0-5]\d)")
-#: Date-and-hour prefixes already judged (a stream's timestamps share a few); bounded, as a stream's are not.
+#: Date-and-hour prefixes already judged (a stream's timestamps share a few); bounded, as a stream's are not: a pure
+#: cache.
 _HOURS: dict[str, bool] = {}
 _HOURS_KEPT = 4096
 
