@@ -121,8 +121,11 @@ def _renew() -> None:
 
 def _warm_caches() -> None:
     """Fill, once, the caches every run fills at its start and that only the package's own files decide: the rules
-    catalog and each schema's compiled validator. Each child then finds them made, as a longer-lived process
-    would."""
+    catalog and the compiled validator of each schema a run checks documents against (manifests, expectations
+    files, its report, views, case metadata, protocol messages). Each child then finds them made, as a
+    longer-lived process would."""
+    from importlib import resources
+
     from asr_conformance.harness.judging.views import view_schema
     from asr_conformance.vocabulary import protocol
     from asr_conformance.vocabulary.cases import case_schema
@@ -130,16 +133,13 @@ def _warm_caches() -> None:
     from asr_conformance.vocabulary.schemas import first_problem, published_schema
 
     load_catalog()
-    schemas = [case_schema(), view_schema(), *(published_schema(name) for name in _PUBLISHED)]
-    schemas += [protocol.schema(name) for name in _PROTOCOL]
+    folder = resources.files("asr_conformance").joinpath("schemas")
+    schemas = [case_schema(), view_schema()]
+    schemas += [published_schema(entry.name) for entry in folder.iterdir() if entry.name.endswith(".schema.json")]
+    schemas += [protocol.schema(entry.name.removesuffix(".schema.json"))
+                for entry in folder.joinpath("protocol").iterdir() if entry.name.endswith(".schema.json")]
     for schema in schemas:
         first_problem(schema, None)
-
-
-#: The schemas a run checks documents against: manifests, expectations files, its report, protocol messages.
-_PUBLISHED = ("manifest.schema.json", "expectations.schema.json", "report.schema.json")
-_PROTOCOL = ("start", "started", "stop", "validate", "validated", "convert", "converted", "read", "viewed", "errored",
-             "skipped")
 
 
 def serve() -> None:
