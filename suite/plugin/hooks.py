@@ -518,7 +518,6 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator: ValidatorAdapter, as
     """Runs a property against the implementation under test, with the chosen profile."""
     from hypothesis import settings
 
-    seed = request.config.stash.get(SEED_KEY, None)
     budget = shrink_budget_of(request.config)
     facts: dict[str, Any] = {}
     session = ValidatorFuzzSession(asr_validator, tmp_path, counterexamples_of(request.config, tmp_path),
@@ -526,7 +525,7 @@ def asr_fuzz(request: pytest.FixtureRequest, asr_validator: ValidatorAdapter, as
                           asr_also_named, budget, database_key=result_id(request.node, "validator"),
                           record=facts.__setitem__, strict_reasons=asr_target.strict_reasons,
                           long_shapes=run_context_of(request.config).long_shapes)
-    _report_fuzzing(asr_record, session, seed, facts)
+    _report_fuzzing(asr_record, session, facts)
     yield session
 
 
@@ -536,14 +535,13 @@ def asr_reader_fuzz(request: pytest.FixtureRequest, asr_reader: ReaderAdapter, a
     """Runs a property of generated streams against the reader under test, the reference reader as oracle."""
     from hypothesis import settings
 
-    seed = request.config.stash.get(SEED_KEY, None)
     facts: dict[str, Any] = {}
     session = ReaderFuzzSession(asr_reader, tmp_path / "generated", counterexamples_of(request.config, tmp_path),
                                 replay_arguments(asr_target, "reader"), settings(),
                                 fuzz_seed(request.config), shrink_budget_of(request.config),
                                 database_key=result_id(request.node, "reader"), record=facts.__setitem__,
                                 long_shapes=run_context_of(request.config).long_shapes)
-    _report_fuzzing(asr_record, session, seed, facts)
+    _report_fuzzing(asr_record, session, facts)
     yield session
 
 
@@ -570,8 +568,8 @@ def asr_disguise_seed(request: pytest.FixtureRequest) -> int:
     profile with an example database, which takes no forced seed)."""
     from hypothesis import settings
 
-    seed = request.config.stash.get(SEED_KEY, None)
-    if isinstance(seed, int):
+    seed = fuzz_seed(request.config)
+    if seed is not None:
         return seed
     current = settings.default
     return 0 if current is not None and current.derandomize else random.getrandbits(32)
@@ -583,7 +581,6 @@ def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunn
     """Runs a property of generated native transcripts against the producer under test."""
     from hypothesis import settings
 
-    seed = request.config.stash.get(SEED_KEY, None)
     facts: dict[str, Any] = {}
     session = ProducerFuzzSession(
         lambda source: asr_producer.convert(source, "baseline"), tmp_path / "generated",
@@ -591,17 +588,17 @@ def asr_producer_fuzz(request: pytest.FixtureRequest, asr_producer: ProducerRunn
         fuzz_seed(request.config), shrink_budget_of(request.config),
         database_key=result_id(request.node, "producer"), record=facts.__setitem__,
         long_shapes=run_context_of(request.config).long_shapes)
-    _report_fuzzing(asr_record, session, seed, facts)
+    _report_fuzzing(asr_record, session, facts)
     yield session
 
 
-def _report_fuzzing(record: Recorder, session: PropertyRunner, seed: object, facts: dict[str, Any]) -> None:
+def _report_fuzzing(record: Recorder, session: PropertyRunner, facts: dict[str, Any]) -> None:
     """What a fuzz test's record carries, read when its report is made: examples, seed, counterexample, shrinking."""
     record.later(lambda: {
         **(inline_input(session.failed_input) if session.failed_input is not None else {}),
         **({"output": session.failed_answer} if session.failed_input is not None else {}),
         **({"expected": session.failed_expected} if session.failed_expected else {}),
-        "fuzz_examples": session.examples, "seed": seed if isinstance(seed, int) else None,
+        "fuzz_examples": session.examples, "seed": session.seed,
         "counterexample": None if session.counterexample is None else
         (str(session.counterexample[0]), session.counterexample[1]),
         "shrink": {key.removeprefix("asr_"): value for key, value in facts.items()} or None,
