@@ -241,7 +241,7 @@ def _configure_hypothesis(config: pytest.Config) -> None:
         raise problem
     # Loaded here too (Hypothesis' plugin may configure after this one), so the seed decision sees it.
     settings.load_profile(chosen or DEFAULT_PROFILE)
-    seed = config.getoption("hypothesis_seed", None)
+    seed = _given_seed(config)
     if hasattr(config, "workerinput"):
         seed = config.workerinput.get("asr_seed", seed)
     elif seed is None and (loaded := settings.default) is not None and loaded.derandomize is False and loaded.database is None:
@@ -252,6 +252,19 @@ def _configure_hypothesis(config: pytest.Config) -> None:
     # (``PropertyRunner.pool_seed``): other filler every run, the same on replay.
     if config.pluginmanager.hasplugin("xdist"):
         config.pluginmanager.register(_SeedToWorkers(seed), "asr-conformance-seed")
+
+
+def _given_seed(config: pytest.Config) -> int | str | None:
+    """``--hypothesis-seed`` as Hypothesis reads it: the option is a string, an integer when it spells one (any
+    other text seeds Hypothesis as it is). Kept as the string, the run recorded no seed, and its fuzz sessions drew
+    the long examples' pools from 0 instead of the seed: the printed replay of a fresh-seed run was no replay."""
+    seed = config.getoption("hypothesis_seed", None)
+    if isinstance(seed, str):
+        try:
+            return int(seed)
+        except ValueError:
+            return seed
+    return seed
 
 
 #: The run's staging folder (made on the controller, shared by the workers).

@@ -154,6 +154,12 @@ def test_the_default_profile_draws_a_fresh_seed_even_under_ci(certify: Certify, 
     assert list((tmp_path / "reports" / "out").glob("badge-*.json"))
     replay = fuzz(certify, tmp_path, ROOT / "examples" / "reference.toml", "-k", "ASR-162", f"--hypothesis-seed={_seed(first)}")
     assert _seed(replay) == _seed(first)
+    # The replay's sessions hold the seed as the first run's did (it also seeds their long examples' pools): the
+    # option's text is read as the number it spells.
+    replayed = _report(tmp_path)
+    assert replayed["hypothesis"] == {"profile": "asr-fast", "seed": _seed(first), "fixed_examples": False}
+    fuzzed = [r for r in replayed["results"] if r["kind"] == "fuzz"]
+    assert fuzzed and all(r["details"]["hypothesis_seed"] == _seed(first) for r in fuzzed), fuzzed
 
 
 def test_the_profile_variable_chooses_the_profile(accept_all_found: Certification) -> None:
