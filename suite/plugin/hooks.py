@@ -258,13 +258,13 @@ def _given_seed(config: pytest.Config) -> int | str | None:
     """``--hypothesis-seed`` as Hypothesis reads it: the option is a string, an integer when it spells one (any
     other text seeds Hypothesis as it is). Kept as the string, the run recorded no seed, and its fuzz sessions drew
     the long examples' pools from 0 instead of the seed: the printed replay of a fresh-seed run was no replay."""
-    seed = config.getoption("hypothesis_seed", None)
+    seed: object = config.getoption("hypothesis_seed", None)
     if isinstance(seed, str):
         try:
             return int(seed)
         except ValueError:
             return seed
-    return seed
+    return seed if isinstance(seed, int) else None
 
 
 #: The run's staging folder (made on the controller, shared by the workers).
